@@ -1,0 +1,156 @@
+//! Settings: `$AIRLOCK_HOME/config.toml` (`AIRLOCK_HOME` defaults to `~/.airlock`), then
+//! command-line flags, which win. A malformed file is an error naming the file, line and
+//! problem; nothing is silently ignored (unknown keys included).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::model::ProviderKind;
+use crate::policy::ApprovalMode;
+use crate::scheduler::CallLimits;
+
+/// Where airlock keeps its files.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    /// `$AIRLOCK_HOME`.
+    pub home: PathBuf,
+    /// Compiled components and cached descriptions (`$AIRLOCK_CACHE_DIR`, or `home/cache`).
+    pub cache: PathBuf,
+    /// The user's plugin folder.
+    pub plugins: PathBuf,
+    pub logs: PathBuf,
+}
+
+impl Paths {
+    /// Reads `AIRLOCK_HOME`, `AIRLOCK_CACHE_DIR` and `HOME`.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        let home = match std::env::var_os("AIRLOCK_HOME") {
+            Some(home) if !home.is_empty() => PathBuf::from(home),
+            _ => match std::env::var_os("HOME") {
+                Some(user_home) if !user_home.is_empty() => PathBuf::from(user_home).join(".airlock"),
+                _ => return Err(ConfigError::NoHome),
+            },
+        };
+        let cache = match std::env::var_os("AIRLOCK_CACHE_DIR") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ => home.join("cache"),
+        };
+        Ok(Self { plugins: home.join("plugins"), logs: home.join("logs"), cache, home })
+    }
+
+    pub fn config_file(&self) -> PathBuf {
+        self.home.join("config.toml")
+    }
+}
+
+/// The contents of `config.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub provider: Option<ProviderKind>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub approval_mode: Option<ApprovalMode>,
+    pub max_turns: Option<u32>,
+    #[serde(default)]
+    pub tools: ToolSettings,
+}
+
+/// `[tools]`: limits applied to every tool call.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSettings {
+    /// Wall-clock deadline of one call, in seconds.
+    pub timeout_secs: Option<u64>,
+    /// Memory cap of one instance, in MiB.
+    pub memory_mb: Option<usize>,
+    /// Most bytes of a tool's output sent to the model.
+    pub max_output_bytes: Option<usize>,
+}
+
+impl ToolSettings {
+    pub fn limits(&self) -> CallLimits {
+        let defaults = CallLimits::default();
+        CallLimits {
+            memory: self.memory_mb.map_or(defaults.memory, |mb| mb << 20),
+            deadline: self.timeout_secs.map_or(defaults.deadline, Duration::from_secs),
+            output: self.max_output_bytes.unwrap_or(defaults.output),
+        }
+    }
+}
+
+/// A problem with the settings.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot find a home folder: set AIRLOCK_HOME or HOME")]
+    NoHome,
+    #[error("cannot read {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// Reads `config.toml`; a missing file means defaults.
+pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
+        Err(e) => return Err(ConfigError::Read { path: path.to_path_buf(), reason: e.to_string() }),
+    };
+    let config: FileConfig = toml::from_str(&text).map_err(|e| {
+        let location = e
+            .span()
+            .map(|span| {
+                let line = text[..span.start.min(text.len())].lines().count().max(1);
+                format!("line {line}: ")
+            })
+            .unwrap_or_default();
+        ConfigError::Invalid { path: path.to_path_buf(), message: format!("{location}{}", e.message()) }
+    })?;
+    if config.max_turns == Some(0) {
+        return Err(ConfigError::Invalid { path: path.to_path_buf(), message: "max_turns must be at least 1".into() });
+    }
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_full_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "provider = \"openai\"\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\napproval_mode = \"auto-edit\"\n\
+             max_turns = 7\n[tools]\ntimeout_secs = 5\nmemory_mb = 64\n",
+        )
+        .unwrap();
+        let config = load(&path).unwrap();
+        assert_eq!(config.provider, Some(ProviderKind::Openai));
+        assert_eq!(config.approval_mode, Some(ApprovalMode::AutoEdit));
+        assert_eq!(config.max_turns, Some(7));
+        let limits = config.tools.limits();
+        assert_eq!(limits.deadline, Duration::from_secs(5));
+        assert_eq!(limits.memory, 64 << 20);
+    }
+
+    #[test]
+    fn a_missing_file_means_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(load(&dir.path().join("none.toml")).unwrap().provider.is_none());
+    }
+
+    #[test]
+    fn names_the_line_of_a_bad_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "model = \"m\"\n\nprovder = \"openai\"\n").unwrap();
+        let message = load(&path).unwrap_err().to_string();
+        assert!(message.contains("line 3"), "{message}");
+        assert!(message.contains("provder"), "{message}");
+    }
+}

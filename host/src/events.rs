@@ -1,0 +1,141 @@
+//! The engine's events: everything a front end learns about a run. The engine emits them in
+//! order on one channel; the headless printer, the JSON writers (and later the TUI) only
+//! translate them.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use crate::contract::{Confirmation, Display, ToolError};
+use crate::model::Usage;
+use crate::registry::LoadProblem;
+
+/// The states of one tool call (DESIGN.md §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallStatus {
+    Validating,
+    AwaitingApproval,
+    Scheduled,
+    Executing,
+    Success,
+    Error,
+    Cancelled,
+}
+
+impl CallStatus {
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Success | Self::Error | Self::Cancelled)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Validating => "validating",
+            Self::AwaitingApproval => "awaiting_approval",
+            Self::Scheduled => "scheduled",
+            Self::Executing => "executing",
+            Self::Success => "success",
+            Self::Error => "error",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A change in one call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallUpdate {
+    pub call_id: String,
+    pub name: String,
+    pub status: CallStatus,
+    /// Set once: on `validating`, the arguments as the model sent them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub args: Option<serde_json::Value>,
+    /// The plugin's one-line description of the call, once known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// On `awaiting_approval`: what the user is asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<Confirmation>,
+    /// On `success`: the model-facing text and the display.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display: Option<Display>,
+    /// On `error` and `cancelled`: why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolError>,
+    /// On terminal states: time since the call entered `validating`.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "as_millis")]
+    pub duration: Option<Duration>,
+}
+
+impl CallUpdate {
+    pub fn new(call_id: &str, name: &str, status: CallStatus) -> Self {
+        Self {
+            call_id: call_id.to_string(),
+            name: name.to_string(),
+            status,
+            args: None,
+            description: None,
+            confirmation: None,
+            output: None,
+            display: None,
+            error: None,
+            duration: None,
+        }
+    }
+}
+
+fn as_millis<S: serde::Serializer>(duration: &Option<Duration>, serializer: S) -> Result<S::Ok, S::Error> {
+    match duration {
+        Some(d) => serializer.serialize_f64(d.as_secs_f64() * 1000.0),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Everything that happens in a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// The session is ready.
+    Init {
+        session_id: String,
+        provider: String,
+        model: String,
+        workspace: String,
+        tools: Vec<String>,
+    },
+    /// A plugin could not be loaded, or a tool was skipped.
+    PluginProblem(LoadProblem),
+    /// A model request starts.
+    TurnStarted { turn: u32 },
+    /// A piece of the model's answer.
+    Text { delta: String },
+    /// A piece of the model's reasoning.
+    Thought { delta: String },
+    /// A tool call changed state.
+    ToolCall(CallUpdate),
+    /// Live output of a running call.
+    ToolOutput { call_id: String, chunk: String },
+    /// Token counts of one model response.
+    Usage(Usage),
+    /// Something the user should know that does not stop the run.
+    Warning { message: String },
+}
+
+/// Where the engine sends events. Sending never blocks and never fails the engine: a front
+/// end that stopped listening just misses them.
+#[derive(Debug, Clone)]
+pub struct EventSink(mpsc::UnboundedSender<Event>);
+
+impl EventSink {
+    pub fn new() -> (Self, mpsc::UnboundedReceiver<Event>) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        (Self(sender), receiver)
+    }
+
+    pub fn send(&self, event: Event) {
+        let _ = self.0.send(event);
+    }
+}

@@ -1,0 +1,230 @@
+//! The headless front end: `text` streams the answer to stdout and one line per finished
+//! tool call to stderr; `json` prints one object at the end; `stream-json` prints one JSON
+//! event per line as it happens, then a `result` line.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::agent::{Outcome, Report};
+use crate::cli::ExitCode;
+use crate::events::{CallStatus, Event, EventSink};
+use crate::model::ModelError;
+use crate::registry::Registry;
+
+/// How a headless run prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    StreamJson,
+}
+
+/// What identifies the run in the output.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub id: String,
+    pub provider: String,
+    pub model: String,
+    pub workspace: String,
+}
+
+/// What the event printer saw, for the final summary.
+#[derive(Debug, Default)]
+pub struct Printed {
+    /// Whether the streamed text ended with a newline.
+    text_ended_with_newline: bool,
+    wrote_text: bool,
+    warnings: Vec<String>,
+}
+
+/// Sends the start-of-session events.
+pub fn announce(session: &Session, registry: &Registry, events: &EventSink) {
+    events.send(Event::Init {
+        session_id: session.id.clone(),
+        provider: session.provider.clone(),
+        model: session.model.clone(),
+        workspace: session.workspace.clone(),
+        tools: registry.tools().iter().map(|t| t.info.name.clone()).collect(),
+    });
+    for problem in &registry.problems {
+        events.send(Event::PluginProblem(problem.clone()));
+    }
+}
+
+/// Prints events until the engine drops its sink.
+pub async fn print_events(format: OutputFormat, mut receiver: mpsc::UnboundedReceiver<Event>) -> Printed {
+    let mut printed = Printed::default();
+    let mut descriptions: HashMap<String, String> = HashMap::new();
+    while let Some(event) = receiver.recv().await {
+        if let Event::PluginProblem(problem) = &event {
+            printed.warnings.push(format!("plugin {}: {}", problem.path, problem.reason));
+        }
+        match format {
+            OutputFormat::Json => {}
+            OutputFormat::StreamJson => write_line(&mut std::io::stdout().lock(), &stamped(&event)),
+            OutputFormat::Text => print_text(&event, &mut printed, &mut descriptions),
+        }
+    }
+    printed
+}
+
+fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<String, String>) {
+    let mut stderr = std::io::stderr().lock();
+    match event {
+        Event::Text { delta } => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(delta.as_bytes());
+            let _ = stdout.flush();
+            printed.wrote_text |= !delta.is_empty();
+            if !delta.is_empty() {
+                printed.text_ended_with_newline = delta.ends_with('\n');
+            }
+        }
+        Event::PluginProblem(problem) => {
+            let _ = writeln!(stderr, "warning: plugin {}: {}", problem.path, problem.reason);
+        }
+        Event::Warning { message } => {
+            let _ = writeln!(stderr, "warning: {message}");
+        }
+        Event::ToolCall(update) => {
+            if let Some(description) = &update.description {
+                descriptions.insert(update.call_id.clone(), description.clone());
+            }
+            if !update.status.is_terminal() {
+                return;
+            }
+            let what = descriptions.remove(&update.call_id).unwrap_or_default();
+            let millis = update.duration.map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+            let mark = match update.status {
+                CallStatus::Success => "✓",
+                CallStatus::Cancelled => "⊘",
+                _ => "✗",
+            };
+            let mut line = format!("{mark} {}", update.name);
+            if !what.is_empty() {
+                line.push_str(&format!(" · {what}"));
+            }
+            line.push_str(&format!(" ({millis:.1} ms)"));
+            if let Some(error) = &update.error {
+                line.push_str(&format!(" — {}: {}", error.kind.as_str(), error.message));
+            }
+            let _ = writeln!(stderr, "{line}");
+        }
+        _ => {}
+    }
+}
+
+/// Prints the end of the run and returns the exit code.
+pub fn finish(format: OutputFormat, session: &Session, report: &Report, printed: Printed) -> ExitCode {
+    let (code, status, error) = outcome(report);
+    match format {
+        OutputFormat::Text => {
+            let mut stdout = std::io::stdout().lock();
+            if printed.wrote_text && !printed.text_ended_with_newline {
+                let _ = writeln!(stdout);
+            }
+            if let Some((_, message)) = &error {
+                let _ = writeln!(std::io::stderr(), "airlock: {message}");
+            }
+        }
+        OutputFormat::Json => {
+            let mut object = summary(session, report, status, error.as_ref());
+            object["session_id"] = json!(session.id);
+            object["provider"] = json!(session.provider);
+            object["model"] = json!(session.model);
+            object["response"] = json!(report.response);
+            object["warnings"] = json!(printed.warnings);
+            write_line(&mut std::io::stdout().lock(), &object);
+        }
+        OutputFormat::StreamJson => {
+            let mut object = summary(session, report, status, error.as_ref());
+            object["type"] = json!("result");
+            object["timestamp"] = json!(now_millis());
+            write_line(&mut std::io::stdout().lock(), &object);
+        }
+    }
+    code
+}
+
+/// The exit code, status word and error (type, message) of a run.
+fn outcome(report: &Report) -> (ExitCode, &'static str, Option<(&'static str, String)>) {
+    match &report.outcome {
+        Outcome::Completed => (ExitCode::Success, "success", None),
+        Outcome::MaxTurns(turns) => (
+            ExitCode::TurnLimit,
+            "max_turns",
+            Some(("max_turns", format!("stopped after {turns} turns while the model was still calling tools; raise --max-turns to let it go on"))),
+        ),
+        Outcome::Cancelled => (ExitCode::Cancelled, "cancelled", Some(("cancelled", "the run was cancelled".into()))),
+        Outcome::ModelFailed(error @ ModelError::Auth { .. }) => (ExitCode::Auth, "error", Some(("auth", error.to_string()))),
+        Outcome::ModelFailed(error) => (ExitCode::Failure, "error", Some(("model", error.to_string()))),
+    }
+}
+
+fn summary(session: &Session, report: &Report, status: &str, error: Option<&(&str, String)>) -> Value {
+    let calls: Vec<Value> = report
+        .calls
+        .iter()
+        .map(|c| {
+            let args = serde_json::from_str::<Value>(&c.call.arguments).unwrap_or_else(|_| json!(c.call.arguments));
+            let mut call = json!({
+                "id": c.call.id,
+                "name": c.call.name,
+                "args": args,
+                "status": c.status.as_str(),
+                "duration_ms": c.duration.as_secs_f64() * 1000.0,
+            });
+            if let Err(error) = &c.result {
+                call["error"] = json!({"type": error.kind.as_str(), "message": error.message});
+            }
+            call
+        })
+        .collect();
+    let count = |status: CallStatus| report.calls.iter().filter(|c| c.status == status).count();
+    let mut object = json!({
+        "session_id": session.id,
+        "status": status,
+        "tool_calls": calls,
+        "stats": {
+            "turns": report.turns,
+            "duration_ms": report.duration.as_secs_f64() * 1000.0,
+            "tokens": {
+                "input": report.usage.input_tokens,
+                "output": report.usage.output_tokens,
+                "total": report.usage.input_tokens + report.usage.output_tokens,
+            },
+            "tools": {
+                "total": report.calls.len(),
+                "success": count(CallStatus::Success),
+                "error": count(CallStatus::Error),
+                "cancelled": count(CallStatus::Cancelled),
+            },
+        },
+    });
+    if let Some((kind, message)) = error {
+        object["error"] = json!({"type": kind, "message": message});
+    }
+    object
+}
+
+fn stamped(event: &Event) -> Value {
+    let mut value = serde_json::to_value(event).unwrap_or_else(|e| json!({"type": "error", "message": e.to_string()}));
+    if let Value::Object(map) = &mut value {
+        map.insert("timestamp".into(), json!(now_millis()));
+    }
+    value
+}
+
+fn now_millis() -> u128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis())
+}
+
+fn write_line(out: &mut impl Write, value: &Value) {
+    let _ = serde_json::to_writer(&mut *out, value);
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
+}

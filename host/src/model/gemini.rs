@@ -1,0 +1,488 @@
+//! The Gemini API: `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`.
+//!
+//! Each SSE event is a whole `GenerateContentResponse`; function calls arrive complete,
+//! with their arguments as a JSON object. Older API versions give calls no id, so calls
+//! without one get a generated `gemini-call-<n>` id, which is never sent back (Gemini
+//! matches responses by name and order); a real id is echoed in the `functionResponse`.
+//! A response is complete once a candidate carried a `finishReason` and the body ended.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::http::post_sse;
+use super::{
+    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Usage,
+    generated_call_id,
+};
+
+/// The prefix of the ids airlock makes up for calls that came without one.
+const GENERATED_ID_PREFIX: &str = "gemini-call-";
+
+pub(super) async fn stream(
+    client: &reqwest::Client,
+    config: &ProviderConfig,
+    request: ModelRequest<'_>,
+    on_event: &mut (dyn FnMut(ModelEvent) + Send),
+) -> Result<(), ModelError> {
+    let url = endpoint(config);
+    let mut builder = client.post(&url);
+    if let Some(key) = &config.api_key {
+        builder = builder.header("x-goog-api-key", key);
+    }
+    let mut events = post_sse(builder, &url, &request_body(&request), config).await?;
+    let mut decoder = Decoder::default();
+    while let Some(event) = events.next().await? {
+        if event.is_done() {
+            break;
+        }
+        decoder.chunk(event.json()?, on_event)?;
+    }
+    decoder.finish(on_event)
+}
+
+fn endpoint(config: &ProviderConfig) -> String {
+    let model = config.model.strip_prefix("models/").unwrap_or(&config.model);
+    format!("{}/v1beta/models/{model}:streamGenerateContent?alt=sse", config.base_url.trim_end_matches('/'))
+}
+
+fn request_body(request: &ModelRequest<'_>) -> Value {
+    let mut body = Map::new();
+    body.insert("contents".into(), Value::Array(contents(request.messages)));
+    if let Some(system) = request.system.filter(|s| !s.is_empty()) {
+        body.insert("systemInstruction".into(), json!({ "parts": [{ "text": system }] }));
+    }
+    if !request.tools.is_empty() {
+        let declarations: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| json!({ "name": t.name, "description": t.description, "parameters": t.parameters }))
+            .collect();
+        body.insert("tools".into(), json!([{ "functionDeclarations": declarations }]));
+    }
+    Value::Object(body)
+}
+
+/// Consecutive messages of one role become one content: Gemini wants every response to
+/// one model turn's calls in a single `user` content, however the history split them.
+fn contents(messages: &[Message]) -> Vec<Value> {
+    let mut merged: Vec<(Role, Vec<Value>)> = Vec::new();
+    for message in messages {
+        let parts: Vec<Value> = message.parts.iter().filter_map(part).collect();
+        if parts.is_empty() {
+            continue;
+        }
+        match merged.last_mut() {
+            Some((role, existing)) if *role == message.role => existing.extend(parts),
+            _ => merged.push((message.role, parts)),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(role, parts)| {
+            let role = match role {
+                Role::User => "user",
+                Role::Model => "model",
+            };
+            json!({ "role": role, "parts": parts })
+        })
+        .collect()
+}
+
+fn part(part: &Part) -> Option<Value> {
+    match part {
+        Part::Text { text } if text.is_empty() => None,
+        Part::Text { text } => Some(json!({ "text": text })),
+        Part::FunctionCall(call) => {
+            // Gemini takes arguments as an object; arguments the model got wrong were
+            // already answered with an error, so an empty object stands in for them.
+            let args = match serde_json::from_str::<Value>(&call.arguments) {
+                Ok(args @ Value::Object(_)) => args,
+                _ => json!({}),
+            };
+            let mut function_call = json!({ "name": call.name, "args": args });
+            echo_id(&mut function_call, &call.id);
+            Some(json!({ "functionCall": function_call }))
+        }
+        Part::FunctionResponse(response) => {
+            let key = if response.is_error { "error" } else { "output" };
+            let mut function_response =
+                json!({ "name": response.name, "response": { key: response.content } });
+            echo_id(&mut function_response, &response.id);
+            Some(json!({ "functionResponse": function_response }))
+        }
+    }
+}
+
+fn echo_id(object: &mut Value, id: &str) {
+    if let Value::Object(map) = object
+        && !id.starts_with(GENERATED_ID_PREFIX)
+    {
+        map.insert("id".into(), Value::String(id.to_owned()));
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Chunk {
+    candidates: Option<Vec<Candidate>>,
+    usage_metadata: Option<UsageMetadata>,
+    prompt_feedback: Option<PromptFeedback>,
+    error: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Candidate {
+    content: Option<Content>,
+    finish_reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Content {
+    parts: Option<Vec<WirePart>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WirePart {
+    text: Option<String>,
+    thought: Option<bool>,
+    function_call: Option<WireCall>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireCall {
+    id: Option<String>,
+    name: String,
+    args: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UsageMetadata {
+    prompt_token_count: Option<u64>,
+    candidates_token_count: Option<u64>,
+    thoughts_token_count: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptFeedback {
+    block_reason: Option<String>,
+}
+
+/// Turns response chunks into events; remembers what only counts once the body ended.
+#[derive(Debug, Default)]
+struct Decoder {
+    finish_reason: Option<String>,
+    block_reason: Option<String>,
+    usage: Option<Usage>,
+}
+
+impl Decoder {
+    fn chunk(&mut self, chunk: Chunk, on_event: &mut (dyn FnMut(ModelEvent) + Send)) -> Result<(), ModelError> {
+        if let Some(error) = chunk.error {
+            return Err(stream_error(&error));
+        }
+        if let Some(usage) = chunk.usage_metadata {
+            self.usage = Some(Usage {
+                input_tokens: usage.prompt_token_count.unwrap_or(0),
+                output_tokens: usage.candidates_token_count.unwrap_or(0)
+                    + usage.thoughts_token_count.unwrap_or(0),
+            });
+        }
+        if let Some(reason) = chunk.prompt_feedback.and_then(|f| f.block_reason) {
+            self.block_reason = Some(reason);
+        }
+        // airlock asks for one candidate.
+        let Some(candidate) = chunk.candidates.and_then(|c| c.into_iter().next()) else {
+            return Ok(());
+        };
+        for part in candidate.content.and_then(|c| c.parts).unwrap_or_default() {
+            if let Some(call) = part.function_call {
+                on_event(ModelEvent::FunctionCall(function_call(call)));
+            } else if let Some(text) = part.text.filter(|t| !t.is_empty()) {
+                on_event(if part.thought == Some(true) { ModelEvent::Thought(text) } else { ModelEvent::TextDelta(text) });
+            }
+        }
+        if let Some(reason) = candidate.finish_reason {
+            self.finish_reason = Some(reason);
+        }
+        Ok(())
+    }
+
+    fn finish(self, on_event: &mut (dyn FnMut(ModelEvent) + Send)) -> Result<(), ModelError> {
+        // A blocked prompt gets no candidate at all, only the reason.
+        let reason = self.finish_reason.or(self.block_reason).ok_or(ModelError::Truncated)?;
+        if let Some(usage) = self.usage {
+            on_event(ModelEvent::Usage(usage));
+        }
+        on_event(ModelEvent::Finished { reason });
+        Ok(())
+    }
+}
+
+fn function_call(call: WireCall) -> FunctionCall {
+    let id = call.id.filter(|id| !id.is_empty()).unwrap_or_else(|| generated_call_id(GENERATED_ID_PREFIX));
+    let arguments = match call.args {
+        None | Some(Value::Null) => "{}".to_owned(),
+        // Some proxies pass the arguments on as JSON text: keep it as the model wrote it.
+        Some(Value::String(text)) if text.trim().is_empty() => "{}".to_owned(),
+        Some(Value::String(text)) => text,
+        Some(args) => args.to_string(),
+    };
+    FunctionCall { id, name: call.name, arguments }
+}
+
+/// An error the API reported inside the stream, after answering 200.
+fn stream_error(error: &Value) -> ModelError {
+    let status = error["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
+    let body = error["message"].as_str().map_or_else(|| error.to_string(), str::to_owned);
+    ModelError::Http { status, body }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use airlock_tests::{MockModel, Turn, Wire, call, declared_tools, function_responses};
+
+    use super::super::test_support::{config, sample_history, sample_tools, stream_all};
+    use super::super::{FunctionResponse, ProviderKind};
+    use super::*;
+
+    fn decode(chunks: &[&str]) -> (Vec<ModelEvent>, Result<(), ModelError>) {
+        let mut events = Vec::new();
+        let mut on_event = |e| events.push(e);
+        let mut decoder = Decoder::default();
+        for chunk in chunks {
+            let parsed = serde_json::from_str(chunk).map_err(|e| ModelError::MalformedStream(e.to_string()));
+            if let Err(e) = parsed.and_then(|c| decoder.chunk(c, &mut on_event)) {
+                return (events, Err(e));
+            }
+        }
+        let result = decoder.finish(&mut on_event);
+        (events, result)
+    }
+
+    #[test]
+    fn request_body_carries_history_system_and_tools() {
+        let history = sample_history();
+        let tools = sample_tools();
+        let body = request_body(&ModelRequest { system: Some("be brief"), messages: &history, tools: &tools });
+        let expected = json!({
+            "contents": [
+                { "role": "user", "parts": [{ "text": "read two files" }] },
+                { "role": "model", "parts": [
+                    { "text": "Reading them." },
+                    { "functionCall": { "id": "call-a", "name": "read_file", "args": { "path": "a.txt" } } },
+                    { "functionCall": { "name": "read_file", "args": {} } },
+                ] },
+                { "role": "user", "parts": [
+                    { "functionResponse": { "id": "call-a", "name": "read_file", "response": { "output": "alpha" } } },
+                    { "functionResponse": { "name": "read_file", "response": { "error": "no such file: b.txt" } } },
+                ] },
+            ],
+            "systemInstruction": { "parts": [{ "text": "be brief" }] },
+            "tools": [{ "functionDeclarations": [{
+                "name": "read_file",
+                "description": "Reads a file",
+                "parameters": { "type": "object", "properties": { "path": { "type": "string" } } },
+            }] }],
+        });
+        assert_eq!(body, expected);
+    }
+
+    #[test]
+    fn request_body_omits_empty_tools_and_system() {
+        let history = vec![Message { role: Role::User, parts: vec![Part::Text { text: "hi".into() }] }];
+        let body = request_body(&ModelRequest { system: None, messages: &history, tools: &[] });
+        assert_eq!(body, json!({ "contents": [{ "role": "user", "parts": [{ "text": "hi" }] }] }));
+    }
+
+    #[test]
+    fn responses_split_over_messages_go_in_one_user_content() {
+        let response = |id: &str| {
+            Part::FunctionResponse(FunctionResponse {
+                id: id.into(),
+                name: "glob".into(),
+                content: id.into(),
+                is_error: false,
+            })
+        };
+        let history = vec![
+            Message { role: Role::User, parts: vec![response("one")] },
+            Message { role: Role::User, parts: vec![] },
+            Message { role: Role::User, parts: vec![response("two")] },
+        ];
+        let body = request_body(&ModelRequest { system: None, messages: &history, tools: &[] });
+        let contents = body["contents"].as_array().cloned().unwrap_or_default();
+        assert_eq!(contents.len(), 1);
+        assert_eq!(contents[0]["parts"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn endpoint_joins_base_and_model() {
+        let mut config = config(ProviderKind::Gemini, "http://h:1/");
+        config.model = "models/gemini-x".into();
+        assert_eq!(endpoint(&config), "http://h:1/v1beta/models/gemini-x:streamGenerateContent?alt=sse");
+    }
+
+    #[test]
+    fn decodes_text_thoughts_calls_and_usage() {
+        let (events, result) = decode(&[
+            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"pondering","thought":true}]}}]}"#,
+            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}]}"#,
+            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"lo"},
+                {"functionCall":{"name":"glob","args":{"pattern":"*.rs"}}},
+                {"functionCall":{"id":"kept","name":"grep","args":"{not json"}},
+                {"functionCall":{"name":"list"}}]},"finishReason":"STOP"}],
+              "usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":5,"thoughtsTokenCount":2}}"#,
+        ]);
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(events[..3], [
+            ModelEvent::Thought("pondering".into()),
+            ModelEvent::TextDelta("Hel".into()),
+            ModelEvent::TextDelta("lo".into()),
+        ]);
+        let calls: Vec<&FunctionCall> = events
+            .iter()
+            .filter_map(|e| match e {
+                ModelEvent::FunctionCall(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), 3);
+        assert!(calls[0].id.starts_with(GENERATED_ID_PREFIX));
+        assert_eq!(calls[0].arguments, r#"{"pattern":"*.rs"}"#);
+        assert_eq!((calls[1].id.as_str(), calls[1].arguments.as_str()), ("kept", "{not json"));
+        assert_eq!(calls[2].arguments, "{}");
+        assert_ne!(calls[0].id, calls[2].id);
+        assert_eq!(events[events.len() - 2..], [
+            ModelEvent::Usage(Usage { input_tokens: 12, output_tokens: 7 }),
+            ModelEvent::Finished { reason: "STOP".into() },
+        ]);
+    }
+
+    #[test]
+    fn a_stream_without_finish_reason_is_truncated() {
+        let (events, result) = decode(&[r#"{"candidates":[{"content":{"parts":[{"text":"half"}]}}]}"#]);
+        assert_eq!(events, [ModelEvent::TextDelta("half".into())]);
+        assert!(matches!(result, Err(ModelError::Truncated)));
+    }
+
+    #[test]
+    fn a_blocked_prompt_finishes_with_the_block_reason() {
+        let (events, result) = decode(&[r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#]);
+        assert!(result.is_ok());
+        assert_eq!(events, [ModelEvent::Finished { reason: "SAFETY".into() }]);
+    }
+
+    #[test]
+    fn an_error_inside_the_stream_is_reported() {
+        let (_, result) = decode(&[r#"{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}"#]);
+        assert!(matches!(result, Err(ModelError::Http { status: 503, body }) if body == "overloaded"));
+    }
+
+    #[tokio::test]
+    async fn streams_a_text_answer_from_the_mock() {
+        let mock = MockModel::start(Wire::Gemini);
+        mock.push_turn(Turn::text("Hello from the mock"));
+        let history = sample_history();
+        let tools = sample_tools();
+        let request = ModelRequest { system: Some("sys"), messages: &history, tools: &tools };
+        let (events, result) = stream_all(config(ProviderKind::Gemini, &mock.base_url()), request).await;
+        assert!(result.is_ok(), "{result:?}");
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                ModelEvent::TextDelta(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, "Hello from the mock");
+        assert!(events.iter().filter(|e| matches!(e, ModelEvent::TextDelta(_))).count() >= 2);
+        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason }) if reason == "STOP"));
+        assert!(events.iter().any(|e| matches!(e, ModelEvent::Usage(_))));
+
+        let recorded = mock.recorded();
+        assert_eq!(recorded.len(), 1);
+        assert_eq!(recorded[0].path, "/v1beta/models/test-model:streamGenerateContent?alt=sse");
+        assert_eq!(recorded[0].header("x-goog-api-key"), Some("test-key"));
+        assert_eq!(declared_tools(&recorded[0].body), ["read_file"]);
+        assert_eq!(function_responses(&recorded[0].body), [
+            ("read_file".to_owned(), "alpha".to_owned()),
+            ("read_file".to_owned(), "Error: no such file: b.txt".to_owned()),
+        ]);
+    }
+
+    #[tokio::test]
+    async fn streams_parallel_calls_and_raw_arguments_from_the_mock() {
+        let mock = MockModel::start(Wire::Gemini);
+        mock.push_turn(Turn::text_and_calls("Looking.", vec![
+            call("read_file", json!({ "path": "a.txt" })),
+            call("glob", json!({ "pattern": "**/*.rs" })),
+        ]));
+        mock.push_turn(Turn::call_with_raw_args("read_file", "{not json"));
+        let history = sample_history();
+        let request = ModelRequest { system: None, messages: &history, tools: &[] };
+        let config = config(ProviderKind::Gemini, &mock.base_url());
+
+        let (events, result) = stream_all(config.clone(), request).await;
+        assert!(result.is_ok(), "{result:?}");
+        let calls: Vec<FunctionCall> = events
+            .into_iter()
+            .filter_map(|e| match e {
+                ModelEvent::FunctionCall(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].name, "read_file");
+        assert_eq!(serde_json::from_str::<Value>(&calls[0].arguments).ok(), Some(json!({ "path": "a.txt" })));
+        assert_eq!(calls[1].name, "glob");
+        assert_ne!(calls[0].id, calls[1].id);
+
+        let (events, result) = stream_all(config, request).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert!(events.iter().any(|e| matches!(e, ModelEvent::FunctionCall(c) if c.arguments == "{not json")));
+    }
+
+    #[tokio::test]
+    async fn reports_http_failures_from_the_mock() {
+        let mock = MockModel::start(Wire::Gemini);
+        mock.push_turn(Turn::status(500, r#"{"error":{"code":500,"message":"internal trouble"}}"#));
+        mock.push_turn(Turn::status(401, r#"{"error":{"code":401,"message":"no"}}"#));
+        let history = sample_history();
+        let request = ModelRequest { system: None, messages: &history, tools: &[] };
+        let config = config(ProviderKind::Gemini, &mock.base_url());
+        let (_, result) = stream_all(config.clone(), request).await;
+        assert!(
+            matches!(&result, Err(ModelError::Http { status: 500, body }) if body == "internal trouble"),
+            "{result:?}"
+        );
+        let (_, result) = stream_all(config, request).await;
+        assert!(matches!(result, Err(ModelError::Auth { status: 401, key_variable: "GEMINI_API_KEY" })));
+    }
+
+    #[tokio::test]
+    async fn reports_malformed_truncated_and_silent_streams_from_the_mock() {
+        let mock = MockModel::start(Wire::Gemini);
+        mock.push_turn(Turn::raw_sse("data: {\"candidates\": [{\"content\": oops}]}\r\n\r\n"));
+        mock.push_turn(Turn::raw_sse(
+            "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"cut\"}]}}]}\r\n\r\n",
+        ));
+        mock.push_turn(Turn::stall());
+        let history = sample_history();
+        let request = ModelRequest { system: None, messages: &history, tools: &[] };
+        let mut config = config(ProviderKind::Gemini, &mock.base_url());
+        config.idle_timeout = Duration::from_millis(300);
+        let (_, result) = stream_all(config.clone(), request).await;
+        assert!(matches!(&result, Err(ModelError::MalformedStream(m)) if m.contains("oops")), "{result:?}");
+        let (events, result) = stream_all(config.clone(), request).await;
+        assert_eq!(events, [ModelEvent::TextDelta("cut".into())]);
+        assert!(matches!(result, Err(ModelError::Truncated)), "{result:?}");
+        let (_, result) = stream_all(config, request).await;
+        assert!(matches!(result, Err(ModelError::IdleTimeout(_))), "{result:?}");
+    }
+}

@@ -1,0 +1,189 @@
+//! Checks a plugin's self-description before any of its tools is offered to the model. A
+//! description is untrusted input: names, sizes and schemas are all verified, and the first
+//! problem found is reported with what to fix.
+
+use std::collections::HashSet;
+
+use crate::contract::{Capabilities, PluginInfo};
+
+/// Most tools one component may declare.
+pub const MAX_TOOLS: usize = 64;
+/// Largest accepted description of a tool, in bytes.
+pub const MAX_DESCRIPTION: usize = 16 * 1024;
+/// Largest accepted parameter schema, in bytes of JSON.
+pub const MAX_SCHEMA: usize = 64 * 1024;
+
+/// Returns the first problem with a self-description, if any.
+pub fn check(info: &PluginInfo) -> Result<(), String> {
+    if !is_name(&info.name, true) {
+        return Err(format!(
+            "plugin name {:?} is invalid: use 1-63 lowercase letters, digits, '_' or '-', starting with a letter",
+            excerpt(&info.name)
+        ));
+    }
+    if info.version.is_empty() || info.version.len() > 64 {
+        return Err(format!("plugin version {:?} is invalid: give a semver version", excerpt(&info.version)));
+    }
+    if info.tools.is_empty() {
+        return Err("the plugin declares no tools".into());
+    }
+    if info.tools.len() > MAX_TOOLS {
+        return Err(format!("the plugin declares {} tools; at most {MAX_TOOLS} are allowed", info.tools.len()));
+    }
+    let mut seen = HashSet::new();
+    for tool in &info.tools {
+        let name = &tool.name;
+        if !is_name(name, false) {
+            return Err(format!(
+                "tool name {:?} is invalid: it must match ^[a-z][a-z0-9_]{{0,62}}$",
+                excerpt(name)
+            ));
+        }
+        if !seen.insert(name.as_str()) {
+            return Err(format!("tool `{name}` is declared twice"));
+        }
+        if tool.display_name.trim().is_empty() || tool.display_name.len() > 64 {
+            return Err(format!("tool `{name}`: the display name must have 1-64 bytes"));
+        }
+        if tool.description.trim().is_empty() || tool.description.len() > MAX_DESCRIPTION {
+            return Err(format!("tool `{name}`: the description must have 1-{MAX_DESCRIPTION} bytes"));
+        }
+        check_schema(name, &tool.parameters)?;
+        check_capabilities(name, &tool.capabilities)?;
+    }
+    Ok(())
+}
+
+fn check_schema(tool: &str, schema: &serde_json::Value) -> Result<(), String> {
+    let serde_json::Value::Object(object) = schema else {
+        return Err(format!("tool `{tool}`: `parameters` is not a JSON object"));
+    };
+    if object.get("type").and_then(|t| t.as_str()) != Some("object") {
+        return Err(format!("tool `{tool}`: the parameter schema must have \"type\": \"object\" at its top level"));
+    }
+    let size = schema.to_string().len();
+    if size > MAX_SCHEMA {
+        return Err(format!("tool `{tool}`: the parameter schema has {size} bytes; at most {MAX_SCHEMA} are allowed"));
+    }
+    jsonschema::validator_for(schema)
+        .map(|_| ())
+        .map_err(|e| format!("tool `{tool}`: the parameter schema is not a valid JSON Schema: {e}"))
+}
+
+fn check_capabilities(tool: &str, caps: &Capabilities) -> Result<(), String> {
+    let count = caps.files.len() + caps.network.len() + caps.env.len() + caps.processes.len();
+    if count > 256 {
+        return Err(format!("tool `{tool}` requests {count} capabilities; at most 256 are allowed"));
+    }
+    for file in &caps.files {
+        let path = file.path.as_str();
+        let relative = path.strip_prefix("~/").unwrap_or(path);
+        if path.is_empty() || path.len() > 4096 || relative.starts_with('/') || path.contains('\0') {
+            return Err(format!(
+                "tool `{tool}` requests files at {:?}: use `.`, a workspace-relative path or `~/...`",
+                excerpt(path)
+            ));
+        }
+        if relative.split('/').any(|segment| segment == "..") {
+            return Err(format!("tool `{tool}` requests files at {:?}: `..` is not allowed", excerpt(path)));
+        }
+    }
+    for var in &caps.env {
+        let valid = !var.is_empty()
+            && var.len() <= 256
+            && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !var.starts_with(|c: char| c.is_ascii_digit());
+        if !valid {
+            return Err(format!("tool `{tool}` requests environment variable {:?}, which is not a valid name", excerpt(var)));
+        }
+    }
+    for rule in caps.network.iter().chain(&caps.processes) {
+        if rule.trim().is_empty() || rule.len() > 1024 {
+            return Err(format!("tool `{tool}` has an empty or oversized network or process request"));
+        }
+    }
+    Ok(())
+}
+
+/// `^[a-z][a-z0-9_]{0,62}$`, with `-` also allowed for plugin names.
+fn is_name(name: &str, allow_dash: bool) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some('a'..='z'))
+        && name.len() <= 63
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || (allow_dash && c == '-'))
+}
+
+/// The start of an untrusted string, safe to quote in a message.
+fn excerpt(text: &str) -> String {
+    let mut out: String = text.chars().take(40).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{Access, FileRequest, Kind, ToolInfo};
+    use serde_json::json;
+
+    fn plugin(tool: ToolInfo) -> PluginInfo {
+        PluginInfo { name: "demo".into(), version: "1.0.0".into(), tools: vec![tool] }
+    }
+
+    fn tool(name: &str, parameters: serde_json::Value) -> ToolInfo {
+        ToolInfo {
+            name: name.into(),
+            display_name: "Demo".into(),
+            description: "Does things.".into(),
+            parameters,
+            kind: Kind::Read,
+            streams_output: false,
+            parallel_safe: true,
+            capabilities: Capabilities::default(),
+        }
+    }
+
+    #[test]
+    fn accepts_a_well_formed_description() {
+        let info = plugin(tool("demo_tool", json!({"type": "object", "properties": {"a": {"type": "string"}}})));
+        assert_eq!(check(&info), Ok(()));
+    }
+
+    #[test]
+    fn rejects_bad_tool_names() {
+        for name in ["Demo", "1abc", "a-b", "", "with space", &"x".repeat(64)] {
+            let err = check(&plugin(tool(name, json!({"type": "object"})))).unwrap_err();
+            assert!(err.contains("is invalid"), "{name}: {err}");
+        }
+    }
+
+    #[test]
+    fn rejects_schemas_that_are_not_objects_or_not_schemas() {
+        let err = check(&plugin(tool("t", json!("text")))).unwrap_err();
+        assert!(err.contains("not a JSON object"), "{err}");
+        let err = check(&plugin(tool("t", json!({"type": "string"})))).unwrap_err();
+        assert!(err.contains("\"type\": \"object\""), "{err}");
+        let err = check(&plugin(tool("t", json!({"type": "object", "properties": {"a": {"type": 5}}})))).unwrap_err();
+        assert!(err.contains("not a valid JSON Schema"), "{err}");
+    }
+
+    #[test]
+    fn rejects_duplicate_tools_and_empty_plugins() {
+        let mut info = plugin(tool("t", json!({"type": "object"})));
+        info.tools.push(info.tools[0].clone());
+        assert!(check(&info).unwrap_err().contains("declared twice"));
+        info.tools.clear();
+        assert!(check(&info).unwrap_err().contains("no tools"));
+    }
+
+    #[test]
+    fn rejects_file_requests_that_escape() {
+        for path in ["/etc", "../x", "~/../../etc", "a/../../b", ""] {
+            let mut t = tool("t", json!({"type": "object"}));
+            t.capabilities.files.push(FileRequest { path: path.into(), access: Access::Read });
+            assert!(check(&plugin(t)).is_err(), "{path} was accepted");
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! The tool registry: the built-in components embedded in the binary, then every `*.wasm`
+//! in `$AIRLOCK_HOME/plugins/`, then every `*.wasm` in `<workspace>/.airlock/plugins/`.
+//!
+//! Start-up stays cheap: a plugin's self-description is cached on disk by content hash
+//! (and a file's content hash by its size, inode and modification time), so a warm start
+//! reads a few small JSON files and compiles nothing; a component's native code is loaded
+//! only when one of its tools is first called.
+//!
+//! Duplicate tool names: the first source that declares a name owns it, in the order
+//! built-in, user folder, workspace folder, and within a folder by file name. Later
+//! declarations are skipped and reported, so a cloned repository can never shadow a
+//! built-in or a tool the user installed.
+//!
+//! A plugin that cannot be loaded (not a component, traps in `describe`, an invalid
+//! self-description) is reported with its path and the reason; the others still load.
+
+mod describe;
+mod source;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{PluginInfo, ToolInfo};
+use crate::runtime::{CacheOutcome, LoadedComponent, Runtime, RuntimeError, Sandbox, cache};
+pub use describe::check as check_description;
+pub use source::{Origin, PluginSource};
+
+/// Limits for the `describe()` call of a plugin being registered.
+const DESCRIBE_MEMORY: usize = 64 << 20;
+const DESCRIBE_DEADLINE: Duration = Duration::from_secs(10);
+/// Version of the description cache's format.
+const DESCRIPTION_FORMAT: u32 = 1;
+
+/// One loaded plugin component.
+#[derive(Debug)]
+pub struct Plugin {
+    pub source: PluginSource,
+    pub info: PluginInfo,
+    component: OnceLock<LoadedComponent>,
+}
+
+impl Plugin {
+    /// A name for messages and logs: the plugin's name and where it came from.
+    pub fn label(&self) -> String {
+        format!("{} ({})", self.info.name, self.source.display())
+    }
+
+    /// The linked component, loaded from the compile cache on first use.
+    pub fn component(&self, runtime: &Runtime) -> Result<LoadedComponent, RuntimeError> {
+        if let Some(component) = self.component.get() {
+            return Ok(component.clone());
+        }
+        let (component, _) = runtime.load(&self.source.content_hash, || self.source.bytes())?;
+        Ok(self.component.get_or_init(|| component).clone())
+    }
+}
+
+/// A tool the model may call.
+#[derive(Debug)]
+pub struct RegisteredTool {
+    pub plugin: Arc<Plugin>,
+    pub info: ToolInfo,
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+impl RegisteredTool {
+    /// Checks arguments against the tool's JSON Schema; the error lists every violation.
+    pub fn check_args(&self, args: &serde_json::Value) -> Result<(), String> {
+        let validator = self
+            .validator
+            .get_or_init(|| jsonschema::validator_for(&self.info.parameters).map_err(|e| e.to_string()));
+        let validator = validator.as_ref().map_err(|e| format!("the tool's schema is unusable: {e}"))?;
+        let problems: Vec<String> = validator
+            .iter_errors(args)
+            .take(10)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+            })
+            .collect();
+        if problems.is_empty() { Ok(()) } else { Err(problems.join("; ")) }
+    }
+}
+
+/// Something that went wrong while loading plugins; shown to the user, never fatal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoadProblem {
+    /// The plugin file (or `built-in`).
+    pub path: String,
+    pub reason: String,
+}
+
+/// Where plugins are looked for.
+#[derive(Debug, Clone)]
+pub struct PluginDirs {
+    pub user: PathBuf,
+    pub workspace: PathBuf,
+}
+
+/// All tools, in registration order.
+#[derive(Debug, Default)]
+pub struct Registry {
+    tools: Vec<Arc<RegisteredTool>>,
+    by_name: HashMap<String, usize>,
+    pub problems: Vec<LoadProblem>,
+}
+
+impl Registry {
+    /// Loads the built-ins and every plugin in `dirs`.
+    pub async fn load(runtime: &Runtime, dirs: &PluginDirs) -> Self {
+        let mut registry = Self::default();
+        let mut sources = source::builtins();
+        for (dir, origin) in [(&dirs.user, Origin::User), (&dirs.workspace, Origin::Workspace)] {
+            match source::scan(dir, origin, runtime.cache().dir()) {
+                Ok(found) => sources.extend(found),
+                Err(problem) => registry.problems.push(problem),
+            }
+        }
+        for source in sources {
+            match load_plugin(runtime, source).await {
+                Ok(plugin) => registry.add(Arc::new(plugin)),
+                Err(problem) => registry.problems.push(problem),
+            }
+        }
+        registry
+    }
+
+    fn add(&mut self, plugin: Arc<Plugin>) {
+        for info in &plugin.info.tools {
+            if let Some(&index) = self.by_name.get(&info.name) {
+                self.problems.push(LoadProblem {
+                    path: plugin.source.display(),
+                    reason: format!(
+                        "tool `{}` is skipped: the name is already taken by {}",
+                        info.name,
+                        self.tools[index].plugin.label()
+                    ),
+                });
+                continue;
+            }
+            self.by_name.insert(info.name.clone(), self.tools.len());
+            self.tools.push(Arc::new(RegisteredTool {
+                plugin: plugin.clone(),
+                info: info.clone(),
+                validator: OnceLock::new(),
+            }));
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    pub fn tools(&self) -> &[Arc<RegisteredTool>] {
+        &self.tools
+    }
+
+    /// The registered name closest to `name`, for "did you mean" hints.
+    pub fn suggest(&self, name: &str) -> Option<&str> {
+        self.tools
+            .iter()
+            .map(|t| (edit_distance(name, &t.info.name), t.info.name.as_str()))
+            .filter(|(d, candidate)| *d <= candidate.len().max(name.len()) / 2)
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, candidate)| candidate)
+    }
+}
+
+/// What is cached about a component's self-description.
+#[derive(Debug, Serialize, Deserialize)]
+struct CachedDescription {
+    format: u32,
+    result: Result<PluginInfo, String>,
+}
+
+async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, LoadProblem> {
+    let problem = |reason: String| LoadProblem { path: source.display(), reason };
+    let cache_path = runtime.cache().description_path(&source.content_hash);
+    if let Some(cached) = read_cached_description(&cache_path) {
+        let info = cached.map_err(problem)?;
+        return Ok(Plugin { source, info, component: OnceLock::new() });
+    }
+    let (component, outcome) = runtime.load(&source.content_hash, || source.bytes()).map_err(|e| problem(e.to_string()))?;
+    if outcome == CacheOutcome::Compiled {
+        tracing::info!("compiled {}", source.display());
+    }
+    let label: Arc<str> = source.display().into();
+    let sandbox = Sandbox::empty(DESCRIBE_MEMORY, DESCRIBE_DEADLINE);
+    let described = async {
+        let mut instance = runtime.instantiate(&component, label, &sandbox).await?;
+        instance.describe().await
+    }
+    .await;
+    let info = match described {
+        Ok(info) => info,
+        // A fault may depend on the moment (a deadline on a loaded machine): not cached.
+        Err(fault) => return Err(problem(format!("describe() failed: {fault}"))),
+    };
+    let result = check_description(&info).map(|()| info).map_err(|e| format!("invalid self-description: {e}"));
+    let cached = CachedDescription { format: DESCRIPTION_FORMAT, result };
+    if let Ok(json) = serde_json::to_vec(&cached)
+        && let Err(error) = cache::write_atomically(&cache_path, &json)
+    {
+        tracing::warn!("cannot cache the description of {}: {error}", source.display());
+    }
+    let info = cached.result.map_err(problem)?;
+    Ok(Plugin { source, info, component: OnceLock::from(component) })
+}
+
+fn read_cached_description(path: &Path) -> Option<Result<PluginInfo, String>> {
+    let bytes = std::fs::read(path).ok()?;
+    let cached: CachedDescription = serde_json::from_slice(&bytes).ok()?;
+    (cached.format == DESCRIPTION_FORMAT).then_some(cached.result)
+}
+
+/// Levenshtein distance, for short tool names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = if ca == *cb { previous } else { 1 + previous.min(row[j]).min(row[j + 1]) };
+            previous = current;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edit_distance;
+
+    #[test]
+    fn edit_distance_counts_single_edits() {
+        assert_eq!(edit_distance("read_fil", "read_file"), 1);
+        assert_eq!(edit_distance("reed_file", "read_file"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("glob", "glob"), 0);
+    }
+}

@@ -1,0 +1,322 @@
+//! The sandboxed component runtime. One wasmtime [`Engine`] per process with epoch
+//! interruption (a 10 ms ticker thread); each component compiled once and cached on disk
+//! ([`cache`]), pre-linked once ([`InstancePre`]); a fresh store and instance for every
+//! call, holding only what its [`Sandbox`] grants: the listed preopens, captured stdio, no
+//! environment, no network, a memory cap and a wall-clock deadline.
+//!
+//! A guest that traps, runs past its deadline or exhausts its memory becomes a
+//! [`CallFault`]; the store is dropped and nothing of it survives.
+
+mod bindings;
+pub mod cache;
+mod convert;
+mod state;
+mod stdio;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Engine, Store, UpdateDeadline};
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+
+use crate::contract::{Confirmation, PluginInfo, ToolOutput};
+pub use cache::{CacheOutcome, CompileCache};
+pub use state::CancelFlag;
+use state::{CallState, Interrupt};
+pub use state::truncate_chars;
+use stdio::CapturedOutput;
+
+/// How often the epoch advances; deadlines are checked at this granularity.
+const EPOCH_TICK: Duration = Duration::from_millis(10);
+/// Bytes of guest stdout/stderr kept per stream and call.
+const STDIO_CAP: usize = 64 * 1024;
+
+/// Why the runtime could not prepare a component.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("cannot set up the WebAssembly engine: {0}")]
+    Engine(String),
+    #[error("not a valid WebAssembly component: {0}")]
+    Compile(String),
+    #[error("the component cannot be linked: {0}")]
+    Link(String),
+    #[error("cannot read {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+}
+
+/// Why a call into a guest did not return normally.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallFault {
+    #[error("the plugin ran past its deadline of {0:?} and was stopped")]
+    Timeout(Duration),
+    #[error("the call was cancelled")]
+    Cancelled,
+    #[error("the plugin exceeded its memory limit of {} MiB and was stopped", .0 >> 20)]
+    MemoryExhausted(usize),
+    #[error("the plugin crashed: {0}")]
+    Trap(String),
+    #[error("the plugin could not be started: {0}")]
+    Instantiate(String),
+}
+
+/// A directory made visible to the guest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preopen {
+    /// The directory on the host.
+    pub host: PathBuf,
+    /// The path under which the guest sees it.
+    pub guest: String,
+    pub writable: bool,
+}
+
+/// What one call's instance gets.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    pub preopens: Vec<Preopen>,
+    pub memory_limit: usize,
+    pub deadline: Duration,
+    pub workspace_root: String,
+    pub call_id: String,
+    pub cancel: CancelFlag,
+    /// Where live output goes; `None` drops it.
+    pub live_output: Option<mpsc::UnboundedSender<String>>,
+}
+
+impl Sandbox {
+    /// A sandbox with nothing in it: no files, the given limits.
+    pub fn empty(memory_limit: usize, deadline: Duration) -> Self {
+        Self {
+            preopens: Vec::new(),
+            memory_limit,
+            deadline,
+            workspace_root: String::new(),
+            call_id: String::new(),
+            cancel: CancelFlag::default(),
+            live_output: None,
+        }
+    }
+
+    /// The same sandbox with every preopen made read-only.
+    pub fn read_only(&self) -> Self {
+        let mut sandbox = self.clone();
+        for preopen in &mut sandbox.preopens {
+            preopen.writable = false;
+        }
+        sandbox
+    }
+}
+
+/// The process-wide runtime.
+pub struct Runtime {
+    engine: Engine,
+    linker: Linker<CallState>,
+    cache: CompileCache,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime").field("cache", &self.cache).finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// Creates the engine, the linker and the epoch ticker.
+    pub fn new(cache_dir: PathBuf) -> Result<Self, RuntimeError> {
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        config.wasm_component_model(true);
+        let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(format!("{e:#}")))?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        bindings::Plugin::add_to_linker::<_, wasmtime::component::HasSelf<_>>(&mut linker, |state| state)
+            .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        spawn_epoch_ticker(&engine);
+        let cache = CompileCache::new(cache_dir, &engine);
+        Ok(Self { engine, linker, cache })
+    }
+
+    pub fn cache(&self) -> &CompileCache {
+        &self.cache
+    }
+
+    /// Loads a component (from the compile cache, or compiling it) and links it.
+    pub fn load(
+        &self,
+        content_hash: &str,
+        bytes: impl FnOnce() -> Result<Vec<u8>, RuntimeError>,
+    ) -> Result<(LoadedComponent, CacheOutcome), RuntimeError> {
+        let (component, outcome) = self.cache.load(&self.engine, content_hash, bytes)?;
+        Ok((self.link(&component)?, outcome))
+    }
+
+    fn link(&self, component: &Component) -> Result<LoadedComponent, RuntimeError> {
+        let pre = self.linker.instantiate_pre(component).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        let pre = bindings::PluginPre::new(pre).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        Ok(LoadedComponent { pre: Arc::new(pre) })
+    }
+
+    /// Starts a fresh instance of `component` inside `sandbox`.
+    pub async fn instantiate(
+        &self,
+        component: &LoadedComponent,
+        label: Arc<str>,
+        sandbox: &Sandbox,
+    ) -> Result<Instance, CallFault> {
+        let stdout = CapturedOutput::new(STDIO_CAP);
+        let stderr = CapturedOutput::new(STDIO_CAP);
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(stdout.clone()).stderr(stderr.clone()).allow_blocking_current_thread(true);
+        for preopen in &sandbox.preopens {
+            let perms = if preopen.writable { FsPerms::ReadWrite } else { FsPerms::ReadOnly };
+            wasi.preopened_dir(&preopen.host, &preopen.guest, perms).map_err(|e| {
+                CallFault::Instantiate(format!("cannot open {} for the plugin: {e:#}", preopen.host.display()))
+            })?;
+        }
+        let state = CallState::new(
+            wasi.build(),
+            sandbox.memory_limit,
+            Instant::now() + sandbox.deadline,
+            sandbox.cancel.clone(),
+            stdout,
+            stderr,
+            label,
+            sandbox.workspace_root.clone(),
+            sandbox.call_id.clone(),
+            sandbox.live_output.clone(),
+        );
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|state| &mut state.limiter);
+        // A new store's deadline is "now": set it before instantiating, or instantiation
+        // itself is interrupted.
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(|context| {
+            let state = context.data();
+            if state.cancel.is_cancelled() {
+                return Err(Interrupt::Cancelled.into());
+            }
+            if Instant::now() >= state.deadline {
+                return Err(Interrupt::Deadline.into());
+            }
+            Ok(UpdateDeadline::Yield(1))
+        });
+        let deadline = sandbox.deadline;
+        match component.pre.instantiate_async(&mut store).await {
+            Ok(plugin) => Ok(Instance { store, plugin, deadline }),
+            Err(error) => Err(match classify(&store, deadline, &error) {
+                CallFault::Trap(message) => CallFault::Instantiate(message),
+                fault => fault,
+            }),
+        }
+    }
+}
+
+/// A component ready to instantiate.
+#[derive(Clone)]
+pub struct LoadedComponent {
+    pre: Arc<bindings::PluginPre<CallState>>,
+}
+
+impl std::fmt::Debug for LoadedComponent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedComponent").finish_non_exhaustive()
+    }
+}
+
+/// A live instance: one call's worth of guest. Dropped after the call.
+pub struct Instance {
+    store: Store<CallState>,
+    plugin: bindings::Plugin,
+    deadline: Duration,
+}
+
+/// A guest's own answer: `Ok` or the typed error it returned.
+pub type GuestResult<T> = Result<T, crate::contract::ToolError>;
+
+impl Instance {
+    /// `describe()`: the raw self-description (validated by the registry).
+    pub async fn describe(&mut self) -> Result<PluginInfo, CallFault> {
+        let result = self.plugin.airlock_tool_tool().call_describe(&mut self.store).await;
+        let info = self.finish(result)?;
+        Ok(convert::plugin_info(info))
+    }
+
+    pub async fn validate(&mut self, tool: &str, args: &str) -> Result<GuestResult<()>, CallFault> {
+        let result = self.plugin.airlock_tool_tool().call_validate(&mut self.store, tool, args).await;
+        Ok(self.finish(result)?.map_err(convert::tool_error))
+    }
+
+    pub async fn describe_call(&mut self, tool: &str, args: &str) -> Result<String, CallFault> {
+        let result = self.plugin.airlock_tool_tool().call_describe_call(&mut self.store, tool, args).await;
+        self.finish(result)
+    }
+
+    pub async fn confirm(&mut self, tool: &str, args: &str) -> Result<GuestResult<Option<Confirmation>>, CallFault> {
+        let result = self.plugin.airlock_tool_tool().call_confirm(&mut self.store, tool, args).await;
+        Ok(self.finish(result)?.map(|c| c.map(convert::confirmation)).map_err(convert::tool_error))
+    }
+
+    pub async fn modify_args(&mut self, tool: &str, args: &str, proposed: &str) -> Result<GuestResult<String>, CallFault> {
+        let result = self.plugin.airlock_tool_tool().call_modify_args(&mut self.store, tool, args, proposed).await;
+        Ok(self.finish(result)?.map_err(convert::tool_error))
+    }
+
+    pub async fn execute(&mut self, tool: &str, args: &str) -> Result<GuestResult<ToolOutput>, CallFault> {
+        let result = self.plugin.airlock_tool_tool().call_execute(&mut self.store, tool, args).await;
+        Ok(self.finish(result)?.map(convert::tool_output).map_err(convert::tool_error))
+    }
+
+    /// What the guest wrote to stdout and stderr so far (for the log).
+    pub fn captured_stdio(&self) -> (String, String) {
+        let state = self.store.data();
+        (state.stdout.contents().0, state.stderr.contents().0)
+    }
+
+    fn finish<T>(&mut self, result: wasmtime::Result<T>) -> Result<T, CallFault> {
+        let (stdout, stderr) = self.captured_stdio();
+        let label = &*self.store.data().label;
+        if !stdout.is_empty() {
+            tracing::info!(plugin = label, "guest stdout: {}", stdout.trim_end());
+        }
+        if !stderr.is_empty() {
+            tracing::info!(plugin = label, "guest stderr: {}", stderr.trim_end());
+        }
+        result.map_err(|error| classify(&self.store, self.deadline, &error))
+    }
+}
+
+/// Turns a wasmtime error into the fault the user and the model are told about.
+fn classify(store: &Store<CallState>, deadline: Duration, error: &wasmtime::Error) -> CallFault {
+    let state = store.data();
+    match error.downcast_ref::<Interrupt>() {
+        Some(Interrupt::Deadline) => return CallFault::Timeout(deadline),
+        Some(Interrupt::Cancelled) => return CallFault::Cancelled,
+        None => {}
+    }
+    if state.limiter.hit {
+        return CallFault::MemoryExhausted(state.limiter.limit);
+    }
+    let mut message = format!("{error:#}");
+    if let Some(line) = state.stderr.contents().0.lines().rev().find(|l| !l.trim().is_empty()) {
+        message.push_str(&format!(" (last stderr line: {})", state::truncate_chars(line.trim(), 500)));
+    }
+    CallFault::Trap(message)
+}
+
+/// Advances the engine's epoch every [`EPOCH_TICK`] for the life of the process.
+fn spawn_epoch_ticker(engine: &Engine) {
+    let weak = engine.weak();
+    let spawned = thread::Builder::new().name("airlock-epoch".into()).spawn(move || {
+        while let Some(engine) = weak.upgrade() {
+            engine.increment_epoch();
+            drop(engine);
+            thread::sleep(EPOCH_TICK);
+        }
+    });
+    if let Err(error) = spawned {
+        tracing::error!("cannot start the epoch ticker, plugin deadlines will not be enforced: {error}");
+    }
+}

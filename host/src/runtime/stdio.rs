@@ -1,0 +1,85 @@
+//! Guest stdout and stderr: captured into a capped in-memory buffer, never inherited. Past
+//! the cap, writes still succeed (a chatty plugin is not killed for printing) but the bytes
+//! are dropped and counted.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+
+use tokio::io::AsyncWrite;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+
+#[derive(Debug, Default)]
+struct Buffer {
+    bytes: Vec<u8>,
+    dropped: u64,
+}
+
+/// A capped capture of one guest output stream.
+#[derive(Debug, Clone)]
+pub struct CapturedOutput {
+    cap: usize,
+    buffer: Arc<Mutex<Buffer>>,
+}
+
+impl CapturedOutput {
+    pub fn new(cap: usize) -> Self {
+        Self { cap, buffer: Arc::default() }
+    }
+
+    /// What the guest wrote (up to the cap), lossily decoded, and how many bytes were
+    /// dropped past the cap.
+    pub fn contents(&self) -> (String, u64) {
+        let buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
+        (String::from_utf8_lossy(&buffer.bytes).into_owned(), buffer.dropped)
+    }
+
+    fn write(&self, data: &[u8]) {
+        let mut buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
+        let room = self.cap.saturating_sub(buffer.bytes.len());
+        let kept = room.min(data.len());
+        buffer.bytes.extend_from_slice(&data[..kept]);
+        buffer.dropped += (data.len() - kept) as u64;
+    }
+}
+
+impl IsTerminal for CapturedOutput {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for CapturedOutput {
+    fn async_stream(&self) -> Box<dyn AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+impl AsyncWrite for CapturedOutput {
+    fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        self.write(data);
+        Poll::Ready(Ok(data.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_output_up_to_the_cap_and_counts_the_rest() {
+        let out = CapturedOutput::new(5);
+        out.write(b"hello world");
+        out.write(b"!");
+        assert_eq!(out.contents(), ("hello".to_string(), 7));
+    }
+}

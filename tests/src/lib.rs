@@ -1,0 +1,9 @@
+//! Test support for airlock: a scripted mock model server ([`MockModel`]) that end-to-end
+//! tests point the real binary at, and helpers to read what the model was sent.
+
+pub mod fixtures;
+pub mod mock_model;
+
+pub use mock_model::{
+    MockCall, MockModel, NO_MORE_TURNS, RecordedRequest, Turn, Wire, call, declared_tools, function_responses,
+};
