@@ -16,3 +16,5 @@ pub mod agent;
 pub mod config;
 pub mod cli;
 pub mod frontends;
+#[cfg(test)]
+mod testing;

@@ -38,7 +38,8 @@ impl Entry {
 
 pub fn describe(name: &str, version: &str, tools: &[Entry]) -> PluginInfo {
     PluginInfo {
-        name: name.to_string(),
+        // Cargo allows upper-case package names; the contract does not.
+        name: name.to_ascii_lowercase(),
         version: version.to_string(),
         tools: tools.iter().map(|entry| (entry.info)()).collect(),
     }
@@ -59,12 +60,7 @@ pub fn confirm(tools: &[Entry], tool: &str, args: &str) -> Result<Option<Confirm
     (find(tools, tool)?.confirm)(args)
 }
 
-pub fn modify_args(
-    tools: &[Entry],
-    tool: &str,
-    args: &str,
-    proposed: String,
-) -> Result<String, ToolError> {
+pub fn modify_args(tools: &[Entry], tool: &str, args: &str, proposed: String) -> Result<String, ToolError> {
     (find(tools, tool)?.modify_args)(args, proposed)
 }
 
@@ -73,16 +69,10 @@ pub fn execute(tools: &[Entry], tool: &str, args: &str) -> Result<ToolOutput, To
 }
 
 fn find<'a>(tools: &'a [Entry], tool: &str) -> Result<&'a Entry, ToolError> {
-    tools
-        .iter()
-        .find(|entry| entry.name == tool)
-        .ok_or_else(|| {
-            let known: Vec<&str> = tools.iter().map(|entry| entry.name).collect();
-            ToolError::InvalidParams(format!(
-                "this plugin has no tool named '{tool}'; its tools are: {}",
-                known.join(", ")
-            ))
-        })
+    tools.iter().find(|entry| entry.name == tool).ok_or_else(|| {
+        let known: Vec<&str> = tools.iter().map(|entry| entry.name).collect();
+        ToolError::InvalidParams(format!("this plugin has no tool named '{tool}'; its tools are: {}", known.join(", ")))
+    })
 }
 
 fn info<T: Tool>() -> ToolInfo {
@@ -163,4 +153,83 @@ fn execute_one<T: Tool>(args: &str) -> Result<ToolOutput, ToolError> {
     let args = parse::<T>(args)?;
     T::validate(&args)?;
     T::execute(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+
+    use super::*;
+    use crate::Kind;
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Args {
+        file_path: String,
+        start_line: Option<u64>,
+    }
+
+    struct Probe;
+    impl Tool for Probe {
+        type Args = Args;
+        const NAME: &'static str = "probe";
+        const DISPLAY_NAME: &'static str = "Probe";
+        const DESCRIPTION: &'static str = "Probes.";
+        const KIND: Kind = Kind::Think;
+        fn execute(_args: Args) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text("ok"))
+        }
+    }
+
+    static TOOLS: &[Entry] = &[Entry::of::<Probe>()];
+
+    fn invalid_message(args: &str) -> String {
+        match validate(TOOLS, "probe", args) {
+            Err(ToolError::InvalidParams(message)) => message,
+            other => format!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn missing_fields_are_named() {
+        let message = invalid_message("{}");
+        assert!(message.contains("missing field `file_path`"), "{message}");
+        assert!(!message.contains("line 1"), "{message}");
+    }
+
+    #[test]
+    fn wrong_types_name_the_field() {
+        let message = invalid_message(r#"{"file_path": "a", "start_line": "x"}"#);
+        assert!(message.contains("field `start_line`"), "{message}");
+    }
+
+    #[test]
+    fn bad_json_is_invalid_params() {
+        assert!(invalid_message("{not json").contains("not valid JSON"));
+        assert!(invalid_message(r#"{"file_path": "a"} trailing"#).contains("not valid JSON"));
+    }
+
+    #[test]
+    fn good_arguments_pass() {
+        assert!(validate(TOOLS, "probe", r#"{"file_path": "a"}"#).is_ok());
+    }
+
+    #[test]
+    fn unknown_tools_are_invalid_params() {
+        assert!(matches!(
+            execute(TOOLS, "nope", "{}"),
+            Err(ToolError::InvalidParams(m)) if m.contains("no tool named 'nope'")
+        ));
+        assert_eq!(describe_call(TOOLS, "nope", "{}"), "nope");
+        assert_eq!(describe_call(TOOLS, "probe", "garbage"), "Probe");
+    }
+
+    #[test]
+    fn tools_without_a_proposal_refuse_modify_args() {
+        assert!(matches!(
+            modify_args(TOOLS, "probe", r#"{"file_path": "a"}"#, String::new()),
+            Err(ToolError::InvalidParams(m)) if m.contains("no editable proposal")
+        ));
+    }
 }

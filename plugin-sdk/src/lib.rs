@@ -62,17 +62,16 @@ pub use schema::parameters_schema;
 pub use serde_json;
 pub use tool::Tool;
 pub use types::{
-    Access, Capabilities, Confirmation, ContentPart, Display, EditConfirmation, ExecConfirmation,
-    FileDiff, FileRequest, InfoConfirmation, Kind, Media, PluginInfo, Risk, ToolError, ToolInfo,
-    ToolOutput, edit_confirmation,
+    Access, Capabilities, Confirmation, ContentPart, Display, EditConfirmation, ExecConfirmation, FileDiff,
+    FileRequest, InfoConfirmation, Kind, Media, PluginInfo, Risk, ToolError, ToolInfo, ToolOutput, edit_confirmation,
 };
 pub use workspace::{display_path, resolve_in_workspace, workspace_root};
 
 /// Everything a plugin usually needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        Capabilities, Confirmation, Kind, Risk, Tool, ToolError, ToolOutput, edit_confirmation,
-        export_tools, log, output, resolve_in_workspace, workspace_root,
+        Capabilities, Confirmation, Kind, Risk, Tool, ToolError, ToolOutput, edit_confirmation, export_tools, log,
+        output, resolve_in_workspace, workspace_root,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -24,8 +24,7 @@ pub fn parameters_schema<A: JsonSchema>() -> Value {
         top.remove("title");
         top.remove("$defs");
         top.insert("type".to_string(), Value::String("object".to_string()));
-        top.entry("properties")
-            .or_insert_with(|| Value::Object(Map::new()));
+        top.entry("properties").or_insert_with(|| Value::Object(Map::new()));
     }
     schema
 }
@@ -38,11 +37,7 @@ fn clean(schema: &mut Value) {
     object.remove("$schema");
     collapse_nullable_any_of(object);
     if let Some(Value::Array(types)) = object.get("type") {
-        let non_null: Vec<Value> = types
-            .iter()
-            .filter(|t| t.as_str() != Some("null"))
-            .cloned()
-            .collect();
+        let non_null: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
         let collapsed = match non_null.as_slice() {
             [single] => single.clone(),
             _ => Value::Array(non_null),
@@ -52,17 +47,15 @@ fn clean(schema: &mut Value) {
     if let Some(Value::Array(values)) = object.get_mut("enum") {
         values.retain(|value| !value.is_null());
     }
+    if let Some(Value::String(description)) = object.get_mut("description") {
+        *description = unwrap_lines(description);
+    }
     if object.get("default").is_some_and(Value::is_null) {
         object.remove("default");
     }
-    let numeric = matches!(
-        object.get("type").and_then(Value::as_str),
-        Some("integer" | "number")
-    );
-    let standard_format = matches!(
-        object.get("format").and_then(Value::as_str),
-        Some("int32" | "int64" | "float" | "double")
-    );
+    let numeric = matches!(object.get("type").and_then(Value::as_str), Some("integer" | "number"));
+    let standard_format =
+        matches!(object.get("format").and_then(Value::as_str), Some("int32" | "int64" | "float" | "double"));
     if numeric && !standard_format {
         object.remove("format");
     }
@@ -81,6 +74,15 @@ fn clean(schema: &mut Value) {
             children.iter_mut().for_each(clean);
         }
     }
+}
+
+/// Doc comments wrapped at the source's line width, rejoined: single line breaks become
+/// spaces, blank lines stay paragraph breaks.
+fn unwrap_lines(text: &str) -> String {
+    text.split("\n\n")
+        .map(|paragraph| paragraph.split('\n').map(str::trim).collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// `{"anyOf": [X, {"type": "null"}], ...}` (an inlined `Option<Struct>`) becomes X merged
@@ -106,5 +108,74 @@ fn collapse_nullable_any_of(object: &mut Map<String, Value>) {
                 object.insert(key.to_string(), Value::Array(rest));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    enum Mode {
+        Fast,
+        Slow,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Inner {
+        /// A flag.
+        flag: bool,
+    }
+
+    /// Top-level doc that must not become a title.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Args {
+        /// The path,
+        /// wrapped.
+        path: String,
+        /// How many.
+        count: Option<usize>,
+        /// How.
+        mode: Option<Mode>,
+        /// Nested.
+        inner: Option<Inner>,
+        /// Names.
+        names: Vec<String>,
+    }
+
+    #[test]
+    fn schemas_are_inlined_without_null_types() {
+        let schema = parameters_schema::<Args>();
+        let text = schema.to_string();
+        for forbidden in ["$defs", "$ref", "$schema", "null", "\"uint\"", "anyOf"] {
+            assert!(!text.contains(forbidden), "{forbidden} in {text}");
+        }
+        assert_eq!(schema.get("title"), None);
+        assert_eq!(schema["type"], json!("object"));
+        assert_eq!(schema["required"], json!(["path", "names"]));
+        assert_eq!(schema["properties"]["path"]["description"], json!("The path, wrapped."));
+        let order: Vec<&String> = schema["properties"].as_object().map(|p| p.keys().collect()).unwrap_or_default();
+        assert_eq!(order, ["path", "count", "mode", "inner", "names"]);
+        assert_eq!(schema["properties"]["count"]["type"], json!("integer"));
+        assert_eq!(schema["properties"]["mode"]["type"], json!("string"));
+        assert_eq!(schema["properties"]["mode"]["enum"], json!(["Fast", "Slow"]));
+        assert_eq!(schema["properties"]["inner"]["type"], json!("object"));
+        assert_eq!(schema["properties"]["inner"]["properties"]["flag"]["type"], json!("boolean"));
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    struct NoArgs {}
+
+    #[test]
+    fn empty_args_still_have_properties() {
+        let schema = parameters_schema::<NoArgs>();
+        assert_eq!(schema["type"], json!("object"));
+        assert_eq!(schema["properties"], json!({}));
     }
 }

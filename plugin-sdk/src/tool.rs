@@ -53,9 +53,7 @@ pub trait Tool {
     /// Rebuilds the arguments after the user edited the proposed content of this call's
     /// edit confirmation, so that executing them makes the file exactly `proposed`.
     fn modify_args(_args: Self::Args, _proposed: String) -> Result<serde_json::Value, ToolError> {
-        Err(ToolError::InvalidParams(
-            "this tool has no editable proposal".to_string(),
-        ))
+        Err(ToolError::InvalidParams("this tool has no editable proposal".to_string()))
     }
 
     /// Runs the call.

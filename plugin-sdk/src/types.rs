@@ -5,39 +5,27 @@
 use std::path::Path;
 
 pub use crate::bindings::airlock::tool::types::{
-    Access, Capabilities, Confirmation, ContentPart, Display, EditConfirmation, ExecConfirmation,
-    FileDiff, FileRequest, InfoConfirmation, Kind, Media, PluginInfo, Risk, ToolError, ToolInfo,
-    ToolOutput,
+    Access, Capabilities, Confirmation, ContentPart, Display, EditConfirmation, ExecConfirmation, FileDiff,
+    FileRequest, InfoConfirmation, Kind, Media, PluginInfo, Risk, ToolError, ToolInfo, ToolOutput,
 };
 
 impl Capabilities {
     /// Requests nothing: no files, no network, no environment, no processes.
     pub fn none() -> Self {
-        Capabilities {
-            files: Vec::new(),
-            network: Vec::new(),
-            env: Vec::new(),
-            processes: Vec::new(),
-        }
+        Capabilities { files: Vec::new(), network: Vec::new(), env: Vec::new(), processes: Vec::new() }
     }
 
     /// Requests read access to a directory tree: `.` (the workspace), `src`, `~/notes`.
     #[must_use]
     pub fn read(mut self, path: &str) -> Self {
-        self.files.push(FileRequest {
-            path: path.to_string(),
-            access: Access::Read,
-        });
+        self.files.push(FileRequest { path: path.to_string(), access: Access::Read });
         self
     }
 
     /// Requests read-write access to a directory tree.
     #[must_use]
     pub fn read_write(mut self, path: &str) -> Self {
-        self.files.push(FileRequest {
-            path: path.to_string(),
-            access: Access::ReadWrite,
-        });
+        self.files.push(FileRequest { path: path.to_string(), access: Access::ReadWrite });
         self
     }
 
@@ -66,18 +54,12 @@ impl Capabilities {
 impl ToolOutput {
     /// A result that tells the model `text`.
     pub fn text(text: impl Into<String>) -> Self {
-        ToolOutput {
-            llm_content: vec![ContentPart::Text(text.into())],
-            display: None,
-        }
+        ToolOutput { llm_content: vec![ContentPart::Text(text.into())], display: None }
     }
 
     /// A result that tells the model structured data, as JSON.
     pub fn json(value: &serde_json::Value) -> Self {
-        ToolOutput {
-            llm_content: vec![ContentPart::Json(value.to_string())],
-            display: None,
-        }
+        ToolOutput { llm_content: vec![ContentPart::Json(value.to_string())], display: None }
     }
 
     /// Shows the user `markdown` instead of a summary of what the model is told.
@@ -89,12 +71,7 @@ impl ToolOutput {
 
     /// Shows the user a diff of a file change.
     #[must_use]
-    pub fn with_diff(
-        mut self,
-        path: &Path,
-        original: impl Into<String>,
-        proposed: impl Into<String>,
-    ) -> Self {
+    pub fn with_diff(mut self, path: &Path, original: impl Into<String>, proposed: impl Into<String>) -> Self {
         self.display = Some(Display::Diff(FileDiff {
             path: path.display().to_string(),
             original: original.into(),

@@ -9,9 +9,7 @@ use crate::ToolError;
 
 /// The workspace root, as an absolute path (from `airlock:host/context`).
 pub fn workspace_root() -> PathBuf {
-    normalize(Path::new(
-        &crate::bindings::airlock::host::context::workspace_root(),
-    ))
+    normalize(Path::new(&crate::bindings::airlock::host::context::workspace_root()))
 }
 
 /// The id of the current call, for log lines.
@@ -30,8 +28,7 @@ pub fn resolve_in_workspace(path: &str) -> Result<PathBuf, ToolError> {
 pub fn resolve_in(root: &Path, path: &str) -> Result<PathBuf, ToolError> {
     if path.trim().is_empty() {
         return Err(ToolError::InvalidParams(
-            "the path is empty; give a path relative to the workspace root or an absolute path inside it"
-                .to_string(),
+            "the path is empty; give a path relative to the workspace root or an absolute path inside it".to_string(),
         ));
     }
     let root = normalize(root);
@@ -88,45 +85,21 @@ mod tests {
 
     #[test]
     fn resolves_relative_paths_against_the_root() {
-        assert_eq!(
-            resolve_in(&root(), "src/./main.rs").ok(),
-            Some(PathBuf::from("/home/u/proj/src/main.rs"))
-        );
+        assert_eq!(resolve_in(&root(), "src/./main.rs").ok(), Some(PathBuf::from("/home/u/proj/src/main.rs")));
         assert_eq!(resolve_in(&root(), ".").ok(), Some(root()));
-        assert_eq!(
-            resolve_in(&root(), "a/../b").ok(),
-            Some(PathBuf::from("/home/u/proj/b"))
-        );
+        assert_eq!(resolve_in(&root(), "a/../b").ok(), Some(PathBuf::from("/home/u/proj/b")));
     }
 
     #[test]
     fn accepts_absolute_paths_inside_the_workspace() {
-        assert_eq!(
-            resolve_in(&root(), "/home/u/proj/x/../y").ok(),
-            Some(PathBuf::from("/home/u/proj/y"))
-        );
+        assert_eq!(resolve_in(&root(), "/home/u/proj/x/../y").ok(), Some(PathBuf::from("/home/u/proj/y")));
     }
 
     #[test]
     fn refuses_paths_outside_the_workspace() {
-        for path in [
-            "../other",
-            "/etc/passwd",
-            "/home/u/project",
-            "src/../../x",
-            "/",
-        ] {
-            assert!(
-                matches!(
-                    resolve_in(&root(), path),
-                    Err(ToolError::PermissionDenied(_))
-                ),
-                "{path}"
-            );
+        for path in ["../other", "/etc/passwd", "/home/u/project", "src/../../x", "/"] {
+            assert!(matches!(resolve_in(&root(), path), Err(ToolError::PermissionDenied(_))), "{path}");
         }
-        assert!(matches!(
-            resolve_in(&root(), ""),
-            Err(ToolError::InvalidParams(_))
-        ));
+        assert!(matches!(resolve_in(&root(), ""), Err(ToolError::InvalidParams(_))));
     }
 }

@@ -271,8 +271,8 @@ async fn handle(
     body: Bytes,
 ) -> Response {
     let path = uri.path_and_query().map_or_else(|| uri.path().to_owned(), |p| p.as_str().to_owned());
-    let parsed = serde_json::from_slice(&body)
-        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
+    let parsed =
+        serde_json::from_slice(&body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
     let recorded = RecordedRequest {
         method: method.to_string(),
         path: path.clone(),
@@ -523,7 +523,7 @@ mod tests {
 
     #[test]
     fn splits_text_into_pieces_at_char_boundaries() {
-        assert_eq!(split("héllo🦀", 3), ["hél", "lo🦀"]);
+        assert_eq!(split("héllo🦀", 3), ["hé", "ll", "o🦀"]);
         assert_eq!(split("abcdefg", 3), ["abc", "def", "g"]);
         assert_eq!(split("a", 3), ["a"]);
         assert!(split("", 3).is_empty());
@@ -533,8 +533,8 @@ mod tests {
     fn gemini_chunks_carry_text_calls_finish_and_usage() {
         let chunks = gemini_chunks("hello", &[call("glob", json!({ "pattern": "*" }))], (7, 3));
         assert!(chunks.len() >= 2);
-        let last: Value = serde_json::from_str(chunks[chunks.len() - 1].trim_start_matches("data: ").trim())
-            .unwrap_or_default();
+        let last: Value =
+            serde_json::from_str(chunks[chunks.len() - 1].trim_start_matches("data: ").trim()).unwrap_or_default();
         assert_eq!(last["candidates"][0]["finishReason"], "STOP");
         assert_eq!(last["usageMetadata"]["promptTokenCount"], 7);
         assert_eq!(last["candidates"][0]["content"]["parts"][1]["functionCall"]["name"], "glob");
@@ -547,7 +547,9 @@ mod tests {
         let fragments: String = chunks
             .iter()
             .filter_map(|c| serde_json::from_str::<Value>(c.trim_start_matches("data: ").trim()).ok())
-            .filter_map(|c| c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"].as_str().map(str::to_owned))
+            .filter_map(|c| {
+                c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"].as_str().map(str::to_owned)
+            })
             .collect();
         assert_eq!(fragments, r#"{"pattern":"*.rs"}"#);
         assert!(chunks.iter().any(|c| c.contains("\"id\":\"call_5\"")));
@@ -600,7 +602,7 @@ mod tests {
         assert_eq!((status, body.as_str()), (418, "teapot"));
         let (status, body) = post(&mock, "/v1/chat/completions", "{}");
         assert_eq!(status, 200);
-        assert!(body.contains("mock: no more"), "{body}");
+        assert!(body.contains("\"content\":\"mock: no m") && body.ends_with("data: [DONE]\n\n"), "{body}");
         let (status, _) = post(&mock, "/v1/wrong", "{}");
         assert_eq!(status, 404);
         assert_eq!(mock.requests().len(), 3);

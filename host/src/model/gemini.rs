@@ -11,8 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::http::post_sse;
 use super::{
-    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Usage,
-    generated_call_id,
+    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Usage, generated_call_id,
 };
 
 /// The prefix of the ids airlock makes up for calls that came without one.
@@ -105,8 +104,7 @@ fn part(part: &Part) -> Option<Value> {
         }
         Part::FunctionResponse(response) => {
             let key = if response.is_error { "error" } else { "output" };
-            let mut function_response =
-                json!({ "name": response.name, "response": { key: response.content } });
+            let mut function_response = json!({ "name": response.name, "response": { key: response.content } });
             echo_id(&mut function_response, &response.id);
             Some(json!({ "functionResponse": function_response }))
         }
@@ -187,8 +185,7 @@ impl Decoder {
         if let Some(usage) = chunk.usage_metadata {
             self.usage = Some(Usage {
                 input_tokens: usage.prompt_token_count.unwrap_or(0),
-                output_tokens: usage.candidates_token_count.unwrap_or(0)
-                    + usage.thoughts_token_count.unwrap_or(0),
+                output_tokens: usage.candidates_token_count.unwrap_or(0) + usage.thoughts_token_count.unwrap_or(0),
             });
         }
         if let Some(reason) = chunk.prompt_feedback.and_then(|f| f.block_reason) {
@@ -202,7 +199,11 @@ impl Decoder {
             if let Some(call) = part.function_call {
                 on_event(ModelEvent::FunctionCall(function_call(call)));
             } else if let Some(text) = part.text.filter(|t| !t.is_empty()) {
-                on_event(if part.thought == Some(true) { ModelEvent::Thought(text) } else { ModelEvent::TextDelta(text) });
+                on_event(if part.thought == Some(true) {
+                    ModelEvent::Thought(text)
+                } else {
+                    ModelEvent::TextDelta(text)
+                });
             }
         }
         if let Some(reason) = candidate.finish_reason {
@@ -340,11 +341,14 @@ mod tests {
               "usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":5,"thoughtsTokenCount":2}}"#,
         ]);
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(events[..3], [
-            ModelEvent::Thought("pondering".into()),
-            ModelEvent::TextDelta("Hel".into()),
-            ModelEvent::TextDelta("lo".into()),
-        ]);
+        assert_eq!(
+            events[..3],
+            [
+                ModelEvent::Thought("pondering".into()),
+                ModelEvent::TextDelta("Hel".into()),
+                ModelEvent::TextDelta("lo".into()),
+            ]
+        );
         let calls: Vec<&FunctionCall> = events
             .iter()
             .filter_map(|e| match e {
@@ -358,10 +362,13 @@ mod tests {
         assert_eq!((calls[1].id.as_str(), calls[1].arguments.as_str()), ("kept", "{not json"));
         assert_eq!(calls[2].arguments, "{}");
         assert_ne!(calls[0].id, calls[2].id);
-        assert_eq!(events[events.len() - 2..], [
-            ModelEvent::Usage(Usage { input_tokens: 12, output_tokens: 7 }),
-            ModelEvent::Finished { reason: "STOP".into() },
-        ]);
+        assert_eq!(
+            events[events.len() - 2..],
+            [
+                ModelEvent::Usage(Usage { input_tokens: 12, output_tokens: 7 }),
+                ModelEvent::Finished { reason: "STOP".into() },
+            ]
+        );
     }
 
     #[test]
@@ -410,19 +417,22 @@ mod tests {
         assert_eq!(recorded[0].path, "/v1beta/models/test-model:streamGenerateContent?alt=sse");
         assert_eq!(recorded[0].header("x-goog-api-key"), Some("test-key"));
         assert_eq!(declared_tools(&recorded[0].body), ["read_file"]);
-        assert_eq!(function_responses(&recorded[0].body), [
-            ("read_file".to_owned(), "alpha".to_owned()),
-            ("read_file".to_owned(), "Error: no such file: b.txt".to_owned()),
-        ]);
+        assert_eq!(
+            function_responses(&recorded[0].body),
+            [
+                ("read_file".to_owned(), "alpha".to_owned()),
+                ("read_file".to_owned(), "Error: no such file: b.txt".to_owned()),
+            ]
+        );
     }
 
     #[tokio::test]
     async fn streams_parallel_calls_and_raw_arguments_from_the_mock() {
         let mock = MockModel::start(Wire::Gemini);
-        mock.push_turn(Turn::text_and_calls("Looking.", vec![
-            call("read_file", json!({ "path": "a.txt" })),
-            call("glob", json!({ "pattern": "**/*.rs" })),
-        ]));
+        mock.push_turn(Turn::text_and_calls(
+            "Looking.",
+            vec![call("read_file", json!({ "path": "a.txt" })), call("glob", json!({ "pattern": "**/*.rs" }))],
+        ));
         mock.push_turn(Turn::call_with_raw_args("read_file", "{not json"));
         let history = sample_history();
         let request = ModelRequest { system: None, messages: &history, tools: &[] };

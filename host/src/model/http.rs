@@ -25,10 +25,8 @@ pub(crate) async fn post_sse(
     body: &serde_json::Value,
     config: &ProviderConfig,
 ) -> Result<SseStream<BodyStream>, ModelError> {
-    let request = request
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "text/event-stream")
-        .body(body.to_string());
+    let request =
+        request.header(CONTENT_TYPE, "application/json").header(ACCEPT, "text/event-stream").body(body.to_string());
     let response = match tokio::time::timeout(config.idle_timeout, request.send()).await {
         Err(_) => return Err(ModelError::IdleTimeout(config.idle_timeout)),
         Ok(Err(e)) => return Err(ModelError::Connect { url: url.to_owned(), reason: error_chain(&e) }),
@@ -138,7 +136,8 @@ mod tests {
             ModelError::Auth { status: 401, key_variable: "OPENAI_API_KEY" }
         ));
         let gemini = config(ProviderKind::Gemini);
-        let bad_key = r#"{"error":{"code":400,"message":"API key not valid.","details":[{"reason":"API_KEY_INVALID"}]}}"#;
+        let bad_key =
+            r#"{"error":{"code":400,"message":"API key not valid.","details":[{"reason":"API_KEY_INVALID"}]}}"#;
         assert!(matches!(
             status_error(400, bad_key, &gemini),
             ModelError::Auth { status: 400, key_variable: "GEMINI_API_KEY" }

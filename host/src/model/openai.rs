@@ -14,8 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::http::post_sse;
 use super::{
-    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Usage,
-    generated_call_id,
+    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Usage, generated_call_id,
 };
 
 pub(super) async fn stream(
@@ -373,13 +372,16 @@ mod tests {
         ];
         let body = request_body("m", &ModelRequest { system: None, messages: &history, tools: &[] });
         assert!(body.get("tools").is_none());
-        assert_eq!(body["messages"], json!([
-            { "role": "assistant", "content": null, "tool_calls": [
-                { "id": "c", "type": "function", "function": { "name": "glob", "arguments": "{}" } },
-            ] },
-            { "role": "tool", "tool_call_id": "c", "content": "x" },
-            { "role": "user", "content": "also this" },
-        ]));
+        assert_eq!(
+            body["messages"],
+            json!([
+                { "role": "assistant", "content": null, "tool_calls": [
+                    { "id": "c", "type": "function", "function": { "name": "glob", "arguments": "{}" } },
+                ] },
+                { "role": "tool", "tool_call_id": "c", "content": "x" },
+                { "role": "user", "content": "also this" },
+            ])
+        );
     }
 
     #[test]
@@ -408,10 +410,13 @@ mod tests {
         assert_eq!(calls[2].name, "list_directory");
         assert_eq!(calls[2].arguments, "{}");
         assert!(calls[2].id.starts_with("call-"));
-        assert_eq!(events[events.len() - 2..], [
-            ModelEvent::Usage(Usage { input_tokens: 9, output_tokens: 4 }),
-            ModelEvent::Finished { reason: "tool_calls".into() },
-        ]);
+        assert_eq!(
+            events[events.len() - 2..],
+            [
+                ModelEvent::Usage(Usage { input_tokens: 9, output_tokens: 4 }),
+                ModelEvent::Finished { reason: "tool_calls".into() },
+            ]
+        );
     }
 
     #[test]
@@ -462,10 +467,13 @@ mod tests {
             })
             .collect();
         assert_eq!(text, "Hello from the mock");
-        assert_eq!(events[events.len() - 2..], [
-            ModelEvent::Usage(Usage { input_tokens: 42, output_tokens: 7 }),
-            ModelEvent::Finished { reason: "stop".into() },
-        ]);
+        assert_eq!(
+            events[events.len() - 2..],
+            [
+                ModelEvent::Usage(Usage { input_tokens: 42, output_tokens: 7 }),
+                ModelEvent::Finished { reason: "stop".into() },
+            ]
+        );
 
         let recorded = mock.recorded();
         assert_eq!(recorded.len(), 1);
@@ -473,20 +481,26 @@ mod tests {
         assert_eq!(recorded[0].header("authorization"), Some("Bearer test-key"));
         assert_eq!(recorded[0].body["model"], "test-model");
         assert_eq!(declared_tools(&recorded[0].body), ["read_file"]);
-        assert_eq!(function_responses(&recorded[0].body), [
-            ("read_file".to_owned(), "alpha".to_owned()),
-            ("read_file".to_owned(), "Error: no such file: b.txt".to_owned()),
-        ]);
+        assert_eq!(
+            function_responses(&recorded[0].body),
+            [
+                ("read_file".to_owned(), "alpha".to_owned()),
+                ("read_file".to_owned(), "Error: no such file: b.txt".to_owned()),
+            ]
+        );
     }
 
     #[tokio::test]
     async fn streams_parallel_calls_and_raw_arguments_from_the_mock() {
         let mock = MockModel::start(Wire::OpenAi);
-        mock.push_turn(Turn::text_and_calls("Looking.", vec![
-            call("read_file", json!({ "path": "a.txt" })),
-            call("glob", json!({ "pattern": "**/*.rs" })),
-            call("read_file", json!({ "path": "b.txt" })).with_id("fixed-id"),
-        ]));
+        mock.push_turn(Turn::text_and_calls(
+            "Looking.",
+            vec![
+                call("read_file", json!({ "path": "a.txt" })),
+                call("glob", json!({ "pattern": "**/*.rs" })),
+                call("read_file", json!({ "path": "b.txt" })).with_id("fixed-id"),
+            ],
+        ));
         mock.push_turn(Turn::call_with_raw_args("read_file", "{not json"));
         let history = sample_history();
         let request = ModelRequest { system: None, messages: &history, tools: &[] };

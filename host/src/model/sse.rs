@@ -267,8 +267,7 @@ mod tests {
 
     #[tokio::test]
     async fn stream_yields_events_then_none() {
-        let mut stream =
-            SseStream::new(body(vec![b"data: o", b"ne\n", b"\ndata: two\n\n"]), Duration::from_secs(5));
+        let mut stream = SseStream::new(body(vec![b"data: o", b"ne\n", b"\ndata: two\n\n"]), Duration::from_secs(5));
         assert_eq!(stream.next().await.ok().flatten(), Some(data("one")));
         assert_eq!(stream.next().await.ok().flatten(), Some(data("two")));
         assert_eq!(stream.next().await.ok().flatten(), None);

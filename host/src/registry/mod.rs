@@ -234,14 +234,4 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::edit_distance;
-
-    #[test]
-    fn edit_distance_counts_single_edits() {
-        assert_eq!(edit_distance("read_fil", "read_file"), 1);
-        assert_eq!(edit_distance("reed_file", "read_file"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("glob", "glob"), 0);
-    }
-}
+mod tests;

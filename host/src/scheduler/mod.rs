@@ -61,7 +61,7 @@ impl CompletedCall {
     pub fn response(&self) -> FunctionResponse {
         let (content, is_error) = match &self.result {
             Ok(output) => (output.llm_text(), false),
-            Err(error) => (format!("Error ({}): {}", error.kind.as_str(), error.message), true),
+            Err(error) => (format!("{}: {}", error.kind.as_str(), error.message), true),
         };
         FunctionResponse { id: self.call.id.clone(), name: self.call.name.clone(), content, is_error }
     }
@@ -150,3 +150,6 @@ impl Scheduler {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -52,11 +52,7 @@ impl Tool for Glob {
 
     fn describe_call(args: &Args) -> String {
         match args.dir_path.as_deref().map(resolve_in_workspace) {
-            Some(Ok(dir)) => format!(
-                "Find files matching '{}' in {}",
-                args.pattern,
-                display_path(&dir)
-            ),
+            Some(Ok(dir)) => format!("Find files matching '{}' in {}", args.pattern, display_path(&dir)),
             _ => format!("Find files matching '{}'", args.pattern),
         }
     }
@@ -66,15 +62,12 @@ impl Tool for Glob {
         let matcher = matcher(&args, &base)?;
         let metadata = std::fs::metadata(&base).map_err(|e| io_error(&base, &e))?;
         if !metadata.is_dir() {
-            return Err(ToolError::InvalidParams(format!(
-                "dir_path '{}' is not a directory",
-                display_path(&base)
-            )));
+            return Err(ToolError::InvalidParams(format!("dir_path '{}' is not a directory", display_path(&base))));
         }
 
         let mut found: Vec<(PathBuf, Option<SystemTime>)> = Vec::new();
         for entry in walker(&base).flatten() {
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
+            if !is_file(&entry) {
                 continue;
             }
             let Ok(relative) = entry.path().strip_prefix(&base) else {
@@ -124,16 +117,12 @@ fn base_dir(args: &Args) -> Result<PathBuf, ToolError> {
 fn matcher(args: &Args, base: &Path) -> Result<GlobMatcher, ToolError> {
     let mut pattern = args.pattern.as_str();
     if pattern.trim().is_empty() {
-        return Err(ToolError::InvalidParams(
-            "pattern is empty; give a glob such as **/*.rs".to_string(),
-        ));
+        return Err(ToolError::InvalidParams("pattern is empty; give a glob such as **/*.rs".to_string()));
     }
     let base_text = base.display().to_string();
     if pattern.starts_with('/') {
-        pattern = pattern
-            .strip_prefix(base_text.as_str())
-            .and_then(|rest| rest.strip_prefix('/'))
-            .ok_or_else(|| {
+        pattern =
+            pattern.strip_prefix(base_text.as_str()).and_then(|rest| rest.strip_prefix('/')).ok_or_else(|| {
                 ToolError::PermissionDenied(format!(
                     "pattern '{}' is an absolute path outside {base_text}; give a pattern \
                      relative to dir_path instead",
@@ -147,9 +136,7 @@ fn matcher(args: &Args, base: &Path) -> Result<GlobMatcher, ToolError> {
         .case_insensitive(!args.case_sensitive.unwrap_or(false))
         .build()
         .map(|glob| glob.compile_matcher())
-        .map_err(|e| {
-            ToolError::InvalidParams(format!("invalid glob pattern '{}': {e}", args.pattern))
-        })
+        .map_err(|e| ToolError::InvalidParams(format!("invalid glob pattern '{}': {e}", args.pattern)))
 }
 
 /// A single-threaded walk below `base` that honours `.gitignore` files (also outside a git
@@ -169,14 +156,17 @@ fn sort_recent_first(found: &mut [(PathBuf, Option<SystemTime>)], now: SystemTim
     let recent = |modified: &Option<SystemTime>| {
         modified.is_some_and(|m| now.duration_since(m).map_or(true, |age| age <= RECENT))
     };
-    found.sort_by(
-        |(path_a, time_a), (path_b, time_b)| match (recent(time_a), recent(time_b)) {
-            (true, true) => time_b.cmp(time_a).then_with(|| path_a.cmp(path_b)),
-            (true, false) => std::cmp::Ordering::Less,
-            (false, true) => std::cmp::Ordering::Greater,
-            (false, false) => path_a.cmp(path_b),
-        },
-    );
+    found.sort_by(|(path_a, time_a), (path_b, time_b)| match (recent(time_a), recent(time_b)) {
+        (true, true) => time_b.cmp(time_a).then_with(|| path_a.cmp(path_b)),
+        (true, false) => std::cmp::Ordering::Less,
+        (false, true) => std::cmp::Ordering::Greater,
+        (false, false) => path_a.cmp(path_b),
+    });
+}
+
+/// A regular file, or a symbolic link to one.
+fn is_file(entry: &ignore::DirEntry) -> bool {
+    entry.file_type().is_some_and(|t| t.is_file() || (t.is_symlink() && entry.path().is_file()))
 }
 
 export_tools!(Glob);
@@ -197,9 +187,6 @@ mod tests {
         ];
         sort_recent_first(&mut found, now);
         let order: Vec<_> = found.iter().map(|(p, _)| p.display().to_string()).collect();
-        assert_eq!(
-            order,
-            ["/w/recent_0h", "/w/recent_1h", "/w/a_old", "/w/b_old"]
-        );
+        assert_eq!(order, ["/w/recent_0h", "/w/recent_1h", "/w/a_old", "/w/b_old"]);
     }
 }

@@ -86,7 +86,7 @@ impl Tool for GrepSearch {
         let mut files: Vec<FileMatches> = Vec::new();
         let mut total = 0usize;
         for entry in walker(&base).flatten() {
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
+            if !is_file(&entry) {
                 continue;
             }
             let path = entry.path();
@@ -116,10 +116,7 @@ impl Tool for GrepSearch {
                 }
             }
             if !lines.is_empty() {
-                files.push(FileMatches {
-                    path: path.to_path_buf(),
-                    lines,
-                });
+                files.push(FileMatches { path: path.to_path_buf(), lines });
             }
         }
         Ok(report(&args, &base, &files, total))
@@ -133,10 +130,7 @@ fn report(args: &Args, base: &Path, files: &[FileMatches], total: usize) -> Tool
         let _ = write!(scope, " (filter: \"{include}\")");
     }
     if total == 0 {
-        return ToolOutput::text(format!(
-            "No matches found for pattern \"{}\" {scope}.",
-            args.pattern
-        ));
+        return ToolOutput::text(format!("No matches found for pattern \"{}\" {scope}.", args.pattern));
     }
     let plural = if total == 1 { "match" } else { "matches" };
     let mut text = if total > MAX_MATCHES {
@@ -146,10 +140,7 @@ fn report(args: &Args, base: &Path, files: &[FileMatches], total: usize) -> Tool
             args.pattern
         )
     } else {
-        format!(
-            "Found {total} {plural} for pattern \"{}\" {scope}:\n---\n",
-            args.pattern
-        )
+        format!("Found {total} {plural} for pattern \"{}\" {scope}:\n---\n", args.pattern)
     };
     for file in files {
         let _ = writeln!(text, "File: {}", display_path(&file.path));
@@ -169,9 +160,7 @@ fn base_path(args: &Args) -> Result<PathBuf, ToolError> {
 
 fn regex(pattern: &str) -> Result<Regex, ToolError> {
     if pattern.is_empty() {
-        return Err(ToolError::InvalidParams(
-            "pattern is empty; give a regular expression to search for".to_string(),
-        ));
+        return Err(ToolError::InvalidParams("pattern is empty; give a regular expression to search for".to_string()));
     }
     RegexBuilder::new(pattern)
         .size_limit(10 * 1024 * 1024)
@@ -194,8 +183,7 @@ fn include_matcher(include: Option<&str>) -> Result<Option<GlobMatcher>, ToolErr
 /// A pattern without `/` matches the file name, one with `/` the path below `base`.
 fn included(include: &GlobMatcher, base: &Path, path: &Path) -> bool {
     if include.glob().glob().contains('/') {
-        path.strip_prefix(base)
-            .is_ok_and(|relative| include.is_match(relative))
+        path.strip_prefix(base).is_ok_and(|relative| include.is_match(relative))
     } else {
         path.file_name().is_some_and(|name| include.is_match(name))
     }
@@ -220,6 +208,11 @@ fn walker(root: &Path) -> ignore::Walk {
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(|entry| entry.file_name() != ".git")
         .build()
+}
+
+/// A regular file, or a symbolic link to one.
+fn is_file(entry: &ignore::DirEntry) -> bool {
+    entry.file_type().is_some_and(|t| t.is_file() || (t.is_symlink() && entry.path().is_file()))
 }
 
 export_tools!(GrepSearch);

@@ -118,11 +118,8 @@ impl Tool for ListDirectory {
         if !notes.is_empty() {
             text.push_str(&format!("\n({})", notes.join(", ")));
         }
-        let summary = format!(
-            "Listed {} entr{} in {shown}",
-            entries.len(),
-            if entries.len() == 1 { "y" } else { "ies" }
-        );
+        let summary =
+            format!("Listed {} entr{} in {shown}", entries.len(), if entries.len() == 1 { "y" } else { "ies" });
         Ok(ToolOutput::text(text.trim_end()).with_markdown(summary))
     }
 }
@@ -131,14 +128,11 @@ impl Tool for ListDirectory {
 fn ignore_set(patterns: Option<&[String]>) -> Result<GlobSet, ToolError> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns.unwrap_or_default() {
-        let glob = Glob::new(pattern).map_err(|e| {
-            ToolError::InvalidParams(format!("invalid ignore pattern '{pattern}': {e}"))
-        })?;
+        let glob = Glob::new(pattern)
+            .map_err(|e| ToolError::InvalidParams(format!("invalid ignore pattern '{pattern}': {e}")))?;
         builder.add(glob);
     }
-    builder
-        .build()
-        .map_err(|e| ToolError::InvalidParams(format!("invalid ignore patterns: {e}")))
+    builder.build().map_err(|e| ToolError::InvalidParams(format!("invalid ignore patterns: {e}")))
 }
 
 /// The `.gitignore` of every directory from `dir` up to the workspace root, deepest first.
@@ -153,9 +147,7 @@ fn gitignore_chain(root: &Path, dir: &Path) -> Vec<Gitignore> {
             chain.push(gitignore);
         }
         level = match current.parent() {
-            Some(parent) if current != root && parent.starts_with(root) => {
-                Some(workspace::normalize(parent))
-            }
+            Some(parent) if current != root && parent.starts_with(root) => Some(workspace::normalize(parent)),
             _ => None,
         };
     }

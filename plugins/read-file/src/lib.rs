@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use airlock_plugin_sdk::display_path;
-use airlock_plugin_sdk::fs::io_error;
+use airlock_plugin_sdk::fs::{io_error, within_grant};
 use airlock_plugin_sdk::prelude::*;
 use airlock_plugin_sdk::{ContentPart, Media};
 
@@ -97,40 +97,30 @@ impl Tool for ReadFile {
         let bytes = fs::read(&path).map_err(|e| not_found_or(&path, &e))?;
         let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
         if sniff.contains(&0) {
-            return Ok(ToolOutput::text(format!(
-                "Cannot display content of binary file: {}",
-                path.display()
-            )));
+            return Ok(ToolOutput::text(format!("Cannot display content of binary file: {}", path.display())));
         }
         let text = String::from_utf8_lossy(&bytes);
         let start = usize::try_from(args.start_line.unwrap_or(1)).unwrap_or(usize::MAX);
-        let end = args
-            .end_line
-            .map(|end| usize::try_from(end).unwrap_or(usize::MAX));
+        let end = args.end_line.map(|end| usize::try_from(end).unwrap_or(usize::MAX));
         let excerpt = excerpt(&text, start, end).map_err(|total| {
             ToolError::InvalidParams(format!(
                 "start_line {start} is past the end of '{}', which has {total} lines",
                 display_path(&path)
             ))
         })?;
-        let summary = if excerpt.total == 0 {
-            format!("Read {} (empty)", display_path(&path))
-        } else {
-            format!(
-                "Read lines {}-{} of {} from {}",
-                excerpt.first,
-                excerpt.last,
-                excerpt.total,
-                display_path(&path)
-            )
-        };
+        if excerpt.total == 0 {
+            return Ok(ToolOutput::text(format!("The file {} is empty.", path.display()))
+                .with_markdown(format!("Read {} (empty)", display_path(&path))));
+        }
+        let summary =
+            format!("Read lines {}-{} of {} from {}", excerpt.first, excerpt.last, excerpt.total, display_path(&path));
         Ok(ToolOutput::text(excerpt.render()).with_markdown(summary))
     }
 }
 
 /// A missing file is `not-found` with a hint; other errors as usual.
 fn not_found_or(path: &Path, error: &std::io::Error) -> ToolError {
-    if error.kind() == std::io::ErrorKind::NotFound {
+    if error.kind() == std::io::ErrorKind::NotFound && within_grant(path) {
         ToolError::NotFound(format!(
             "File not found: {}. Check the path; list_directory or glob can find the file.",
             path.display()
@@ -159,10 +149,7 @@ struct Excerpt {
 impl Excerpt {
     /// The text for the model: the lines, after a notice when they are not the whole file.
     fn render(self) -> String {
-        let status = format!(
-            "Status: Showing lines {}-{} of {} total lines.",
-            self.first, self.last, self.total
-        );
+        let status = format!("Status: Showing lines {}-{} of {} total lines.", self.first, self.last, self.total);
         let cut = if self.cut_lines {
             format!("\nSome lines were longer than {MAX_LINE_CHARS} characters and were cut.")
         } else {
@@ -193,14 +180,7 @@ fn excerpt(text: &str, start: usize, end: Option<usize>) -> Result<Excerpt, usiz
     }
     let total = lines.len();
     if total == 0 {
-        return Ok(Excerpt {
-            content: String::new(),
-            first: 0,
-            last: 0,
-            total,
-            more: false,
-            cut_lines: false,
-        });
+        return Ok(Excerpt { content: String::new(), first: 0, last: 0, total, more: false, cut_lines: false });
     }
     if start > total {
         return Err(total);
@@ -229,14 +209,7 @@ fn excerpt(text: &str, start: usize, end: Option<usize>) -> Result<Excerpt, usiz
         content.push_str(&line);
         last += 1;
     }
-    Ok(Excerpt {
-        content,
-        first: start,
-        last,
-        total,
-        more: last < wanted_last,
-        cut_lines,
-    })
+    Ok(Excerpt { content, first: start, last, total, more: last < wanted_last, cut_lines })
 }
 
 /// The media type of the files sent to the model as media, by extension.
@@ -260,16 +233,9 @@ fn read_media(path: &Path, mime_type: &str, size: u64) -> Result<ToolOutput, Too
         )));
     }
     let data = fs::read(path).map_err(|e| not_found_or(path, &e))?;
-    let summary = format!(
-        "Read {} ({mime_type}, {} bytes)",
-        display_path(path),
-        data.len()
-    );
+    let summary = format!("Read {} ({mime_type}, {} bytes)", display_path(path), data.len());
     Ok(ToolOutput {
-        llm_content: vec![ContentPart::Media(Media {
-            mime_type: mime_type.to_string(),
-            data,
-        })],
+        llm_content: vec![ContentPart::Media(Media { mime_type: mime_type.to_string(), data })],
         display: None,
     }
     .with_markdown(summary))
@@ -297,9 +263,7 @@ mod tests {
     #[test]
     fn caps_the_number_of_lines() {
         let text = "x\n".repeat(MAX_LINES + 5);
-        let e = excerpt(&text, 1, None)
-            .ok()
-            .map(|e| (e.last, e.total, e.more));
+        let e = excerpt(&text, 1, None).ok().map(|e| (e.last, e.total, e.more));
         assert_eq!(e, Some((MAX_LINES, MAX_LINES + 5, true)));
     }
 

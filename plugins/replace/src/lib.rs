@@ -72,11 +72,7 @@ impl Tool for Replace {
 
     fn confirm(args: &Args) -> Result<Option<Confirmation>, ToolError> {
         let edit = plan(args)?;
-        Ok(Some(edit_confirmation(
-            &edit.path,
-            edit.original.as_deref(),
-            &edit.proposed,
-        )))
+        Ok(Some(edit_confirmation(&edit.path, edit.original.as_deref(), &edit.proposed)))
     }
 
     fn modify_args(args: Args, proposed: String) -> Result<serde_json::Value, ToolError> {
@@ -95,10 +91,7 @@ impl Tool for Replace {
         let edit = plan(&args)?;
         write_atomic(&edit.path, edit.proposed.as_bytes())?;
         let text = match edit.original {
-            None => format!(
-                "Created new file: {} with the provided content.",
-                edit.path.display()
-            ),
+            None => format!("Created new file: {} with the provided content.", edit.path.display()),
             Some(_) => format!(
                 "Successfully modified file: {} ({} replacement{}).",
                 edit.path.display(),
@@ -106,11 +99,7 @@ impl Tool for Replace {
                 if edit.replacements == 1 { "" } else { "s" }
             ),
         };
-        Ok(ToolOutput::text(text).with_diff(
-            &edit.path,
-            edit.original.unwrap_or_default(),
-            edit.proposed,
-        ))
+        Ok(ToolOutput::text(text).with_diff(&edit.path, edit.original.unwrap_or_default(), edit.proposed))
     }
 }
 
@@ -121,12 +110,7 @@ fn plan(args: &Args) -> Result<Edit, ToolError> {
     let shown = display_path(&path);
     let Some(content) = original.as_deref() else {
         if args.old_string.is_empty() {
-            return Ok(Edit {
-                path,
-                original: None,
-                proposed: args.new_string.clone(),
-                replacements: 1,
-            });
+            return Ok(Edit { path, original: None, proposed: args.new_string.clone(), replacements: 1 });
         }
         return Err(ToolError::NotFound(format!(
             "File not found: {}. To create a new file, call replace with an empty old_string \
@@ -137,12 +121,7 @@ fn plan(args: &Args) -> Result<Edit, ToolError> {
     if args.old_string.is_empty() {
         // An empty file is "" in full: replacing all of it is well defined.
         if content.is_empty() {
-            return Ok(Edit {
-                path,
-                proposed: args.new_string.clone(),
-                original,
-                replacements: 1,
-            });
+            return Ok(Edit { path, proposed: args.new_string.clone(), original, replacements: 1 });
         }
         return Err(ToolError::InvalidParams(format!(
             "old_string is empty but {shown} already exists. Give the exact text to replace \
@@ -165,12 +144,7 @@ fn plan(args: &Args) -> Result<Edit, ToolError> {
         )));
     }
     let proposed = content.replace(old.as_str(), &new);
-    Ok(Edit {
-        path,
-        original,
-        proposed,
-        replacements: count,
-    })
+    Ok(Edit { path, original, proposed, replacements: count })
 }
 
 /// The old and new text as they must be written in `content`: unchanged when `old` occurs
@@ -181,11 +155,7 @@ fn matching_pair(content: &str, old: &str, new: &str) -> (String, String) {
     if !content.contains(old) && content.contains("\r\n") && bare_newlines(old) {
         let crlf_old = old.replace('\n', "\r\n");
         if content.contains(&crlf_old) {
-            let crlf_new = if new.contains('\r') {
-                new.to_string()
-            } else {
-                new.replace('\n', "\r\n")
-            };
+            let crlf_new = if new.contains('\r') { new.to_string() } else { new.replace('\n', "\r\n") };
             return (crlf_old, crlf_new);
         }
     }

@@ -54,11 +54,7 @@ impl Tool for WriteFile {
     fn confirm(args: &Args) -> Result<Option<Confirmation>, ToolError> {
         let path = resolve_in_workspace(&args.file_path)?;
         let original = current_content(&path)?;
-        Ok(Some(edit_confirmation(
-            &path,
-            original.as_deref(),
-            &args.content,
-        )))
+        Ok(Some(edit_confirmation(&path, original.as_deref(), &args.content)))
     }
 
     fn modify_args(args: Args, proposed: String) -> Result<serde_json::Value, ToolError> {
@@ -70,10 +66,7 @@ impl Tool for WriteFile {
         let original = current_content(&path)?;
         write_atomic(&path, args.content.as_bytes())?;
         let text = match original {
-            None => format!(
-                "Successfully created and wrote to new file: {}",
-                path.display()
-            ),
+            None => format!("Successfully created and wrote to new file: {}", path.display()),
             Some(_) => format!("Successfully overwrote file: {}", path.display()),
         };
         Ok(ToolOutput::text(text).with_diff(&path, original.unwrap_or_default(), args.content))

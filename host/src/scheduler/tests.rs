@@ -1,0 +1,192 @@
+//! The scheduler against real components: the built-ins and the fixture plugins.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use airlock_tests::fixtures;
+use serde_json::json;
+
+use super::*;
+use crate::contract::ErrorKind;
+use crate::events::CallStatus::*;
+use crate::policy::{ApprovalOutcome, ApprovalRequest, RefuseAll};
+use crate::testing::{Recorder, Setup, runtime, statuses};
+
+fn call(id: &str, name: &str, args: serde_json::Value) -> FunctionCall {
+    FunctionCall { id: id.into(), name: name.into(), arguments: args.to_string() }
+}
+
+/// Answers every approval with the same outcome.
+struct Always(ApprovalOutcome);
+
+impl Approver for Always {
+    fn ask(&self, _: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>> {
+        let outcome = self.0.clone();
+        Box::pin(async move { outcome })
+    }
+}
+
+async fn scheduler(setup: &Setup, mode: ApprovalMode, approver: Arc<dyn Approver>, limits: CallLimits) -> Scheduler {
+    let runtime = runtime();
+    let registry = setup.registry(&runtime).await;
+    Scheduler::new(runtime, registry, setup.workspace.clone(), mode, approver, limits)
+}
+
+fn error_of(done: &CompletedCall) -> &crate::contract::ToolError {
+    done.result.as_ref().err().unwrap_or_else(|| panic!("{} succeeded: {:?}", done.call.name, done.result))
+}
+
+#[tokio::test]
+async fn walks_each_call_through_its_states_and_isolates_failures() {
+    let setup = Setup::new(&[fixtures::ECHO_TOOLS, fixtures::TRAP]);
+    std::fs::write(setup.workspace.join("a.txt"), "alpha\n").unwrap();
+    let scheduler =
+        scheduler(&setup, ApprovalMode::Default, Arc::new(RefuseAll { mode: ApprovalMode::Default }), CallLimits::default()).await;
+    let calls = vec![
+        call("ok", "read_file", json!({"file_path": "a.txt"})),
+        call("unknown", "read_fil", json!({})),
+        call("schema", "read_file", json!({"file_path": 5})),
+        call("validate", "echo", json!({"text": "invalid"})),
+        call("refused", "write_file", json!({"file_path": "b.txt", "content": "x"})),
+        call("trap", "trap_now", json!({})),
+        call("shout", "shout", json!({"text": "hi"})),
+    ];
+    let recorder = Recorder::new();
+    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
+    let events = recorder.finish().await;
+
+    assert_eq!(statuses(&events, "ok"), [Validating, Scheduled, Executing, Success]);
+    assert_eq!(done[0].result.as_ref().unwrap().llm_text().trim(), "alpha");
+    assert_eq!(statuses(&events, "unknown"), [Validating, Error]);
+    assert_eq!(error_of(&done[1]).kind, ErrorKind::ToolNotFound);
+    assert!(error_of(&done[1]).message.contains("Did you mean `read_file`?"), "{}", error_of(&done[1]).message);
+    assert_eq!(statuses(&events, "schema"), [Validating, Error]);
+    assert_eq!(error_of(&done[2]).kind, ErrorKind::InvalidParams);
+    assert!(error_of(&done[2]).message.contains("/file_path"), "{}", error_of(&done[2]).message);
+    assert_eq!(statuses(&events, "validate"), [Validating, Error]);
+    assert_eq!(error_of(&done[3]).message, "text may not be 'invalid'");
+    assert_eq!(statuses(&events, "refused"), [Validating, AwaitingApproval, Error]);
+    assert_eq!(error_of(&done[4]).kind, ErrorKind::PolicyDenied);
+    assert!(!setup.workspace.join("b.txt").exists(), "a refused write must not happen");
+    assert_eq!(statuses(&events, "trap"), [Validating, Scheduled, Executing, Error]);
+    assert_eq!(error_of(&done[5]).kind, ErrorKind::PluginFault);
+    assert!(error_of(&done[5]).message.contains("crashed"), "{}", error_of(&done[5]).message);
+    assert_eq!(done[6].result.as_ref().unwrap().llm_text(), "HI");
+    // Every response keeps the call's id, in order.
+    let ids: Vec<_> = done.iter().map(|d| d.response().id).collect();
+    assert_eq!(ids, ["ok", "unknown", "schema", "validate", "refused", "trap", "shout"]);
+}
+
+#[tokio::test]
+async fn approved_edits_run_one_after_another_in_order() {
+    let setup = Setup::new(&[]);
+    std::fs::write(setup.workspace.join("f.txt"), "one\n").unwrap();
+    let scheduler =
+        scheduler(&setup, ApprovalMode::Default, Arc::new(Always(ApprovalOutcome::AllowOnce)), CallLimits::default()).await;
+    // The second edit only matches after the first one ran.
+    let calls = vec![
+        call("1", "replace", json!({"file_path": "f.txt", "old_string": "one", "new_string": "two"})),
+        call("2", "replace", json!({"file_path": "f.txt", "old_string": "two", "new_string": "three"})),
+    ];
+    let recorder = Recorder::new();
+    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
+    let events = recorder.finish().await;
+    assert_eq!(statuses(&events, "1"), [Validating, AwaitingApproval, Scheduled, Executing, Success]);
+    assert!(done[0].result.is_ok(), "{:?}", done[0].result);
+    // Validation of the second call ran before the first edit, against "one\n", and failed.
+    assert_eq!(std::fs::read_to_string(setup.workspace.join("f.txt")).unwrap(), "two\n");
+    assert_eq!(error_of(&done[1]).kind, ErrorKind::InvalidParams);
+}
+
+#[tokio::test]
+async fn cancelling_one_approval_cancels_the_batch() {
+    let setup = Setup::new(&[]);
+    let scheduler =
+        scheduler(&setup, ApprovalMode::Default, Arc::new(Always(ApprovalOutcome::Cancel)), CallLimits::default()).await;
+    let calls = vec![
+        call("w", "write_file", json!({"file_path": "x.txt", "content": "x"})),
+        call("r", "list_directory", json!({"dir_path": "."})),
+    ];
+    let recorder = Recorder::new();
+    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
+    let events = recorder.finish().await;
+    assert_eq!(done[0].status, Cancelled);
+    assert_eq!(done[1].status, Cancelled);
+    assert_eq!(statuses(&events, "r"), [Validating, Scheduled, Cancelled]);
+    assert!(!setup.workspace.join("x.txt").exists());
+}
+
+#[tokio::test]
+async fn a_plugin_that_spins_hits_its_deadline_and_the_next_call_still_runs() {
+    let setup = Setup::new(&[fixtures::SPIN_FOREVER, fixtures::ECHO_TOOLS]);
+    let limits = CallLimits { deadline: Duration::from_millis(300), ..CallLimits::default() };
+    let scheduler = scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), limits).await;
+    let recorder = Recorder::new();
+    let calls = vec![call("spin", "spin", json!({})), call("echo", "echo", json!({"text": "still here"}))];
+    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
+    recorder.finish().await;
+    assert_eq!(error_of(&done[0]).kind, ErrorKind::Timeout);
+    assert!(error_of(&done[0]).message.contains("deadline"), "{}", error_of(&done[0]).message);
+    assert_eq!(done[1].result.as_ref().unwrap().llm_text(), "still here");
+}
+
+#[tokio::test]
+async fn cancellation_stops_a_running_call() {
+    let setup = Setup::new(&[fixtures::SPIN_FOREVER]);
+    let scheduler =
+        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), CallLimits::default()).await;
+    let cancel = Cancellation::default();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        trigger.cancel();
+    });
+    let recorder = Recorder::new();
+    let started = std::time::Instant::now();
+    let done = scheduler.run_batch(&[call("spin", "spin", json!({}))], &recorder.sink, &cancel).await;
+    let events = recorder.finish().await;
+    assert_eq!(done[0].status, Cancelled);
+    assert_eq!(statuses(&events, "spin"), [Validating, Scheduled, Executing, Cancelled]);
+    // The default deadline is a minute: only cancellation can have stopped it this soon.
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[tokio::test]
+async fn a_memory_bomb_is_stopped_at_the_cap() {
+    let setup = Setup::new(&[fixtures::MEMORY_BOMB]);
+    let limits = CallLimits { memory: 32 << 20, ..CallLimits::default() };
+    let scheduler = scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), limits).await;
+    let recorder = Recorder::new();
+    let done = scheduler.run_batch(&[call("bomb", "allocate", json!({}))], &recorder.sink, &Cancellation::default()).await;
+    recorder.finish().await;
+    let error = error_of(&done[0]);
+    assert_eq!(error.kind, ErrorKind::PluginFault);
+    assert!(error.message.contains("memory limit of 32 MiB"), "{}", error.message);
+}
+
+#[tokio::test]
+async fn a_read_only_tool_cannot_write_even_if_it_asks() {
+    let setup = Setup::new(&[fixtures::WRITER_CLAIMS_READ]);
+    let scheduler =
+        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), CallLimits::default()).await;
+    let recorder = Recorder::new();
+    let done = scheduler.run_batch(&[call("w", "sneaky_write", json!({}))], &recorder.sink, &Cancellation::default()).await;
+    recorder.finish().await;
+    assert_eq!(error_of(&done[0]).kind, ErrorKind::Execution);
+    assert!(!setup.workspace.join("pwned.txt").exists());
+}
+
+#[tokio::test]
+async fn a_plugin_sees_no_environment() {
+    // SAFETY-free: tests in this binary never read this variable concurrently.
+    let setup = Setup::new(&[fixtures::ENV_PEEK]);
+    let scheduler =
+        scheduler(&setup, ApprovalMode::Default, Arc::new(RefuseAll { mode: ApprovalMode::Default }), CallLimits::default()).await;
+    let recorder = Recorder::new();
+    let done = scheduler.run_batch(&[call("e", "peek_env", json!({}))], &recorder.sink, &Cancellation::default()).await;
+    recorder.finish().await;
+    assert_eq!(done[0].result.as_ref().unwrap().llm_text(), "[]");
+    assert!(std::env::var_os("PATH").is_some(), "the host itself has an environment");
+}
