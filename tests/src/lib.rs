@@ -3,7 +3,9 @@
 
 pub mod fixtures;
 pub mod mock_model;
+pub mod session;
 
 pub use mock_model::{
     MockCall, MockModel, NO_MORE_TURNS, RecordedRequest, Turn, Wire, call, declared_tools, function_responses,
 };
+pub use session::{Finished, Session};

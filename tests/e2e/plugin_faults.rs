@@ -1,0 +1,88 @@
+//! Faulty plugins through the real binary: the session goes on, the model learns what
+//! happened, and nothing a plugin prints reaches the terminal.
+
+use std::path::Path;
+
+use airlock_tests::{MockModel, Session, Turn, Wire, call, fixtures, function_responses};
+use serde_json::json;
+
+fn session() -> Session {
+    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
+}
+
+#[test]
+fn trapping_spinning_and_memory_hungry_plugins_become_errors_and_the_session_goes_on() {
+    let s = session();
+    for plugin in [fixtures::TRAP, fixtures::SPIN_FOREVER, fixtures::MEMORY_BOMB, fixtures::ECHO_TOOLS] {
+        s.install_plugin(plugin);
+    }
+    std::fs::create_dir_all(s.airlock_home()).unwrap();
+    std::fs::write(s.airlock_home().join("config.toml"), "[tools]\ntimeout_secs = 1\nmemory_mb = 32\n").unwrap();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(vec![
+        call("trap_now", json!({})),
+        call("trap_in_validate", json!({})),
+        call("spin", json!({})),
+        call("allocate", json!({})),
+        call("echo", json!({"text": "alive"})),
+    ]));
+    mock.push_turn(Turn::calls(vec![call("shout", json!({"text": "next turn"}))]));
+    mock.push_turn(Turn::text("Survived."));
+    let done = Session::run({
+        let mut c = s.command(&mock);
+        c.args(["-p", "break things", "--approval-mode", "yolo"]);
+        c
+    });
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(done.stdout, "Survived.\n");
+    let sent = function_responses(&mock.requests()[1]);
+    assert!(sent[0].1.contains("plugin_fault") && sent[0].1.contains("crashed"), "{sent:?}");
+    assert!(sent[1].1.contains("plugin_fault"), "{sent:?}");
+    assert!(sent[2].1.contains("timeout") && sent[2].1.contains("deadline"), "{sent:?}");
+    assert!(sent[3].1.contains("memory limit of 32 MiB"), "{sent:?}");
+    assert_eq!(sent[4].1, "alive");
+    assert_eq!(function_responses(&mock.requests()[2])[0].1, "NEXT TURN");
+    // What plugins print goes to the log, never to the terminal.
+    assert!(!done.stdout.contains("echo_tools") && !done.stderr.contains("echo_tools std"), "{}", done.stderr);
+    let log = s.log();
+    assert!(log.contains("echo_tools stdout: echo"), "{log}");
+    assert!(log.contains("echo called"), "{log}");
+}
+
+#[test]
+fn a_plugin_sees_none_of_the_hosts_environment() {
+    let s = session();
+    s.install_plugin(fixtures::ENV_PEEK);
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call("peek_env", json!({}))]));
+    mock.push_turn(Turn::text("ok"));
+    let done = Session::run({
+        let mut c = s.command(&mock);
+        c.args(["-p", "peek"]).env("OPENAI_API_KEY", "sk-secret-host-key");
+        c
+    });
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let sent = function_responses(&mock.requests()[1]);
+    assert_eq!(sent[0].1, "[]");
+}
+
+#[test]
+fn broken_plugins_are_reported_and_the_rest_work() {
+    let s = session();
+    for plugin in [fixtures::BAD_SCHEMA, fixtures::TRAP_IN_DESCRIBE, fixtures::DUP_READ_FILE, fixtures::ECHO_TOOLS] {
+        s.install_plugin(plugin);
+    }
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call("echo", json!({"text": "fine"}))]));
+    mock.push_turn(Turn::text("ok"));
+    let done = Session::run({
+        let mut c = s.command(&mock);
+        c.args(["-p", "go"]);
+        c
+    });
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    for file in ["bad_schema.wasm", "trap_in_describe.wasm", "dup_read_file.wasm"] {
+        assert!(done.stderr.contains(file), "{file} not reported: {}", done.stderr);
+    }
+    assert_eq!(function_responses(&mock.requests()[1])[0].1, "fine");
+}

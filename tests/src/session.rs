@@ -1,0 +1,106 @@
+//! A hermetic run of the real `airlock` binary: a temporary home (`AIRLOCK_HOME`, `HOME`)
+//! and workspace, an environment holding nothing but what the test sets (no user config,
+//! no real API keys), stdin closed, and the model at a [`MockModel`] on 127.0.0.1.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::mock_model::{MockModel, Wire};
+
+/// A temporary home and workspace for one run.
+pub struct Session {
+    home: tempfile::TempDir,
+    workspace_dir: tempfile::TempDir,
+    /// The workspace, canonical (as airlock reports it).
+    pub workspace: PathBuf,
+    binary: PathBuf,
+    cache: PathBuf,
+}
+
+/// What a finished run printed.
+#[derive(Debug)]
+pub struct Finished {
+    /// The exit code (`None` when killed by a signal).
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Session {
+    /// `binary` is `env!("CARGO_BIN_EXE_airlock")`; `cache` a compile cache shared by tests.
+    pub fn new(binary: &str, cache: &Path) -> Self {
+        let home = tempfile::tempdir().unwrap_or_else(|e| panic!("temp home: {e}"));
+        let workspace_dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temp workspace: {e}"));
+        let workspace = workspace_dir.path().canonicalize().unwrap_or_else(|e| panic!("canonical workspace: {e}"));
+        Self { home, workspace_dir, workspace, binary: binary.into(), cache: cache.into() }
+    }
+
+    /// `$AIRLOCK_HOME`.
+    pub fn airlock_home(&self) -> PathBuf {
+        self.home.path().join(".airlock")
+    }
+
+    /// Writes a workspace file (creating folders).
+    pub fn write(&self, relative: &str, content: &str) {
+        let path = self.workspace.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("mkdir {}: {e}", parent.display()));
+        }
+        std::fs::write(&path, content).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    }
+
+    /// Reads a workspace file, or `None` when it does not exist.
+    pub fn read(&self, relative: &str) -> Option<String> {
+        std::fs::read_to_string(self.workspace.join(relative)).ok()
+    }
+
+    /// Installs a plugin component into `$AIRLOCK_HOME/plugins/`.
+    pub fn install_plugin(&self, component: &str) {
+        let dir = self.airlock_home().join("plugins");
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
+        let name = Path::new(component).file_name().unwrap_or_default();
+        std::fs::copy(component, dir.join(name)).unwrap_or_else(|e| panic!("copy {component}: {e}"));
+    }
+
+    /// The binary with a clean environment, the temporary dirs and no arguments.
+    pub fn bare_command(&self) -> Command {
+        let mut command = Command::new(&self.binary);
+        command
+            .env_clear()
+            .env("HOME", self.home.path())
+            .env("AIRLOCK_HOME", self.airlock_home())
+            .env("AIRLOCK_CACHE_DIR", &self.cache)
+            .env("AIRLOCK_LOG", "info")
+            .current_dir(self.workspace_dir.path())
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// The binary pointed at `mock`, with the workspace and a test model.
+    pub fn command(&self, mock: &MockModel) -> Command {
+        let mut command = self.bare_command();
+        let provider = match mock.wire() {
+            Wire::Gemini => "gemini",
+            Wire::OpenAi => "openai",
+        };
+        command
+            .args(["--provider", provider, "--base-url", &mock.base_url(), "-m", "test-model", "--workspace"])
+            .arg(&self.workspace);
+        command
+    }
+
+    /// Runs `command` to the end.
+    pub fn run(mut command: Command) -> Finished {
+        let output = command.output().unwrap_or_else(|e| panic!("cannot run airlock: {e}"));
+        Finished {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// What airlock wrote to its log.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.airlock_home().join("logs/airlock.log")).unwrap_or_default()
+    }
+}
