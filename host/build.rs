@@ -11,14 +11,7 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 /// The built-in tools, in the order the registry lists them: (crate, component file).
-const BUILTINS: &[&str] = &[
-    "list_directory",
-    "read_file",
-    "write_file",
-    "replace",
-    "glob",
-    "grep_search",
-];
+const BUILTINS: &[&str] = &["list_directory", "read_file", "write_file", "replace", "glob", "grep_search"];
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
@@ -35,7 +28,8 @@ fn main() {
         let path = wasm_dir.join(format!("{name}.wasm"));
         let bytes = fs::read(&path).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", path.display())));
         let hash = hex::encode(Sha256::digest(&bytes));
-        let _ = writeln!(generated, "    (\"{name}.wasm\", \"{hash}\", include_bytes!({:?})),", path.display().to_string());
+        let _ =
+            writeln!(generated, "    (\"{name}.wasm\", \"{hash}\", include_bytes!({:?})),", path.display().to_string());
     }
     generated.push_str("];\n");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap_or_default()).join("builtins.rs");
@@ -47,7 +41,7 @@ fn main() {
 fn build_guest_workspace(manifest: &Path, target_dir: &Path) -> PathBuf {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--release", "--target", "wasm32-wasip2", "--manifest-path"])
+    cmd.args(["build", "--release", "--locked", "--target", "wasm32-wasip2", "--manifest-path"])
         .arg(manifest)
         .arg("--target-dir")
         .arg(target_dir);

@@ -57,7 +57,7 @@ fn main() {
 fn build_guest_workspace(manifest: &Path, target_dir: &Path) -> PathBuf {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--release", "--target", "wasm32-wasip2", "--manifest-path"])
+    cmd.args(["build", "--release", "--locked", "--target", "wasm32-wasip2", "--manifest-path"])
         .arg(manifest)
         .arg("--target-dir")
         .arg(target_dir);

@@ -126,7 +126,8 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
 
     if let Some(Command::Tools { command: ToolsCommand::List { json } }) = cli.command {
         let mut stdout = std::io::stdout().lock();
-        let written = if json { tools_list::json(&registry, &mut stdout) } else { tools_list::text(&registry, &mut stdout) };
+        let written =
+            if json { tools_list::json(&registry, &mut stdout) } else { tools_list::text(&registry, &mut stdout) };
         written.map_err(|e| Fatal::new(ExitCode::Failure, format!("cannot write: {e}")))?;
         return Ok(ExitCode::Success);
     }
@@ -189,9 +190,8 @@ fn workspace_root(flag: Option<&Path>) -> Result<PathBuf, Fatal> {
         Some(dir) => dir.to_path_buf(),
         None => std::env::current_dir().map_err(|e| Fatal::new(ExitCode::Config, format!("no current folder: {e}")))?,
     };
-    let root = dir
-        .canonicalize()
-        .map_err(|e| Fatal::new(ExitCode::Config, format!("workspace {}: {e}", dir.display())))?;
+    let root =
+        dir.canonicalize().map_err(|e| Fatal::new(ExitCode::Config, format!("workspace {}: {e}", dir.display())))?;
     if !root.is_dir() {
         return Err(Fatal::new(ExitCode::Config, format!("workspace {} is not a folder", root.display())));
     }

@@ -99,13 +99,7 @@ fn as_millis<S: serde::Serializer>(duration: &Option<Duration>, serializer: S) -
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The session is ready.
-    Init {
-        session_id: String,
-        provider: String,
-        model: String,
-        workspace: String,
-        tools: Vec<String>,
-    },
+    Init { session_id: String, provider: String, model: String, workspace: String, tools: Vec<String> },
     /// A plugin could not be loaded, or a tool was skipped.
     PluginProblem(LoadProblem),
     /// A model request starts.
@@ -115,7 +109,7 @@ pub enum Event {
     /// A piece of the model's reasoning.
     Thought { delta: String },
     /// A tool call changed state.
-    ToolCall(CallUpdate),
+    ToolCall(Box<CallUpdate>),
     /// Live output of a running call.
     ToolOutput { call_id: String, chunk: String },
     /// Token counts of one model response.

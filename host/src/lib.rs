@@ -3,18 +3,18 @@
 //! the TUI and the MCP server) consume its events; the engine itself never prints.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod model;
-pub mod contract;
-pub mod runtime;
-pub mod registry;
-pub mod capability;
-pub mod events;
-pub mod policy;
-pub mod cancel;
-pub mod scheduler;
 pub mod agent;
-pub mod config;
+pub mod cancel;
+pub mod capability;
 pub mod cli;
+pub mod config;
+pub mod contract;
+pub mod events;
 pub mod frontends;
+pub mod model;
+pub mod policy;
+pub mod registry;
+pub mod runtime;
+pub mod scheduler;
 #[cfg(test)]
 mod testing;

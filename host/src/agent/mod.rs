@@ -133,7 +133,11 @@ impl Agent {
     }
 
     /// One model request: streams its events out and returns the text, calls and usage.
-    async fn turn(&self, events: &EventSink, cancel: &Cancellation) -> Result<(String, Vec<FunctionCall>, Usage), TurnError> {
+    async fn turn(
+        &self,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> Result<(String, Vec<FunctionCall>, Usage), TurnError> {
         let request = ModelRequest { system: Some(&self.system), messages: &self.history, tools: &self.declarations };
         let mut text = String::new();
         let mut calls = Vec::new();

@@ -157,10 +157,17 @@ fn outcome(report: &Report) -> (ExitCode, &'static str, Option<(&'static str, St
         Outcome::MaxTurns(turns) => (
             ExitCode::TurnLimit,
             "max_turns",
-            Some(("max_turns", format!("stopped after {turns} turns while the model was still calling tools; raise --max-turns to let it go on"))),
+            Some((
+                "max_turns",
+                format!(
+                    "stopped after {turns} turns while the model was still calling tools; raise --max-turns to let it go on"
+                ),
+            )),
         ),
         Outcome::Cancelled => (ExitCode::Cancelled, "cancelled", Some(("cancelled", "the run was cancelled".into()))),
-        Outcome::ModelFailed(error @ ModelError::Auth { .. }) => (ExitCode::Auth, "error", Some(("auth", error.to_string()))),
+        Outcome::ModelFailed(error @ ModelError::Auth { .. }) => {
+            (ExitCode::Auth, "error", Some(("auth", error.to_string())))
+        }
         Outcome::ModelFailed(error) => (ExitCode::Failure, "error", Some(("model", error.to_string()))),
     }
 }

@@ -12,7 +12,13 @@ pub fn text(registry: &Registry, out: &mut impl Write) -> io::Result<()> {
     for tool in registry.tools() {
         let info = &tool.info;
         writeln!(out, "{} ({}) — {}", info.name, info.kind.as_str(), info.display_name)?;
-        writeln!(out, "  plugin: {} {} · {}", tool.plugin.info.name, tool.plugin.info.version, tool.plugin.source.display())?;
+        writeln!(
+            out,
+            "  plugin: {} {} · {}",
+            tool.plugin.info.name,
+            tool.plugin.info.version,
+            tool.plugin.source.display()
+        )?;
         let description = info.description.lines().next().unwrap_or_default();
         writeln!(out, "  {description}")?;
         writeln!(out, "  parameters: {}", info.parameters)?;

@@ -34,10 +34,7 @@ pub fn check(info: &PluginInfo) -> Result<(), String> {
     for tool in &info.tools {
         let name = &tool.name;
         if !is_name(name, false) {
-            return Err(format!(
-                "tool name {:?} is invalid: it must match ^[a-z][a-z0-9_]{{0,62}}$",
-                excerpt(name)
-            ));
+            return Err(format!("tool name {:?} is invalid: it must match ^[a-z][a-z0-9_]{{0,62}}$", excerpt(name)));
         }
         if !seen.insert(name.as_str()) {
             return Err(format!("tool `{name}` is declared twice"));
@@ -94,7 +91,10 @@ fn check_capabilities(tool: &str, caps: &Capabilities) -> Result<(), String> {
             && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && !var.starts_with(|c: char| c.is_ascii_digit());
         if !valid {
-            return Err(format!("tool `{tool}` requests environment variable {:?}, which is not a valid name", excerpt(var)));
+            return Err(format!(
+                "tool `{tool}` requests environment variable {:?}, which is not a valid name",
+                excerpt(var)
+            ));
         }
     }
     for rule in caps.network.iter().chain(&caps.processes) {

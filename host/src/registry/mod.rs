@@ -70,9 +70,8 @@ pub struct RegisteredTool {
 impl RegisteredTool {
     /// Checks arguments against the tool's JSON Schema; the error lists every violation.
     pub fn check_args(&self, args: &serde_json::Value) -> Result<(), String> {
-        let validator = self
-            .validator
-            .get_or_init(|| jsonschema::validator_for(&self.info.parameters).map_err(|e| e.to_string()));
+        let validator =
+            self.validator.get_or_init(|| jsonschema::validator_for(&self.info.parameters).map_err(|e| e.to_string()));
         let validator = validator.as_ref().map_err(|e| format!("the tool's schema is unusable: {e}"))?;
         let problems: Vec<String> = validator
             .iter_errors(args)
@@ -184,7 +183,8 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
         let info = cached.map_err(problem)?;
         return Ok(Plugin { source, info, component: OnceLock::new() });
     }
-    let (component, outcome) = runtime.load(&source.content_hash, || source.bytes()).map_err(|e| problem(e.to_string()))?;
+    let (component, outcome) =
+        runtime.load(&source.content_hash, || source.bytes()).map_err(|e| problem(e.to_string()))?;
     if outcome == CacheOutcome::Compiled {
         tracing::info!("compiled {}", source.display());
     }

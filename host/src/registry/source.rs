@@ -46,7 +46,9 @@ impl PluginSource {
     pub fn bytes(&self) -> Result<Vec<u8>, RuntimeError> {
         match self.embedded {
             Some(bytes) => Ok(bytes.to_vec()),
-            None => fs::read(&self.path).map_err(|e| RuntimeError::Read { path: self.path.clone(), reason: e.to_string() }),
+            None => {
+                fs::read(&self.path).map_err(|e| RuntimeError::Read { path: self.path.clone(), reason: e.to_string() })
+            }
         }
     }
 }
@@ -100,19 +102,15 @@ struct FileStamp {
 
 fn file_hash(path: &Path, cache_dir: &Path) -> std::io::Result<String> {
     let meta = fs::metadata(path)?;
-    let modified_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
+    let modified_ns =
+        meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
     #[cfg(unix)]
     let inode = std::os::unix::fs::MetadataExt::ino(&meta);
     #[cfg(not(unix))]
     let inode = 0;
     let canonical = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let stamp_path = cache_dir
-        .join("files")
-        .join(format!("{}.json", cache::content_hash(canonical.to_string_lossy().as_bytes())));
+    let stamp_path =
+        cache_dir.join("files").join(format!("{}.json", cache::content_hash(canonical.to_string_lossy().as_bytes())));
     if let Ok(bytes) = fs::read(&stamp_path)
         && let Ok(stamp) = serde_json::from_slice::<FileStamp>(&bytes)
         && stamp.len == meta.len()

@@ -5,11 +5,7 @@ use super::bindings::types as wit;
 use crate::contract::*;
 
 pub fn plugin_info(info: wit::PluginInfo) -> PluginInfo {
-    PluginInfo {
-        name: info.name,
-        version: info.version,
-        tools: info.tools.into_iter().map(tool_info).collect(),
-    }
+    PluginInfo { name: info.name, version: info.version, tools: info.tools.into_iter().map(tool_info).collect() }
 }
 
 fn tool_info(tool: wit::ToolInfo) -> ToolInfo {
@@ -59,12 +55,9 @@ fn kind(kind: wit::Kind) -> Kind {
 
 pub fn confirmation(confirmation: wit::Confirmation) -> Confirmation {
     match confirmation {
-        wit::Confirmation::Edit(e) => Confirmation::Edit {
-            path: e.path,
-            original: e.original,
-            proposed: e.proposed,
-            is_new_file: e.is_new_file,
-        },
+        wit::Confirmation::Edit(e) => {
+            Confirmation::Edit { path: e.path, original: e.original, proposed: e.proposed, is_new_file: e.is_new_file }
+        }
         wit::Confirmation::Exec(e) => Confirmation::Exec {
             command: e.command,
             root_command: e.root_command,

@@ -26,8 +26,8 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 use crate::contract::{Confirmation, PluginInfo, ToolOutput};
 pub use cache::{CacheOutcome, CompileCache};
 pub use state::CancelFlag;
-use state::{CallState, Interrupt};
 pub use state::truncate_chars;
+use state::{CallState, Interrupt};
 use stdio::CapturedOutput;
 
 /// How often the epoch advances; deadlines are checked at this granularity.
@@ -259,7 +259,12 @@ impl Instance {
         Ok(self.finish(result)?.map(|c| c.map(convert::confirmation)).map_err(convert::tool_error))
     }
 
-    pub async fn modify_args(&mut self, tool: &str, args: &str, proposed: &str) -> Result<GuestResult<String>, CallFault> {
+    pub async fn modify_args(
+        &mut self,
+        tool: &str,
+        args: &str,
+        proposed: &str,
+    ) -> Result<GuestResult<String>, CallFault> {
         let result = self.plugin.airlock_tool_tool().call_modify_args(&mut self.store, tool, args, proposed).await;
         Ok(self.finish(result)?.map_err(convert::tool_error))
     }

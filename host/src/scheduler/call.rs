@@ -45,9 +45,8 @@ impl Scheduler {
         let started = Instant::now();
         let parsed = parse_args(&call.arguments);
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Validating);
-        update.args =
-            Some(parsed.clone().unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone())));
-        events.send(Event::ToolCall(update));
+        update.args = Some(parsed.clone().unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone())));
+        events.send(Event::ToolCall(Box::new(update)));
         let fail = |error: ToolError| Prepared::Done(finish(call, started, Err(error), events));
 
         let Some(tool) = self.registry.get(&call.name).cloned() else {
@@ -96,7 +95,7 @@ impl Scheduler {
             let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
             update.description = Some(description.clone());
             update.confirmation = Some(confirmation.clone());
-            events.send(Event::ToolCall(update));
+            events.send(Event::ToolCall(Box::new(update)));
             let request = ApprovalRequest {
                 call_id: call.id.clone(),
                 tool: call.name.clone(),
@@ -118,7 +117,7 @@ impl Scheduler {
         }
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
         update.description = Some(description);
-        events.send(Event::ToolCall(update));
+        events.send(Event::ToolCall(Box::new(update)));
         Prepared::Ready(Ready { call: call.clone(), tool, args, started })
     }
 
@@ -127,7 +126,7 @@ impl Scheduler {
             return ready.cancel("the run was cancelled before this call started", events);
         }
         let Ready { call, tool, args, started } = ready;
-        events.send(Event::ToolCall(CallUpdate::new(&call.id, &call.name, CallStatus::Executing)));
+        events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         let live = tool.info.streams_output.then(|| forward_live_output(&call.id, events));
         let result = match self.instance(&tool, &call, Phase::Execute, cancel, live).await {
             Ok(mut instance) => match instance.execute(&tool.info.name, &args).await {
@@ -205,7 +204,12 @@ fn fault_error(tool: &RegisteredTool, fault: CallFault) -> ToolError {
 }
 
 /// Emits the terminal event and builds the completed call.
-fn finish(call: &FunctionCall, started: Instant, result: Result<ToolOutput, ToolError>, events: &EventSink) -> CompletedCall {
+fn finish(
+    call: &FunctionCall,
+    started: Instant,
+    result: Result<ToolOutput, ToolError>,
+    events: &EventSink,
+) -> CompletedCall {
     let status = match &result {
         Ok(_) => CallStatus::Success,
         Err(error) if error.kind == ErrorKind::Cancelled => CallStatus::Cancelled,
@@ -221,7 +225,7 @@ fn finish(call: &FunctionCall, started: Instant, result: Result<ToolOutput, Tool
         }
         Err(error) => update.error = Some(error.clone()),
     }
-    events.send(Event::ToolCall(update));
+    events.send(Event::ToolCall(Box::new(update)));
     CompletedCall { call: call.clone(), status, result, duration }
 }
 
@@ -232,11 +236,8 @@ fn cap_output(mut output: ToolOutput, cap: usize) -> ToolOutput {
         return output;
     }
     let kept = crate::runtime::truncate_chars(&text, cap);
-    let note = format!(
-        "\n[airlock: the output was truncated: showing the first {} of {} bytes]",
-        kept.len(),
-        text.len()
-    );
+    let note =
+        format!("\n[airlock: the output was truncated: showing the first {} of {} bytes]", kept.len(), text.len());
     output.llm_content = vec![ContentPart::Text { text: format!("{kept}{note}") }];
     output
 }

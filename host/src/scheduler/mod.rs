@@ -100,7 +100,12 @@ impl Scheduler {
     }
 
     /// Runs one batch to completion and returns one completed call per request, in order.
-    pub async fn run_batch(&self, calls: &[FunctionCall], events: &EventSink, cancel: &Cancellation) -> Vec<CompletedCall> {
+    pub async fn run_batch(
+        &self,
+        calls: &[FunctionCall],
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> Vec<CompletedCall> {
         let prepared = join_all(calls.iter().map(|call| self.prepare(call, events, cancel))).await;
         // A user who cancels one approval cancels the batch.
         let batch_cancelled = prepared.iter().any(|p| matches!(p, Prepared::CancelBatch(_)));
@@ -123,14 +128,18 @@ impl Scheduler {
         for (index, ready) in runnable {
             let parallel = ready.tool.info.parallel_safe;
             match groups.last_mut() {
-                Some(group) if parallel && group.iter().all(|(_, r)| r.tool.info.parallel_safe) => group.push((index, ready)),
+                Some(group) if parallel && group.iter().all(|(_, r)| r.tool.info.parallel_safe) => {
+                    group.push((index, ready))
+                }
                 _ => groups.push(vec![(index, ready)]),
             }
         }
         for group in groups {
-            let results = join_all(group.into_iter().map(|(index, ready)| async move {
-                (index, self.execute(ready, events, cancel).await)
-            }))
+            let results = join_all(
+                group
+                    .into_iter()
+                    .map(|(index, ready)| async move { (index, self.execute(ready, events, cancel).await) }),
+            )
             .await;
             for (index, done) in results {
                 slots[index] = Some(done);

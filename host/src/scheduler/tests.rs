@@ -42,8 +42,13 @@ fn error_of(done: &CompletedCall) -> &crate::contract::ToolError {
 async fn walks_each_call_through_its_states_and_isolates_failures() {
     let setup = Setup::new(&[fixtures::ECHO_TOOLS, fixtures::TRAP]);
     std::fs::write(setup.workspace.join("a.txt"), "alpha\n").unwrap();
-    let scheduler =
-        scheduler(&setup, ApprovalMode::Default, Arc::new(RefuseAll { mode: ApprovalMode::Default }), CallLimits::default()).await;
+    let scheduler = scheduler(
+        &setup,
+        ApprovalMode::Default,
+        Arc::new(RefuseAll { mode: ApprovalMode::Default }),
+        CallLimits::default(),
+    )
+    .await;
     let calls = vec![
         call("ok", "read_file", json!({"file_path": "a.txt"})),
         call("unknown", "read_fil", json!({})),
@@ -84,7 +89,8 @@ async fn approved_edits_run_one_after_another_in_order() {
     let setup = Setup::new(&[]);
     std::fs::write(setup.workspace.join("f.txt"), "one\n").unwrap();
     let scheduler =
-        scheduler(&setup, ApprovalMode::Default, Arc::new(Always(ApprovalOutcome::AllowOnce)), CallLimits::default()).await;
+        scheduler(&setup, ApprovalMode::Default, Arc::new(Always(ApprovalOutcome::AllowOnce)), CallLimits::default())
+            .await;
     // The second edit only matches after the first one ran.
     let calls = vec![
         call("1", "replace", json!({"file_path": "f.txt", "old_string": "one", "new_string": "two"})),
@@ -104,7 +110,8 @@ async fn approved_edits_run_one_after_another_in_order() {
 async fn cancelling_one_approval_cancels_the_batch() {
     let setup = Setup::new(&[]);
     let scheduler =
-        scheduler(&setup, ApprovalMode::Default, Arc::new(Always(ApprovalOutcome::Cancel)), CallLimits::default()).await;
+        scheduler(&setup, ApprovalMode::Default, Arc::new(Always(ApprovalOutcome::Cancel)), CallLimits::default())
+            .await;
     let calls = vec![
         call("w", "write_file", json!({"file_path": "x.txt", "content": "x"})),
         call("r", "list_directory", json!({"dir_path": "."})),
@@ -122,7 +129,8 @@ async fn cancelling_one_approval_cancels_the_batch() {
 async fn a_plugin_that_spins_hits_its_deadline_and_the_next_call_still_runs() {
     let setup = Setup::new(&[fixtures::SPIN_FOREVER, fixtures::ECHO_TOOLS]);
     let limits = CallLimits { deadline: Duration::from_millis(300), ..CallLimits::default() };
-    let scheduler = scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), limits).await;
+    let scheduler =
+        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), limits).await;
     let recorder = Recorder::new();
     let calls = vec![call("spin", "spin", json!({})), call("echo", "echo", json!({"text": "still here"}))];
     let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
@@ -136,7 +144,8 @@ async fn a_plugin_that_spins_hits_its_deadline_and_the_next_call_still_runs() {
 async fn cancellation_stops_a_running_call() {
     let setup = Setup::new(&[fixtures::SPIN_FOREVER]);
     let scheduler =
-        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), CallLimits::default()).await;
+        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), CallLimits::default())
+            .await;
     let cancel = Cancellation::default();
     let trigger = cancel.clone();
     tokio::spawn(async move {
@@ -157,9 +166,11 @@ async fn cancellation_stops_a_running_call() {
 async fn a_memory_bomb_is_stopped_at_the_cap() {
     let setup = Setup::new(&[fixtures::MEMORY_BOMB]);
     let limits = CallLimits { memory: 32 << 20, ..CallLimits::default() };
-    let scheduler = scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), limits).await;
+    let scheduler =
+        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), limits).await;
     let recorder = Recorder::new();
-    let done = scheduler.run_batch(&[call("bomb", "allocate", json!({}))], &recorder.sink, &Cancellation::default()).await;
+    let done =
+        scheduler.run_batch(&[call("bomb", "allocate", json!({}))], &recorder.sink, &Cancellation::default()).await;
     recorder.finish().await;
     let error = error_of(&done[0]);
     assert_eq!(error.kind, ErrorKind::PluginFault);
@@ -170,9 +181,11 @@ async fn a_memory_bomb_is_stopped_at_the_cap() {
 async fn a_read_only_tool_cannot_write_even_if_it_asks() {
     let setup = Setup::new(&[fixtures::WRITER_CLAIMS_READ]);
     let scheduler =
-        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), CallLimits::default()).await;
+        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), CallLimits::default())
+            .await;
     let recorder = Recorder::new();
-    let done = scheduler.run_batch(&[call("w", "sneaky_write", json!({}))], &recorder.sink, &Cancellation::default()).await;
+    let done =
+        scheduler.run_batch(&[call("w", "sneaky_write", json!({}))], &recorder.sink, &Cancellation::default()).await;
     recorder.finish().await;
     assert_eq!(error_of(&done[0]).kind, ErrorKind::Execution);
     assert!(!setup.workspace.join("pwned.txt").exists());
@@ -182,8 +195,13 @@ async fn a_read_only_tool_cannot_write_even_if_it_asks() {
 async fn a_plugin_sees_no_environment() {
     // SAFETY-free: tests in this binary never read this variable concurrently.
     let setup = Setup::new(&[fixtures::ENV_PEEK]);
-    let scheduler =
-        scheduler(&setup, ApprovalMode::Default, Arc::new(RefuseAll { mode: ApprovalMode::Default }), CallLimits::default()).await;
+    let scheduler = scheduler(
+        &setup,
+        ApprovalMode::Default,
+        Arc::new(RefuseAll { mode: ApprovalMode::Default }),
+        CallLimits::default(),
+    )
+    .await;
     let recorder = Recorder::new();
     let done = scheduler.run_batch(&[call("e", "peek_env", json!({}))], &recorder.sink, &Cancellation::default()).await;
     recorder.finish().await;
