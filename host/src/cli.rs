@@ -248,9 +248,9 @@ fn spawn_signal_handler(cancel: Cancellation) {
 }
 
 /// Logs go to `$AIRLOCK_HOME/logs/airlock.log` (never the terminal); `AIRLOCK_LOG` sets
-/// the filter (default `warn`).
+/// the filter (default `warn,airlock=info`).
 fn init_logging(paths: &Paths) {
-    let filter = std::env::var("AIRLOCK_LOG").unwrap_or_else(|_| "warn".into());
+    let filter = std::env::var("AIRLOCK_LOG").unwrap_or_else(|_| "warn,airlock=info".into());
     if filter == "off" {
         return;
     }

@@ -39,6 +39,7 @@ pub struct MockCall {
     name: String,
     args: Args,
     id: Option<String>,
+    signature: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -51,7 +52,7 @@ enum Args {
 
 /// A call of tool `name` with `args` (normally a JSON object).
 pub fn call(name: &str, args: Value) -> MockCall {
-    MockCall { name: name.to_owned(), args: Args::Json(args), id: None }
+    MockCall { name: name.to_owned(), args: Args::Json(args), id: None, signature: None }
 }
 
 impl MockCall {
@@ -59,6 +60,13 @@ impl MockCall {
     /// none (as older Gemini API versions do).
     pub fn with_id(mut self, id: &str) -> Self {
         self.id = Some(id.to_owned());
+        self
+    }
+
+    /// Gives the call a thought signature: on the Gemini wire a `thoughtSignature` beside
+    /// the `functionCall`, as thinking models send it; the OpenAI wire has no such thing.
+    pub fn with_signature(mut self, signature: &str) -> Self {
+        self.signature = Some(signature.to_owned());
         self
     }
 }
@@ -100,7 +108,12 @@ impl Turn {
 
     /// One call whose arguments are `raw`, typically text that is not JSON.
     pub fn call_with_raw_args(name: &str, raw: &str) -> Self {
-        Self::calls(vec![MockCall { name: name.to_owned(), args: Args::Raw(raw.to_owned()), id: None }])
+        Self::calls(vec![MockCall {
+            name: name.to_owned(),
+            args: Args::Raw(raw.to_owned()),
+            id: None,
+            signature: None,
+        }])
     }
 
     /// A 200 `text/event-stream` response whose body is exactly `sse`.
@@ -363,7 +376,11 @@ fn gemini_chunks(text: &str, calls: &[MockCall], (input, output): (u64, u64)) ->
         if let (Some(id), Value::Object(map)) = (&c.id, &mut function_call) {
             map.insert("id".into(), Value::String(id.clone()));
         }
-        json!({ "functionCall": function_call })
+        let mut part = json!({ "functionCall": function_call });
+        if let Some(signature) = &c.signature {
+            part["thoughtSignature"] = Value::String(signature.clone());
+        }
+        part
     });
     match parts.last_mut() {
         Some(last) => last.extend(call_parts),
@@ -531,13 +548,17 @@ mod tests {
 
     #[test]
     fn gemini_chunks_carry_text_calls_finish_and_usage() {
-        let chunks = gemini_chunks("hello", &[call("glob", json!({ "pattern": "*" }))], (7, 3));
+        let calls = [call("glob", json!({ "pattern": "*" })).with_signature("sig"), call("ls", json!({}))];
+        let chunks = gemini_chunks("hello", &calls, (7, 3));
         assert!(chunks.len() >= 2);
         let last: Value =
             serde_json::from_str(chunks[chunks.len() - 1].trim_start_matches("data: ").trim()).unwrap_or_default();
         assert_eq!(last["candidates"][0]["finishReason"], "STOP");
         assert_eq!(last["usageMetadata"]["promptTokenCount"], 7);
-        assert_eq!(last["candidates"][0]["content"]["parts"][1]["functionCall"]["name"], "glob");
+        let parts = &last["candidates"][0]["content"]["parts"];
+        assert_eq!(parts[1]["functionCall"]["name"], "glob");
+        assert_eq!(parts[1]["thoughtSignature"], "sig");
+        assert_eq!(parts[2].get("thoughtSignature"), None);
     }
 
     #[test]

@@ -5,6 +5,12 @@
 //! without one get a generated `gemini-call-<n>` id, which is never sent back (Gemini
 //! matches responses by name and order); a real id is echoed in the `functionResponse`.
 //! A response is complete once a candidate carried a `finishReason` and the body ended.
+//!
+//! Thinking models put an opaque `thoughtSignature` next to a `functionCall`; it is kept
+//! in [`FunctionCall::signature`] and sent back beside the call, since Gemini 3 rejects a
+//! history whose calls lack it. (Signatures on text parts are optional and not kept.)
+//! Tool schemas go out as `parametersJsonSchema`, which takes JSON Schema as it is,
+//! rather than `parameters`, an OpenAPI subset that rejects many valid schemas.
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -54,11 +60,28 @@ fn request_body(request: &ModelRequest<'_>) -> Value {
         let declarations: Vec<Value> = request
             .tools
             .iter()
-            .map(|t| json!({ "name": t.name, "description": t.description, "parameters": t.parameters }))
+            .map(|t| {
+                let mut declaration = json!({ "name": t.name, "description": t.description });
+                if !t.parameters.is_null() {
+                    declaration["parametersJsonSchema"] = parameters_schema(&t.parameters);
+                }
+                declaration
+            })
             .collect();
         body.insert("tools".into(), json!([{ "functionDeclarations": declarations }]));
     }
     Value::Object(body)
+}
+
+/// The schema as Gemini's `parametersJsonSchema` takes it: as written, but for a root
+/// `$schema`, which says which draft the schema follows and which some Gemini endpoints
+/// refuse as an unknown field.
+fn parameters_schema(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Value::Object(map) = &mut schema {
+        map.remove("$schema");
+    }
+    schema
 }
 
 /// Consecutive messages of one role become one content: Gemini wants every response to
@@ -100,7 +123,11 @@ fn part(part: &Part) -> Option<Value> {
             };
             let mut function_call = json!({ "name": call.name, "args": args });
             echo_id(&mut function_call, &call.id);
-            Some(json!({ "functionCall": function_call }))
+            let mut part = json!({ "functionCall": function_call });
+            if let Some(signature) = &call.signature {
+                part["thoughtSignature"] = Value::String(signature.clone());
+            }
+            Some(part)
         }
         Part::FunctionResponse(response) => {
             let key = if response.is_error { "error" } else { "output" };
@@ -146,6 +173,7 @@ struct WirePart {
     text: Option<String>,
     thought: Option<bool>,
     function_call: Option<WireCall>,
+    thought_signature: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -197,7 +225,7 @@ impl Decoder {
         };
         for part in candidate.content.and_then(|c| c.parts).unwrap_or_default() {
             if let Some(call) = part.function_call {
-                on_event(ModelEvent::FunctionCall(function_call(call)));
+                on_event(ModelEvent::FunctionCall(function_call(call, part.thought_signature)));
             } else if let Some(text) = part.text.filter(|t| !t.is_empty()) {
                 on_event(if part.thought == Some(true) {
                     ModelEvent::Thought(text)
@@ -223,7 +251,7 @@ impl Decoder {
     }
 }
 
-fn function_call(call: WireCall) -> FunctionCall {
+fn function_call(call: WireCall, signature: Option<String>) -> FunctionCall {
     let id = call.id.filter(|id| !id.is_empty()).unwrap_or_else(|| generated_call_id(GENERATED_ID_PREFIX));
     let arguments = match call.args {
         None | Some(Value::Null) => "{}".to_owned(),
@@ -232,7 +260,7 @@ fn function_call(call: WireCall) -> FunctionCall {
         Some(Value::String(text)) => text,
         Some(args) => args.to_string(),
     };
-    FunctionCall { id, name: call.name, arguments }
+    FunctionCall { id, name: call.name, arguments, signature: signature.filter(|s| !s.is_empty()) }
 }
 
 /// An error the API reported inside the stream, after answering 200.
@@ -249,7 +277,7 @@ mod tests {
     use airlock_tests::{MockModel, Turn, Wire, call, declared_tools, function_responses};
 
     use super::super::test_support::{config, sample_history, sample_tools, stream_all};
-    use super::super::{FunctionResponse, ProviderKind};
+    use super::super::{FunctionResponse, ProviderKind, ToolDeclaration};
     use super::*;
 
     fn decode(chunks: &[&str]) -> (Vec<ModelEvent>, Result<(), ModelError>) {
@@ -276,7 +304,10 @@ mod tests {
                 { "role": "user", "parts": [{ "text": "read two files" }] },
                 { "role": "model", "parts": [
                     { "text": "Reading them." },
-                    { "functionCall": { "id": "call-a", "name": "read_file", "args": { "path": "a.txt" } } },
+                    {
+                        "functionCall": { "id": "call-a", "name": "read_file", "args": { "path": "a.txt" } },
+                        "thoughtSignature": "sig-a",
+                    },
                     { "functionCall": { "name": "read_file", "args": {} } },
                 ] },
                 { "role": "user", "parts": [
@@ -288,10 +319,39 @@ mod tests {
             "tools": [{ "functionDeclarations": [{
                 "name": "read_file",
                 "description": "Reads a file",
-                "parameters": { "type": "object", "properties": { "path": { "type": "string" } } },
+                "parametersJsonSchema": { "type": "object", "properties": { "path": { "type": "string" } } },
             }] }],
         });
         assert_eq!(body, expected);
+    }
+
+    #[test]
+    fn tool_schemas_go_out_as_json_schema_without_the_draft_marker() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "mode": { "anyOf": [{ "type": "string" }, { "type": "null" }] },
+                "limit": { "type": ["integer", "null"], "minimum": 1 },
+                "filter": { "$ref": "#/$defs/filter" },
+            },
+            "required": ["mode"],
+            "additionalProperties": false,
+            "$defs": { "filter": { "type": "object", "properties": { "glob": { "type": "string" } } } },
+        });
+        let tools = vec![
+            ToolDeclaration { name: "plugin_tool".into(), description: "d".into(), parameters: schema.clone() },
+            ToolDeclaration { name: "no_params".into(), description: "d".into(), parameters: Value::Null },
+        ];
+        let body = request_body(&ModelRequest { system: None, messages: &[], tools: &tools });
+        let declarations = &body["tools"][0]["functionDeclarations"];
+        let mut expected = schema;
+        if let Value::Object(map) = &mut expected {
+            map.remove("$schema");
+        }
+        assert_eq!(declarations[0]["parametersJsonSchema"], expected);
+        assert_eq!(declarations[0].get("parameters"), None);
+        assert_eq!(declarations[1], json!({ "name": "no_params", "description": "d" }));
     }
 
     #[test]
@@ -335,7 +395,7 @@ mod tests {
             r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"pondering","thought":true}]}}]}"#,
             r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}]}"#,
             r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"lo"},
-                {"functionCall":{"name":"glob","args":{"pattern":"*.rs"}}},
+                {"functionCall":{"name":"glob","args":{"pattern":"*.rs"}},"thoughtSignature":"c2lnLTE="},
                 {"functionCall":{"id":"kept","name":"grep","args":"{not json"}},
                 {"functionCall":{"name":"list"}}]},"finishReason":"STOP"}],
               "usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":5,"thoughtsTokenCount":2}}"#,
@@ -362,6 +422,8 @@ mod tests {
         assert_eq!((calls[1].id.as_str(), calls[1].arguments.as_str()), ("kept", "{not json"));
         assert_eq!(calls[2].arguments, "{}");
         assert_ne!(calls[0].id, calls[2].id);
+        assert_eq!(calls[0].signature.as_deref(), Some("c2lnLTE="));
+        assert_eq!((calls[1].signature.as_ref(), calls[2].signature.as_ref()), (None, None));
         assert_eq!(
             events[events.len() - 2..],
             [
@@ -456,6 +518,56 @@ mod tests {
         let (events, result) = stream_all(config, request).await;
         assert!(result.is_ok(), "{result:?}");
         assert!(events.iter().any(|e| matches!(e, ModelEvent::FunctionCall(c) if c.arguments == "{not json")));
+    }
+
+    #[tokio::test]
+    async fn a_streamed_signature_is_sent_back_beside_its_call() {
+        let mock = MockModel::start(Wire::Gemini);
+        mock.push_turn(Turn::calls(vec![
+            call("read_file", json!({ "path": "a.txt" })).with_signature("opaque/sig=="),
+            call("glob", json!({ "pattern": "*" })),
+        ]));
+        mock.push_turn(Turn::text("done"));
+        let config = config(ProviderKind::Gemini, &mock.base_url());
+        let mut history = vec![Message { role: Role::User, parts: vec![Part::Text { text: "go".into() }] }];
+
+        let (events, result) =
+            stream_all(config.clone(), ModelRequest { system: None, messages: &history, tools: &[] }).await;
+        assert!(result.is_ok(), "{result:?}");
+        let calls: Vec<FunctionCall> = events
+            .into_iter()
+            .filter_map(|e| match e {
+                ModelEvent::FunctionCall(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].signature.as_deref(), Some("opaque/sig=="));
+        assert_eq!(calls[1].signature, None);
+        let responses = calls
+            .iter()
+            .map(|c| {
+                Part::FunctionResponse(FunctionResponse {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    content: "ok".into(),
+                    is_error: false,
+                })
+            })
+            .collect();
+        history.push(Message { role: Role::Model, parts: calls.into_iter().map(Part::FunctionCall).collect() });
+        history.push(Message { role: Role::User, parts: responses });
+
+        let (_, result) = stream_all(config, ModelRequest { system: None, messages: &history, tools: &[] }).await;
+        assert!(result.is_ok(), "{result:?}");
+        let requests = mock.requests();
+        assert_eq!(requests.len(), 2);
+        let model_parts = &requests[1]["contents"][1]["parts"];
+        assert_eq!(requests[1]["contents"][1]["role"], "model");
+        assert_eq!(model_parts[0]["functionCall"]["name"], "read_file");
+        assert_eq!(model_parts[0]["thoughtSignature"], "opaque/sig==");
+        assert_eq!(model_parts[1]["functionCall"]["name"], "glob");
+        assert_eq!(model_parts[1].get("thoughtSignature"), None);
     }
 
     #[tokio::test]

@@ -78,6 +78,11 @@ pub struct FunctionCall {
     /// The arguments as the model sent them: JSON text, which may be malformed. The
     /// scheduler parses it and tells the model when it is not an object.
     pub arguments: String,
+    /// An opaque provider token that must be sent back with the call when the history is
+    /// replayed (Gemini's `thoughtSignature`; Gemini 3 rejects a history without it).
+    /// Providers that have no such token ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// The result of a call, sent back to the model.
@@ -226,8 +231,9 @@ pub(crate) mod test_support {
         }
     }
 
-    /// A user prompt, a model turn with text and two calls (one with an id Gemini would
-    /// have made up, and malformed arguments), and the two responses, one an error.
+    /// A user prompt, a model turn with text and two calls (one with a signature, one with
+    /// an id Gemini would have made up and malformed arguments), and the two responses, one
+    /// an error.
     pub fn sample_history() -> Vec<Message> {
         vec![
             Message { role: Role::User, parts: vec![Part::Text { text: "read two files".into() }] },
@@ -239,11 +245,13 @@ pub(crate) mod test_support {
                         id: "call-a".into(),
                         name: "read_file".into(),
                         arguments: r#"{"path":"a.txt"}"#.into(),
+                        signature: Some("sig-a".into()),
                     }),
                     Part::FunctionCall(FunctionCall {
                         id: "gemini-call-1000".into(),
                         name: "read_file".into(),
                         arguments: r#"{"path": "b.txt""#.into(),
+                        signature: None,
                     }),
                 ],
             },

@@ -256,6 +256,7 @@ impl Decoder {
                 id: call.id.unwrap_or_else(|| generated_call_id("call-")),
                 name: call.name,
                 arguments,
+                signature: None,
             }));
         }
     }
@@ -355,6 +356,7 @@ mod tests {
                     id: "c".into(),
                     name: "glob".into(),
                     arguments: "{}".into(),
+                    signature: None,
                 })],
             },
             Message {

@@ -1,6 +1,7 @@
 //! One call's path through the states: [`Scheduler::prepare`] takes it from `validating`
 //! to `scheduled` (or a terminal state), [`Scheduler::execute`] from `executing` to the end.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -32,6 +33,8 @@ pub(super) struct Ready {
     pub tool: Arc<RegisteredTool>,
     args: String,
     started: Instant,
+    /// The file an approved edit changes, when it is inside the workspace.
+    edit_path: Option<PathBuf>,
 }
 
 impl Ready {
@@ -87,6 +90,12 @@ impl Scheduler {
         };
         drop(instance);
 
+        let edit_path = match &confirmation {
+            Some(Confirmation::Edit { path, .. }) => {
+                Some(PathBuf::from(path)).filter(|p| p.is_absolute() && p.starts_with(&self.workspace))
+            }
+            _ => None,
+        };
         if policy::decide(self.mode, tool.info.kind, confirmation.as_ref()) == Decision::Ask {
             let confirmation = confirmation.unwrap_or_else(|| Confirmation::Info {
                 prompt: format!("Allow {} ({}): {description}?", tool.info.display_name, tool.info.kind.as_str()),
@@ -118,14 +127,16 @@ impl Scheduler {
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
         update.description = Some(description);
         events.send(Event::ToolCall(Box::new(update)));
-        Prepared::Ready(Ready { call: call.clone(), tool, args, started })
+        Prepared::Ready(Ready { call: call.clone(), tool, args, started, edit_path })
     }
 
     pub(super) async fn execute(&self, ready: Ready, events: &EventSink, cancel: &Cancellation) -> CompletedCall {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
         }
-        let Ready { call, tool, args, started } = ready;
+        let Ready { call, tool, args, started, edit_path } = ready;
+        // WASI has no chmod, so a plugin's atomic rewrite resets the file's mode: keep it.
+        let permissions = edit_path.as_ref().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.permissions());
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         let live = tool.info.streams_output.then(|| forward_live_output(&call.id, events));
         let result = match self.instance(&tool, &call, Phase::Execute, cancel, live).await {
@@ -136,6 +147,12 @@ impl Scheduler {
             },
             Err(error) => Err(error),
         };
+        if let (Ok(_), Some(path), Some(permissions)) = (&result, &edit_path, permissions)
+            && std::fs::metadata(path).is_ok_and(|m| m.permissions() != permissions)
+            && let Err(error) = std::fs::set_permissions(path, permissions)
+        {
+            tracing::warn!("cannot restore the permissions of {}: {error}", path.display());
+        }
         finish(&call, started, result, events)
     }
 

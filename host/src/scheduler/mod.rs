@@ -18,6 +18,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::future::Future;
+
 use futures_util::future::join_all;
 
 use crate::cancel::Cancellation;
@@ -67,7 +69,8 @@ impl CompletedCall {
     }
 }
 
-/// Runs batches of tool calls.
+/// Runs batches of tool calls. Cloning is cheap: the parts are shared.
+#[derive(Clone)]
 pub struct Scheduler {
     runtime: Arc<Runtime>,
     registry: Arc<Registry>,
@@ -100,27 +103,33 @@ impl Scheduler {
     }
 
     /// Runs one batch to completion and returns one completed call per request, in order.
+    /// Each call runs on its own task, so calls of one group really run in parallel.
     pub async fn run_batch(
         &self,
         calls: &[FunctionCall],
         events: &EventSink,
         cancel: &Cancellation,
     ) -> Vec<CompletedCall> {
-        let prepared = join_all(calls.iter().map(|call| self.prepare(call, events, cancel))).await;
+        let prepared = on_tasks(calls.iter().cloned().map(|call| {
+            let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
+            async move { this.prepare(&call, &events, &cancel).await }
+        }))
+        .await;
         // A user who cancels one approval cancels the batch.
-        let batch_cancelled = prepared.iter().any(|p| matches!(p, Prepared::CancelBatch(_)));
+        let batch_cancelled = prepared.iter().any(|p| matches!(p, Some(Prepared::CancelBatch(_))));
         let mut slots: Vec<Option<CompletedCall>> = Vec::with_capacity(calls.len());
         let mut runnable = Vec::new();
         for (index, item) in prepared.into_iter().enumerate() {
             match item {
-                Prepared::Done(done) | Prepared::CancelBatch(done) => slots.push(Some(done)),
-                Prepared::Ready(ready) if batch_cancelled => {
+                Some(Prepared::Done(done) | Prepared::CancelBatch(done)) => slots.push(Some(done)),
+                Some(Prepared::Ready(ready)) if batch_cancelled => {
                     slots.push(Some(ready.cancel("the user cancelled another call of this batch", events)));
                 }
-                Prepared::Ready(ready) => {
+                Some(Prepared::Ready(ready)) => {
                     slots.push(None);
                     runnable.push((index, ready));
                 }
+                None => slots.push(None),
             }
         }
         // Consecutive parallel-safe calls run together; any other call runs alone.
@@ -135,29 +144,45 @@ impl Scheduler {
             }
         }
         for group in groups {
-            let results = join_all(
-                group
-                    .into_iter()
-                    .map(|(index, ready)| async move { (index, self.execute(ready, events, cancel).await) }),
-            )
+            let indexes: Vec<usize> = group.iter().map(|(index, _)| *index).collect();
+            let results = on_tasks(group.into_iter().map(|(_, ready)| {
+                let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
+                async move { this.execute(ready, &events, &cancel).await }
+            }))
             .await;
-            for (index, done) in results {
-                slots[index] = Some(done);
+            for (index, done) in indexes.into_iter().zip(results) {
+                slots[index] = done;
             }
         }
         slots
             .into_iter()
             .zip(calls)
             .map(|(slot, call)| {
-                slot.unwrap_or_else(|| CompletedCall {
-                    call: call.clone(),
-                    status: CallStatus::Error,
-                    result: Err(ToolError::new(ErrorKind::Execution, "the call was lost by the scheduler")),
-                    duration: Duration::ZERO,
+                slot.unwrap_or_else(|| {
+                    let error = ToolError::new(ErrorKind::Execution, "the call failed inside airlock; see the log");
+                    CompletedCall {
+                        call: call.clone(),
+                        status: CallStatus::Error,
+                        result: Err(error),
+                        duration: Duration::ZERO,
+                    }
                 })
             })
             .collect()
     }
+}
+
+/// Runs each future on its own task and returns their outputs in order; a task that
+/// panicked yields `None` (and is logged).
+async fn on_tasks<T: Send + 'static>(
+    futures: impl Iterator<Item = impl Future<Output = T> + Send + 'static>,
+) -> Vec<Option<T>> {
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    join_all(handles)
+        .await
+        .into_iter()
+        .map(|joined| joined.map_err(|e| tracing::error!("a tool call task failed: {e}")).ok())
+        .collect()
 }
 
 #[cfg(test)]

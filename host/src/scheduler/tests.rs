@@ -15,7 +15,7 @@ use crate::policy::{ApprovalOutcome, ApprovalRequest, RefuseAll};
 use crate::testing::{Recorder, Setup, runtime, statuses};
 
 fn call(id: &str, name: &str, args: serde_json::Value) -> FunctionCall {
-    FunctionCall { id: id.into(), name: name.into(), arguments: args.to_string() }
+    FunctionCall { id: id.into(), name: name.into(), arguments: args.to_string(), signature: None }
 }
 
 /// Answers every approval with the same outcome.
@@ -207,4 +207,28 @@ async fn a_plugin_sees_no_environment() {
     recorder.finish().await;
     assert_eq!(done[0].result.as_ref().unwrap().llm_text(), "[]");
     assert!(std::env::var_os("PATH").is_some(), "the host itself has an environment");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_edit_keeps_the_files_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let setup = Setup::new(&[]);
+    let script = setup.workspace.join("run.sh");
+    std::fs::write(&script, "echo one\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let scheduler = scheduler(
+        &setup,
+        ApprovalMode::AutoEdit,
+        Arc::new(RefuseAll { mode: ApprovalMode::AutoEdit }),
+        CallLimits::default(),
+    )
+    .await;
+    let calls = vec![call("e", "replace", json!({"file_path": "run.sh", "old_string": "one", "new_string": "two"}))];
+    let recorder = Recorder::new();
+    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
+    recorder.finish().await;
+    assert!(done[0].result.is_ok(), "{:?}", done[0].result);
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo two\n");
+    assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o750);
 }
