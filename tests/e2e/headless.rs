@@ -87,11 +87,7 @@ fn runs_parallel_calls_and_sends_every_result_back() {
             call("glob", json!({"pattern": "**/*.rs"})),
         ]));
         mock.push_turn(Turn::text("Read them."));
-        let done = Session::run({
-            let mut c = s.command(&mock);
-            c.args(["-p", "look around"]);
-            c
-        });
+        let done = s.airlock(&mock, &["-p", "look around"]);
         assert_eq!(done.code, Some(0), "{wire:?}: {}", done.stderr);
         assert_eq!(done.stdout, "Read them.\n");
         let sent = responses(&mock, 1);
@@ -118,11 +114,7 @@ fn default_mode_refuses_edits_at_once_and_writes_nothing() {
         call("replace", json!({"file_path": "notes.txt", "old_string": "old", "new_string": "new"})),
     ]));
     mock.push_turn(Turn::text("Understood."));
-    let done = Session::run({
-        let mut c = s.command(&mock);
-        c.args(["-p", "edit"]);
-        c
-    });
+    let done = s.airlock(&mock, &["-p", "edit"]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_eq!(s.read("new.txt"), None);
     assert_eq!(s.read("notes.txt").as_deref(), Some("old\n"));
@@ -144,11 +136,7 @@ fn auto_edit_mode_writes_files_and_replace_edits_them() {
         call("replace", json!({"file_path": "notes.txt", "old_string": "absent", "new_string": "x"})),
     ]));
     mock.push_turn(Turn::text("Done."));
-    let done = Session::run({
-        let mut c = s.command(&mock);
-        c.args(["-p", "edit", "--approval-mode", "auto-edit"]);
-        c
-    });
+    let done = s.airlock(&mock, &["-p", "edit", "--approval-mode", "auto-edit"]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_eq!(s.read("dir/new.txt").as_deref(), Some("created\n"));
     assert_eq!(s.read("notes.txt").as_deref(), Some("one 2 one\n"), "the ambiguous replace must not apply");
@@ -173,11 +161,7 @@ fn paths_outside_the_workspace_are_refused() {
         call("write_file", json!({"file_path": outside.path().join("x.txt").to_str().unwrap(), "content": "x"})),
     ]));
     mock.push_turn(Turn::text("ok"));
-    let done = Session::run({
-        let mut c = s.command(&mock);
-        c.args(["-p", "escape", "--approval-mode", "yolo"]);
-        c
-    });
+    let done = s.airlock(&mock, &["-p", "escape", "--approval-mode", "yolo"]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     let sent = responses(&mock, 1);
     for (name, content) in &sent {
@@ -199,11 +183,7 @@ fn malformed_model_output_becomes_errors_for_the_model() {
             call("read_file", json!({"start_line": 1})),
         ]));
         mock.push_turn(Turn::text("Recovered."));
-        let done = Session::run({
-            let mut c = s.command(&mock);
-            c.args(["-p", "go"]);
-            c
-        });
+        let done = s.airlock(&mock, &["-p", "go"]);
         assert_eq!(done.code, Some(0), "{wire:?}: {}", done.stderr);
         assert_eq!(done.stdout, "Recovered.\n");
         let first = responses(&mock, 1);
@@ -221,11 +201,7 @@ fn a_malformed_stream_exits_non_zero_with_a_clear_message() {
         let s = session();
         let mock = MockModel::start(wire);
         mock.push_turn(Turn::raw_sse("data: {this is not json\n\n"));
-        let done = Session::run({
-            let mut c = s.command(&mock);
-            c.args(["-p", "go"]);
-            c
-        });
+        let done = s.airlock(&mock, &["-p", "go"]);
         assert_eq!(done.code, Some(1), "{wire:?}: {}", done.stderr);
         assert!(done.stderr.contains("malformed"), "{wire:?}: {}", done.stderr);
     }
@@ -237,21 +213,13 @@ fn http_errors_name_the_problem_and_the_key_variable() {
         let s = session();
         let mock = MockModel::start(wire);
         mock.push_turn(Turn::status(401, r#"{"error": {"message": "bad key"}}"#));
-        let done = Session::run({
-            let mut c = s.command(&mock);
-            c.args(["-p", "go"]);
-            c
-        });
+        let done = s.airlock(&mock, &["-p", "go"]);
         assert_eq!(done.code, Some(41), "{}", done.stderr);
         assert!(done.stderr.contains(key), "{}", done.stderr);
 
         let mock = MockModel::start(wire);
         mock.push_turn(Turn::status(500, r#"{"error": {"message": "the model is on fire"}}"#));
-        let done = Session::run({
-            let mut c = s.command(&mock);
-            c.args(["-p", "go"]);
-            c
-        });
+        let done = s.airlock(&mock, &["-p", "go"]);
         assert_eq!(done.code, Some(1), "{}", done.stderr);
         assert!(done.stderr.contains("500") && done.stderr.contains("on fire"), "{}", done.stderr);
     }
@@ -264,11 +232,7 @@ fn json_output_is_one_object_with_calls_and_stats() {
     let mock = MockModel::start(Wire::Gemini);
     mock.push_turn(Turn::calls(vec![call("read_file", json!({"file_path": "a.txt"}))]).with_usage(50, 5));
     mock.push_turn(Turn::text("It says A.").with_usage(70, 4));
-    let done = Session::run({
-        let mut c = s.command(&mock);
-        c.args(["-p", "read a", "-o", "json"]);
-        c
-    });
+    let done = s.airlock(&mock, &["-p", "read a", "-o", "json"]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     let object: Value = serde_json::from_str(&done.stdout).unwrap();
     assert_eq!(object["response"], "It says A.");
@@ -290,11 +254,7 @@ fn stream_json_prints_one_event_per_line_as_they_happen() {
     let mock = MockModel::start(Wire::OpenAi);
     mock.push_turn(Turn::calls(vec![call("read_file", json!({"file_path": "a.txt"}))]));
     mock.push_turn(Turn::text("Done."));
-    let done = Session::run({
-        let mut c = s.command(&mock);
-        c.args(["-p", "read a", "-o", "stream-json"]);
-        c
-    });
+    let done = s.airlock(&mock, &["-p", "read a", "-o", "stream-json"]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     let events: Vec<Value> = done.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(events[0]["type"], "init");
@@ -315,11 +275,7 @@ fn the_turn_cap_stops_a_model_that_keeps_calling_tools() {
     for _ in 0..3 {
         mock.push_turn(Turn::calls(vec![call("read_file", json!({"file_path": "a.txt"}))]));
     }
-    let done = Session::run({
-        let mut c = s.command(&mock);
-        c.args(["-p", "loop", "--max-turns", "2"]);
-        c
-    });
+    let done = s.airlock(&mock, &["-p", "loop", "--max-turns", "2"]);
     assert_eq!(done.code, Some(53), "{}", done.stderr);
     assert!(done.stderr.contains("--max-turns"), "{}", done.stderr);
     assert_eq!(mock.requests().len(), 2);
@@ -370,11 +326,7 @@ fn a_bad_config_file_names_the_line_and_exits() {
     std::fs::create_dir_all(s.airlock_home()).unwrap();
     std::fs::write(s.airlock_home().join("config.toml"), "model = \"m\"\napproval_mode = \"sometimes\"\n").unwrap();
     let mock = MockModel::start(Wire::OpenAi);
-    let done = Session::run({
-        let mut c = s.command(&mock);
-        c.args(["-p", "hi"]);
-        c
-    });
+    let done = s.airlock(&mock, &["-p", "hi"]);
     assert_eq!(done.code, Some(52), "{}", done.stderr);
     assert!(done.stderr.contains("config.toml") && done.stderr.contains("line 2"), "{}", done.stderr);
     assert!(mock.requests().is_empty());

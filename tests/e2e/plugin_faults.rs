@@ -28,11 +28,7 @@ fn trapping_spinning_and_memory_hungry_plugins_become_errors_and_the_session_goe
     ]));
     mock.push_turn(Turn::calls(vec![call("shout", json!({"text": "next turn"}))]));
     mock.push_turn(Turn::text("Survived."));
-    let done = Session::run({
-        let mut c = s.command(&mock);
-        c.args(["-p", "break things", "--approval-mode", "yolo"]);
-        c
-    });
+    let done = s.airlock(&mock, &["-p", "break things", "--approval-mode", "yolo"]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_eq!(done.stdout, "Survived.\n");
     let sent = function_responses(&mock.requests()[1]);
@@ -75,11 +71,7 @@ fn broken_plugins_are_reported_and_the_rest_work() {
     let mock = MockModel::start(Wire::OpenAi);
     mock.push_turn(Turn::calls(vec![call("echo", json!({"text": "fine"}))]));
     mock.push_turn(Turn::text("ok"));
-    let done = Session::run({
-        let mut c = s.command(&mock);
-        c.args(["-p", "go"]);
-        c
-    });
+    let done = s.airlock(&mock, &["-p", "go"]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     for file in ["bad_schema.wasm", "trap_in_describe.wasm", "dup_read_file.wasm"] {
         assert!(done.stderr.contains(file), "{file} not reported: {}", done.stderr);

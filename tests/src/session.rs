@@ -89,6 +89,13 @@ impl Session {
         command
     }
 
+    /// Runs the binary pointed at `mock` with `args` to the end.
+    pub fn airlock(&self, mock: &MockModel, args: &[&str]) -> Finished {
+        let mut command = self.command(mock);
+        command.args(args);
+        Self::run(command)
+    }
+
     /// Runs `command` to the end.
     pub fn run(mut command: Command) -> Finished {
         let output = command.output().unwrap_or_else(|e| panic!("cannot run airlock: {e}"));

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::*;
 use crate::contract::ErrorKind;
 use crate::events::CallStatus::*;
+use crate::events::Event;
 use crate::policy::{ApprovalOutcome, ApprovalRequest, RefuseAll};
 use crate::testing::{Recorder, Setup, runtime, statuses};
 
@@ -34,6 +35,18 @@ async fn scheduler(setup: &Setup, mode: ApprovalMode, approver: Arc<dyn Approver
     Scheduler::new(runtime, registry, setup.workspace.clone(), mode, approver, limits)
 }
 
+/// A scheduler that refuses every approval, as a headless run does.
+async fn headless(setup: &Setup, mode: ApprovalMode, limits: CallLimits) -> Scheduler {
+    scheduler(setup, mode, Arc::new(RefuseAll { mode }), limits).await
+}
+
+/// Runs one batch and returns its completed calls and every event it sent.
+async fn run(scheduler: &Scheduler, calls: &[FunctionCall], cancel: &Cancellation) -> (Vec<CompletedCall>, Vec<Event>) {
+    let recorder = Recorder::new();
+    let done = scheduler.run_batch(calls, &recorder.sink, cancel).await;
+    (done, recorder.finish().await)
+}
+
 fn error_of(done: &CompletedCall) -> &crate::contract::ToolError {
     done.result.as_ref().err().unwrap_or_else(|| panic!("{} succeeded: {:?}", done.call.name, done.result))
 }
@@ -42,13 +55,7 @@ fn error_of(done: &CompletedCall) -> &crate::contract::ToolError {
 async fn walks_each_call_through_its_states_and_isolates_failures() {
     let setup = Setup::new(&[fixtures::ECHO_TOOLS, fixtures::TRAP]);
     std::fs::write(setup.workspace.join("a.txt"), "alpha\n").unwrap();
-    let scheduler = scheduler(
-        &setup,
-        ApprovalMode::Default,
-        Arc::new(RefuseAll { mode: ApprovalMode::Default }),
-        CallLimits::default(),
-    )
-    .await;
+    let scheduler = headless(&setup, ApprovalMode::Default, CallLimits::default()).await;
     let calls = vec![
         call("ok", "read_file", json!({"file_path": "a.txt"})),
         call("unknown", "read_fil", json!({})),
@@ -58,9 +65,7 @@ async fn walks_each_call_through_its_states_and_isolates_failures() {
         call("trap", "trap_now", json!({})),
         call("shout", "shout", json!({"text": "hi"})),
     ];
-    let recorder = Recorder::new();
-    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
-    let events = recorder.finish().await;
+    let (done, events) = run(&scheduler, &calls, &Cancellation::default()).await;
 
     assert_eq!(statuses(&events, "ok"), [Validating, Scheduled, Executing, Success]);
     assert_eq!(done[0].result.as_ref().unwrap().llm_text().trim(), "alpha");
@@ -96,9 +101,7 @@ async fn approved_edits_run_one_after_another_in_order() {
         call("1", "replace", json!({"file_path": "f.txt", "old_string": "one", "new_string": "two"})),
         call("2", "replace", json!({"file_path": "f.txt", "old_string": "two", "new_string": "three"})),
     ];
-    let recorder = Recorder::new();
-    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
-    let events = recorder.finish().await;
+    let (done, events) = run(&scheduler, &calls, &Cancellation::default()).await;
     assert_eq!(statuses(&events, "1"), [Validating, AwaitingApproval, Scheduled, Executing, Success]);
     assert!(done[0].result.is_ok(), "{:?}", done[0].result);
     // Validation of the second call ran before the first edit, against "one\n", and failed.
@@ -116,9 +119,7 @@ async fn cancelling_one_approval_cancels_the_batch() {
         call("w", "write_file", json!({"file_path": "x.txt", "content": "x"})),
         call("r", "list_directory", json!({"dir_path": "."})),
     ];
-    let recorder = Recorder::new();
-    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
-    let events = recorder.finish().await;
+    let (done, events) = run(&scheduler, &calls, &Cancellation::default()).await;
     assert_eq!(done[0].status, Cancelled);
     assert_eq!(done[1].status, Cancelled);
     assert_eq!(statuses(&events, "r"), [Validating, Scheduled, Cancelled]);
@@ -129,12 +130,9 @@ async fn cancelling_one_approval_cancels_the_batch() {
 async fn a_plugin_that_spins_hits_its_deadline_and_the_next_call_still_runs() {
     let setup = Setup::new(&[fixtures::SPIN_FOREVER, fixtures::ECHO_TOOLS]);
     let limits = CallLimits { deadline: Duration::from_millis(300), ..CallLimits::default() };
-    let scheduler =
-        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), limits).await;
-    let recorder = Recorder::new();
+    let scheduler = headless(&setup, ApprovalMode::Yolo, limits).await;
     let calls = vec![call("spin", "spin", json!({})), call("echo", "echo", json!({"text": "still here"}))];
-    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
-    recorder.finish().await;
+    let (done, _) = run(&scheduler, &calls, &Cancellation::default()).await;
     assert_eq!(error_of(&done[0]).kind, ErrorKind::Timeout);
     assert!(error_of(&done[0]).message.contains("deadline"), "{}", error_of(&done[0]).message);
     assert_eq!(done[1].result.as_ref().unwrap().llm_text(), "still here");
@@ -143,19 +141,15 @@ async fn a_plugin_that_spins_hits_its_deadline_and_the_next_call_still_runs() {
 #[tokio::test]
 async fn cancellation_stops_a_running_call() {
     let setup = Setup::new(&[fixtures::SPIN_FOREVER]);
-    let scheduler =
-        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), CallLimits::default())
-            .await;
+    let scheduler = headless(&setup, ApprovalMode::Yolo, CallLimits::default()).await;
     let cancel = Cancellation::default();
     let trigger = cancel.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(200)).await;
         trigger.cancel();
     });
-    let recorder = Recorder::new();
     let started = std::time::Instant::now();
-    let done = scheduler.run_batch(&[call("spin", "spin", json!({}))], &recorder.sink, &cancel).await;
-    let events = recorder.finish().await;
+    let (done, events) = run(&scheduler, &[call("spin", "spin", json!({}))], &cancel).await;
     assert_eq!(done[0].status, Cancelled);
     assert_eq!(statuses(&events, "spin"), [Validating, Scheduled, Executing, Cancelled]);
     // The default deadline is a minute: only cancellation can have stopped it this soon.
@@ -166,12 +160,8 @@ async fn cancellation_stops_a_running_call() {
 async fn a_memory_bomb_is_stopped_at_the_cap() {
     let setup = Setup::new(&[fixtures::MEMORY_BOMB]);
     let limits = CallLimits { memory: 32 << 20, ..CallLimits::default() };
-    let scheduler =
-        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), limits).await;
-    let recorder = Recorder::new();
-    let done =
-        scheduler.run_batch(&[call("bomb", "allocate", json!({}))], &recorder.sink, &Cancellation::default()).await;
-    recorder.finish().await;
+    let scheduler = headless(&setup, ApprovalMode::Yolo, limits).await;
+    let (done, _) = run(&scheduler, &[call("bomb", "allocate", json!({}))], &Cancellation::default()).await;
     let error = error_of(&done[0]);
     assert_eq!(error.kind, ErrorKind::PluginFault);
     assert!(error.message.contains("memory limit of 32 MiB"), "{}", error.message);
@@ -180,31 +170,17 @@ async fn a_memory_bomb_is_stopped_at_the_cap() {
 #[tokio::test]
 async fn a_read_only_tool_cannot_write_even_if_it_asks() {
     let setup = Setup::new(&[fixtures::WRITER_CLAIMS_READ]);
-    let scheduler =
-        scheduler(&setup, ApprovalMode::Yolo, Arc::new(RefuseAll { mode: ApprovalMode::Yolo }), CallLimits::default())
-            .await;
-    let recorder = Recorder::new();
-    let done =
-        scheduler.run_batch(&[call("w", "sneaky_write", json!({}))], &recorder.sink, &Cancellation::default()).await;
-    recorder.finish().await;
+    let scheduler = headless(&setup, ApprovalMode::Yolo, CallLimits::default()).await;
+    let (done, _) = run(&scheduler, &[call("w", "sneaky_write", json!({}))], &Cancellation::default()).await;
     assert_eq!(error_of(&done[0]).kind, ErrorKind::Execution);
     assert!(!setup.workspace.join("pwned.txt").exists());
 }
 
 #[tokio::test]
 async fn a_plugin_sees_no_environment() {
-    // SAFETY-free: tests in this binary never read this variable concurrently.
     let setup = Setup::new(&[fixtures::ENV_PEEK]);
-    let scheduler = scheduler(
-        &setup,
-        ApprovalMode::Default,
-        Arc::new(RefuseAll { mode: ApprovalMode::Default }),
-        CallLimits::default(),
-    )
-    .await;
-    let recorder = Recorder::new();
-    let done = scheduler.run_batch(&[call("e", "peek_env", json!({}))], &recorder.sink, &Cancellation::default()).await;
-    recorder.finish().await;
+    let scheduler = headless(&setup, ApprovalMode::Default, CallLimits::default()).await;
+    let (done, _) = run(&scheduler, &[call("e", "peek_env", json!({}))], &Cancellation::default()).await;
     assert_eq!(done[0].result.as_ref().unwrap().llm_text(), "[]");
     assert!(std::env::var_os("PATH").is_some(), "the host itself has an environment");
 }
@@ -217,17 +193,9 @@ async fn an_edit_keeps_the_files_permissions() {
     let script = setup.workspace.join("run.sh");
     std::fs::write(&script, "echo one\n").unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o750)).unwrap();
-    let scheduler = scheduler(
-        &setup,
-        ApprovalMode::AutoEdit,
-        Arc::new(RefuseAll { mode: ApprovalMode::AutoEdit }),
-        CallLimits::default(),
-    )
-    .await;
+    let scheduler = headless(&setup, ApprovalMode::AutoEdit, CallLimits::default()).await;
     let calls = vec![call("e", "replace", json!({"file_path": "run.sh", "old_string": "one", "new_string": "two"}))];
-    let recorder = Recorder::new();
-    let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
-    recorder.finish().await;
+    let (done, _) = run(&scheduler, &calls, &Cancellation::default()).await;
     assert!(done[0].result.is_ok(), "{:?}", done[0].result);
     assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo two\n");
     assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o750);
