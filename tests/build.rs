@@ -23,6 +23,11 @@ const FIXTURES: &[&str] = &[
     "writer-claims-read",
     "dup-read-file",
     "env-peek",
+    "fs-probe",
+    "stack-bomb",
+    "flood",
+    "net-probe",
+    "socket-probe",
 ];
 
 fn main() {

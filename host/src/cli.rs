@@ -4,18 +4,19 @@
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::agent::{self, Agent};
 use crate::cancel::Cancellation;
+use crate::capability::Roots;
+use crate::commands;
 use crate::config::{self, Paths};
 use crate::events::EventSink;
 use crate::frontends::headless::{self, OutputFormat};
 use crate::frontends::tools_list;
-use crate::model::{ModelClient, ProviderConfig, ProviderKind};
-use crate::policy::{ApprovalMode, RefuseAll};
+use crate::model::ModelClient;
+use crate::policy::{ApprovalMode, Approver, Policy, RefuseAll, Terminal};
 use crate::registry::{PluginDirs, Registry};
 use crate::runtime::Runtime;
 use crate::scheduler::Scheduler;
@@ -52,9 +53,9 @@ pub struct Cli {
     /// The model to use.
     #[arg(short, long)]
     model: Option<String>,
-    /// The model API's wire format.
-    #[arg(long, value_enum)]
-    provider: Option<ProviderKind>,
+    /// The model provider: gemini, openai, anthropic, or a [providers.NAME] table of config.toml.
+    #[arg(long, value_name = "NAME")]
+    provider: Option<String>,
     /// The model API's base URL (e.g. http://127.0.0.1:11434/v1 for Ollama).
     #[arg(long)]
     base_url: Option<String>,
@@ -70,6 +71,10 @@ pub struct Cli {
     /// Most model turns for one prompt.
     #[arg(long)]
     max_turns: Option<u32>,
+    /// Ask before calls that need approval: the confirmation is shown on stderr and the
+    /// answer read from stdin (give the prompt with -p). Without it, such calls are refused.
+    #[arg(long)]
+    ask: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -79,6 +84,13 @@ enum Command {
         #[command(subcommand)]
         command: ToolsCommand,
     },
+    /// Inspect plugins and manage what they are granted.
+    Plugins {
+        #[command(subcommand)]
+        command: commands::plugins::PluginsCommand,
+    },
+    /// Let this workspace's .airlock/policy.toml grant its plugins (pinned to its content).
+    Trust(commands::trust::TrustArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -101,6 +113,15 @@ impl Fatal {
     fn new(code: ExitCode, message: impl std::fmt::Display) -> Self {
         Self { code, message: message.to_string() }
     }
+
+    fn config(message: impl std::fmt::Display) -> Self {
+        Self::new(ExitCode::Config, message)
+    }
+}
+
+/// The user's home folder, for `~/` paths in grants.
+fn user_home() -> Option<PathBuf> {
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).and_then(|h| h.canonicalize().ok())
 }
 
 /// Runs the command line and returns the exit code.
@@ -120,50 +141,49 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     init_logging(&paths);
     let workspace = workspace_root(cli.workspace.as_deref())?;
 
+    if let Some(Command::Trust(args)) = &cli.command {
+        return commands::trust::run(&paths, &workspace, args).map(|()| ExitCode::Success).map_err(Fatal::config);
+    }
+    let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
+    let roots = Roots { workspace: workspace.clone(), home: user_home() };
+    let policy = Arc::new(Policy::load(&paths, roots, mode).map_err(|e| Fatal::new(ExitCode::Config, e))?);
+
     let runtime = Arc::new(Runtime::new(paths.cache.clone()).map_err(|e| Fatal::new(ExitCode::Failure, e))?);
     let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
     let registry = Arc::new(Registry::load(&runtime, &dirs).await);
 
-    if let Some(Command::Tools { command: ToolsCommand::List { json } }) = cli.command {
-        let mut stdout = std::io::stdout().lock();
-        let written =
-            if json { tools_list::json(&registry, &mut stdout) } else { tools_list::text(&registry, &mut stdout) };
-        written.map_err(|e| Fatal::new(ExitCode::Failure, format!("cannot write: {e}")))?;
-        return Ok(ExitCode::Success);
+    match cli.command {
+        Some(Command::Tools { command: ToolsCommand::List { json } }) => {
+            let mut stdout = std::io::stdout().lock();
+            let written =
+                if json { tools_list::json(&registry, &mut stdout) } else { tools_list::text(&registry, &mut stdout) };
+            written.map_err(|e| Fatal::new(ExitCode::Failure, format!("cannot write: {e}")))?;
+            return Ok(ExitCode::Success);
+        }
+        Some(Command::Plugins { command }) => {
+            let context =
+                commands::plugins::Context { paths: &paths, runtime: &runtime, registry: &registry, policy: &policy };
+            return commands::plugins::run(&context, command).await.map(|()| ExitCode::Success).map_err(Fatal::config);
+        }
+        Some(Command::Trust(_)) | None => {}
     }
 
-    let prompt = read_prompt(cli.prompt)?;
-    let kind = cli.provider.or(file.provider).unwrap_or(ProviderKind::Gemini);
-    let base_url = cli.base_url.or(file.base_url).unwrap_or_else(|| kind.default_base_url().to_string());
-    let model = cli.model.or(file.model).unwrap_or_else(|| kind.default_model().to_string());
-    let api_key = std::env::var(kind.key_variable()).ok().filter(|k| !k.is_empty());
-    if api_key.is_none() && base_url == kind.default_base_url() {
-        return Err(Fatal::new(
-            ExitCode::Auth,
-            format!("set {} to use {base_url}, or pass --base-url for a local server", kind.key_variable()),
-        ));
-    }
-    let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
+    let prompt = read_prompt(cli.prompt, !cli.ask)?;
+    let flags = config::ProviderFlags { provider: cli.provider, model: cli.model, base_url: cli.base_url };
+    let provider = config::resolve_provider(&file, &paths.config_file(), flags, &|name| std::env::var(name).ok())
+        .map_err(|e| match e {
+            config::ConfigError::MissingKey(_) => Fatal::new(ExitCode::Auth, e),
+            _ => Fatal::new(ExitCode::Config, e),
+        })?;
+    let (provider_name, model) = (provider.name.clone(), provider.model.clone());
     let max_turns = cli.max_turns.or(file.max_turns).unwrap_or(100);
     if max_turns == 0 {
         return Err(Fatal::new(ExitCode::Config, "--max-turns must be at least 1"));
     }
-    let provider = ProviderConfig {
-        kind,
-        base_url: base_url.trim_end_matches('/').to_string(),
-        model: model.clone(),
-        api_key,
-        idle_timeout: Duration::from_secs(120),
-    };
     let client = ModelClient::new(provider).map_err(|e| Fatal::new(ExitCode::Failure, e))?;
-    let scheduler = Scheduler::new(
-        runtime,
-        registry.clone(),
-        workspace.clone(),
-        mode,
-        Arc::new(RefuseAll { mode }),
-        file.tools.limits(),
-    );
+    let approver: Arc<dyn Approver> =
+        if cli.ask { Arc::new(Terminal::default()) } else { Arc::new(RefuseAll { mode }) };
+    let scheduler = Scheduler::new(runtime, registry.clone(), policy.clone(), approver, file.tools.limits());
     let mut agent = Agent::new(client, scheduler, agent::system_prompt(&workspace), max_turns);
 
     let cancel = Cancellation::default();
@@ -171,12 +191,15 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let (events, receiver) = EventSink::new();
     let session = headless::Session {
         id: session_id(),
-        provider: format!("{kind:?}").to_lowercase(),
+        provider: provider_name,
         model,
         workspace: workspace.display().to_string(),
     };
     let printer = tokio::spawn(headless::print_events(cli.output_format, receiver));
     headless::announce(&session, &registry, &events);
+    for notice in &policy.notices {
+        events.send(crate::events::Event::Warning { message: notice.clone() });
+    }
     let report = agent.run(&prompt, &events, &cancel).await;
     drop(events);
     let printed = printer.await.unwrap_or_default();
@@ -198,10 +221,12 @@ fn workspace_root(flag: Option<&Path>) -> Result<PathBuf, Fatal> {
     Ok(root)
 }
 
-fn read_prompt(flag: Option<String>) -> Result<String, Fatal> {
+/// The prompt from `-p`, plus what is piped on stdin when `use_stdin` (stdin carries the
+/// answers to approval questions under `--ask`).
+fn read_prompt(flag: Option<String>, use_stdin: bool) -> Result<String, Fatal> {
     let mut prompt = flag.unwrap_or_default();
     let stdin = std::io::stdin();
-    if !stdin.is_terminal() {
+    if use_stdin && !stdin.is_terminal() {
         let mut piped = String::new();
         // A closed or unreadable stdin just adds nothing.
         let _ = stdin.lock().read_to_string(&mut piped);

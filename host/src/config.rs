@@ -1,15 +1,20 @@
 //! Settings: `$AIRLOCK_HOME/config.toml` (`AIRLOCK_HOME` defaults to `~/.airlock`), then
 //! command-line flags, which win. A malformed file is an error naming the file, line and
-//! problem; nothing is silently ignored (unknown keys included).
+//! problem; nothing is silently ignored (unknown keys included). The model provider
+//! settings (`provider`, `[providers.NAME]`, `[retry]`) live in [`providers`].
 
+mod providers;
+
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use toml::Spanned;
 
-use crate::model::ProviderKind;
 use crate::policy::ApprovalMode;
 use crate::scheduler::CallLimits;
+pub use providers::{ProviderFlags, ProviderTable, RetrySettings, resolve_provider};
 
 /// Where airlock keeps its files.
 #[derive(Debug, Clone)]
@@ -43,15 +48,32 @@ impl Paths {
     pub fn config_file(&self) -> PathBuf {
         self.home.join("config.toml")
     }
+
+    /// The user's policy file.
+    pub fn policy_file(&self) -> PathBuf {
+        self.home.join("policy.toml")
+    }
+
+    /// The trusted folders.
+    pub fn trust_file(&self) -> PathBuf {
+        self.home.join("trust.toml")
+    }
 }
 
 /// The contents of `config.toml`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
-    pub provider: Option<ProviderKind>,
+    /// A `[providers.NAME]` table or a provider kind.
+    pub provider: Option<Spanned<String>>,
     pub model: Option<String>,
     pub base_url: Option<String>,
+    /// How long a model stream may stay silent before it is abandoned (or retried).
+    pub idle_timeout_secs: Option<u64>,
+    #[serde(default)]
+    pub providers: BTreeMap<String, Spanned<ProviderTable>>,
+    #[serde(default)]
+    pub retry: RetrySettings,
     pub approval_mode: Option<ApprovalMode>,
     pub max_turns: Option<u32>,
     #[serde(default)]
@@ -90,6 +112,14 @@ pub enum ConfigError {
     Read { path: PathBuf, reason: String },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    #[error(
+        "--provider {name}: unknown provider; known providers: {known} (add a [providers.{name}] table to {} to define it)",
+        path.display()
+    )]
+    UnknownProvider { name: String, known: String, path: PathBuf },
+    /// The chosen provider needs an API key that is not set.
+    #[error("{0}")]
+    MissingKey(String),
 }
 
 /// Reads `config.toml`; a missing file means defaults.
@@ -100,15 +130,11 @@ pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
         Err(e) => return Err(ConfigError::Read { path: path.to_path_buf(), reason: e.to_string() }),
     };
     let config: FileConfig = toml::from_str(&text).map_err(|e| {
-        let location = e
-            .span()
-            .map(|span| {
-                let line = text.as_bytes()[..span.start.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1;
-                format!("line {line}: ")
-            })
-            .unwrap_or_default();
+        let location =
+            e.span().map(|span| format!("line {}: ", providers::line_of(&text, span.start))).unwrap_or_default();
         ConfigError::Invalid { path: path.to_path_buf(), message: format!("{location}{}", e.message()) }
     })?;
+    providers::check(&config, &text).map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     if config.max_turns == Some(0) {
         return Err(ConfigError::Invalid { path: path.to_path_buf(), message: "max_turns must be at least 1".into() });
     }
@@ -130,7 +156,7 @@ mod tests {
         )
         .unwrap();
         let config = load(&path).unwrap();
-        assert_eq!(config.provider, Some(ProviderKind::Openai));
+        assert_eq!(config.provider.as_ref().map(|p| p.get_ref().as_str()), Some("openai"));
         assert_eq!(config.approval_mode, Some(ApprovalMode::AutoEdit));
         assert_eq!(config.max_turns, Some(7));
         let limits = config.tools.limits();

@@ -116,6 +116,8 @@ pub enum Event {
     Usage(Usage),
     /// Something the user should know that does not stop the run.
     Warning { message: String },
+    /// Something that went as the user asked (a rule remembered, ...).
+    Notice { message: String },
 }
 
 /// Where the engine sends events. Sending never blocks and never fails the engine: a front

@@ -7,6 +7,7 @@ pub mod agent;
 pub mod cancel;
 pub mod capability;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod contract;
 pub mod events;

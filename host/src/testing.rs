@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::capability::Roots;
 use crate::events::{CallStatus, Event, EventSink};
+use crate::policy::{ApprovalMode, Policy};
 use crate::registry::{PluginDirs, Registry};
 use crate::runtime::Runtime;
 
@@ -45,6 +47,15 @@ impl Setup {
 
     pub async fn registry(&self, runtime: &Runtime) -> Arc<Registry> {
         Arc::new(Registry::load(runtime, &self.dirs()).await)
+    }
+
+    /// A policy whose user file holds `toml` (grants and rules).
+    pub fn policy(&self, mode: ApprovalMode, toml: &str) -> Arc<Policy> {
+        let path = self.home.path().join("policy.toml");
+        std::fs::write(&path, toml).unwrap();
+        let user = crate::policy::file::load(&path, crate::policy::rules::RuleSource::User).unwrap();
+        let roots = Roots { workspace: self.workspace.clone(), home: None };
+        Arc::new(Policy::new(mode, roots, user))
     }
 }
 

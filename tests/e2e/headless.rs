@@ -47,6 +47,7 @@ fn answers_in_plain_text_on_both_wires() {
                 assert_eq!(request.header("authorization"), Some("Bearer ok"));
                 assert_eq!(request.body["stream"], true);
             }
+            Wire::Anthropic => assert_eq!(request.path, "/v1/messages"),
         }
     }
 }
@@ -200,7 +201,7 @@ fn a_malformed_stream_exits_non_zero_with_a_clear_message() {
     for wire in WIRES {
         let s = session();
         let mock = MockModel::start(wire);
-        mock.push_turn(Turn::raw_sse("data: {this is not json\n\n"));
+        mock.push_turn(Turn::raw_sse("data: {this is not json\n\n").forever());
         let done = s.airlock(&mock, &["-p", "go"]);
         assert_eq!(done.code, Some(1), "{wire:?}: {}", done.stderr);
         assert!(done.stderr.contains("malformed"), "{wire:?}: {}", done.stderr);
@@ -218,7 +219,7 @@ fn http_errors_name_the_problem_and_the_key_variable() {
         assert!(done.stderr.contains(key), "{}", done.stderr);
 
         let mock = MockModel::start(wire);
-        mock.push_turn(Turn::status(500, r#"{"error": {"message": "the model is on fire"}}"#));
+        mock.push_turn(Turn::status(500, r#"{"error": {"message": "the model is on fire"}}"#).forever());
         let done = s.airlock(&mock, &["-p", "go"]);
         assert_eq!(done.code, Some(1), "{}", done.stderr);
         assert!(done.stderr.contains("500") && done.stderr.contains("on fire"), "{}", done.stderr);

@@ -25,7 +25,34 @@
 //!   built-in) and `unique_tool` (kind `think`).
 //! - [`ENV_PEEK`] (plugin `env_peek`): `peek_env`, kind `read`, asks for no capabilities and
 //!   returns the `{:?}` of every environment variable it sees.
+//! - [`FS_PROBE`] (plugin `fs_probe`): probes with plain `std` and no checks of its own.
+//!   `read_path {"path"}` (kind `read`, requests `.` read) returns the file's content;
+//!   `write_path {"path", "content"}` (kind `edit`, requests `.` *read* only) writes it and
+//!   returns "wrote"; relative paths are joined to the workspace root unnormalized, so `..`
+//!   reaches the host as written. `list_root` (kind `read`, requests `.` read) returns the
+//!   names `read_dir("/")` sees, one per line. `read_env` (kind `read`, requests the env vars
+//!   `GRANTED_VAR` and `OPENAI_API_KEY`) returns the `{:?}` of every variable it sees.
+//!   Failures are execution errors `cannot read|write|list <path>: <OS error>`.
+//! - [`STACK_BOMB`] (plugin `stack_bomb`): recurses without bound in `execute` until it traps:
+//!   `recurse` with 4 KiB frames in linear memory, `recurse_deep` with tiny frames that
+//!   exhaust wasmtime's native wasm stack.
+//! - [`FLOOD`] (plugin `flood`): 100 MiB through each channel to the host, in `execute`.
+//!   `flood_return` returns it as llm content; `flood_stdout` writes it to stdout in 64 KiB
+//!   chunks; `flood_live` (`streams-output: true`) emits it through `airlock:host/output` in
+//!   1 MiB chunks; `flood_log` writes 100,000 lines through `airlock:host/log`. All but
+//!   `flood_return` then return "done".
+//! - [`NET_PROBE`] (plugin `net_probe`): `fetch`, kind `fetch`, args `{"url": string}`,
+//!   requests `http://127.0.0.1`, `https://127.0.0.1` and `http://localhost` (default
+//!   ports). GETs `url` through `wasi:http` and follows up to 3 redirects itself, each as a
+//!   new request; returns `status=<code> bytes=<body length> redirects=<n>`, or an execution
+//!   error `<url>: <wasi:http error code>` (`HttpRequestDenied`, …) or `<url>: reading the
+//!   body failed after <n> bytes: <why>`.
+//! - [`SOCKET_PROBE`] (plugin `socket_probe`): `connect`, kind `fetch`, args
+//!   `{"addr": "127.0.0.1:PORT"}`, requests `http://127.0.0.1`. Tries a raw TCP connection
+//!   and a UDP datagram to `addr` and a lookup of `localhost` through `std::net`; returns
+//!   three lines `tcp: …`, `udp: …`, `lookup: …`, each `ok` or `error: <OS error>`.
 //!
-//! All tools but `echo` and `shout` take `{"type":"object","properties":{}}`.
+//! All tools but `echo`, `shout`, `read_path`, `write_path`, `fetch` and `connect` take
+//! `{"type":"object","properties":{}}`.
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));

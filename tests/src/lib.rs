@@ -1,11 +1,13 @@
 //! Test support for airlock: a scripted mock model server ([`MockModel`]) that end-to-end
-//! tests point the real binary at, and helpers to read what the model was sent.
+//! tests point the real binary at, helpers to read what the model was sent, and network
+//! targets for the sandbox tests ([`http_server`]).
 
 pub mod fixtures;
+pub mod http_server;
 pub mod mock_model;
 pub mod session;
 
 pub use mock_model::{
     MockCall, MockModel, NO_MORE_TURNS, RecordedRequest, Turn, Wire, call, declared_tools, function_responses,
 };
-pub use session::{Finished, Session};
+pub use session::{FAST_RETRIES, Finished, Session};

@@ -1,11 +1,17 @@
 //! A hermetic run of the real `airlock` binary: a temporary home (`AIRLOCK_HOME`, `HOME`)
 //! and workspace, an environment holding nothing but what the test sets (no user config,
-//! no real API keys), stdin closed, and the model at a [`MockModel`] on 127.0.0.1.
+//! no real API keys), stdin closed, and the model at a [`MockModel`] on 127.0.0.1. The home
+//! starts with a `config.toml` holding [`FAST_RETRIES`], so a test that scripts a failure
+//! does not wait out real backoff; a test that writes its own `config.toml` replaces it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::mock_model::{MockModel, Wire};
+
+/// The `[retry]` table every session starts with: the default attempts, waits of a few
+/// milliseconds.
+pub const FAST_RETRIES: &str = "[retry]\nbase_delay_ms = 1\nmax_delay_ms = 20\n";
 
 /// A temporary home and workspace for one run.
 pub struct Session {
@@ -32,7 +38,16 @@ impl Session {
         let home = tempfile::tempdir().unwrap_or_else(|e| panic!("temp home: {e}"));
         let workspace_dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temp workspace: {e}"));
         let workspace = workspace_dir.path().canonicalize().unwrap_or_else(|e| panic!("canonical workspace: {e}"));
-        Self { home, workspace_dir, workspace, binary: binary.into(), cache: cache.into() }
+        let session = Self { home, workspace_dir, workspace, binary: binary.into(), cache: cache.into() };
+        session.write_config(FAST_RETRIES);
+        session
+    }
+
+    /// Replaces `$AIRLOCK_HOME/config.toml` with `text`.
+    pub fn write_config(&self, text: &str) {
+        let home = self.airlock_home();
+        std::fs::create_dir_all(&home).unwrap_or_else(|e| panic!("mkdir {}: {e}", home.display()));
+        std::fs::write(home.join("config.toml"), text).unwrap_or_else(|e| panic!("write config.toml: {e}"));
     }
 
     /// `$AIRLOCK_HOME`.
@@ -82,6 +97,7 @@ impl Session {
         let provider = match mock.wire() {
             Wire::Gemini => "gemini",
             Wire::OpenAi => "openai",
+            Wire::Anthropic => "anthropic",
         };
         command
             .args(["--provider", provider, "--base-url", &mock.base_url(), "-m", "test-model", "--workspace"])

@@ -64,6 +64,7 @@ impl Agent {
             .registry()
             .tools()
             .iter()
+            .filter(|tool| scheduler.policy().offers(&tool.info))
             .map(|tool| ToolDeclaration {
                 name: tool.info.name.clone(),
                 description: tool.info.description.clone(),
@@ -151,6 +152,9 @@ impl Agent {
             ModelEvent::FunctionCall(call) => calls.push(call),
             ModelEvent::Usage(u) => usage = u,
             ModelEvent::Finished { .. } => {}
+            ModelEvent::Retrying { attempt, max, delay, reason } => events.send(Event::Warning {
+                message: format!("retrying ({attempt}/{max}) in {:.1}s: {reason}", delay.as_secs_f64()),
+            }),
         };
         let streamed = tokio::select! {
             result = self.client.stream(request, &mut on_event) => result,

@@ -1,14 +1,23 @@
-//! The grant side of capabilities, as far as this version goes: which of a tool's requests
-//! become part of its sandbox. A file request for the workspace (or a folder inside it) is
-//! granted, read-only for read-only kinds and for the checks before approval, read-write
-//! only when a mutating tool asked for it and the call is executing. Everything else a
-//! tool may request (home folders, network, environment, processes) is not granted yet and
-//! is reported in the log; the instance simply does not have it.
+//! The grant side of capabilities. A tool *requests* (its self-description), the user
+//! *grants* (policy files, or the built-ins' defaults); an instance gets the intersection,
+//! computed here, and nothing else.
+//!
+//! Files: a request and a grant meet when one folder contains the other; the deeper folder
+//! is kept, with the lesser access. Paths are resolved against the workspace (`.`, `src`)
+//! or the home folder (`~/notes`), symlinks included: a workspace path that leads outside
+//! the workspace is dropped. Read-only kinds, and every call before approval, get read-only
+//! access whatever was granted. Network: scheme, host and port rules ([`net`]). Environment
+//! and processes: exact names and command prefixes present on both sides.
+
+pub mod net;
 
 use std::path::{Component, Path, PathBuf};
 
+use serde::Serialize;
+
 use crate::contract::{Access, ToolInfo};
 use crate::runtime::Preopen;
+use net::NetRule;
 
 /// Which part of a call an instance serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,86 +28,212 @@ pub enum Phase {
     Execute,
 }
 
-/// The preopens a tool gets for a phase of a call.
-pub fn preopens(tool: &ToolInfo, workspace: &Path, phase: Phase) -> Vec<Preopen> {
-    let mut preopens: Vec<Preopen> = Vec::new();
-    for request in &tool.capabilities.files {
-        let Some(host) = resolve_request(&request.path, workspace) else {
-            tracing::info!(tool = tool.name, "file request {:?} is not granted", request.path);
-            continue;
-        };
-        if !host.is_dir() {
-            continue;
-        }
-        let writable = request.access == Access::ReadWrite && !tool.kind.is_read_only() && phase == Phase::Execute;
-        if let Some(existing) = preopens.iter_mut().find(|p| p.host == host) {
-            existing.writable |= writable;
-            continue;
-        }
-        let guest = host.to_string_lossy().into_owned();
-        preopens.push(Preopen { host, guest, writable });
-    }
-    preopens
+/// A folder the user grants.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileGrant {
+    /// As written: `.`, `src`, `~/notes`, or an absolute path.
+    pub path: String,
+    pub access: Access,
 }
 
-/// The host folder for a workspace-relative request, or `None` when it is not granted.
-fn resolve_request(path: &str, workspace: &Path) -> Option<PathBuf> {
-    if path.starts_with("~/") || path.starts_with('/') {
-        return None;
+impl FileGrant {
+    /// Parses `PATH`, `PATH:read` or `PATH:read-write`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (path, access) = match text.rsplit_once(':') {
+            Some((path, "read")) => (path, Access::Read),
+            Some((path, "read-write")) => (path, Access::ReadWrite),
+            _ => (text, Access::Read),
+        };
+        if path.is_empty() {
+            return Err(format!("file grant {text:?} has no path: write PATH, PATH:read or PATH:read-write"));
+        }
+        if Path::new(path).components().any(|c| c == Component::ParentDir) {
+            return Err(format!("file grant {text:?} contains `..`: name the folder directly"));
+        }
+        Ok(Self { path: path.to_string(), access })
     }
-    let mut resolved = workspace.to_path_buf();
-    for component in Path::new(path).components() {
-        match component {
-            Component::CurDir => {}
-            Component::Normal(part) => resolved.push(part),
-            _ => return None,
+
+    /// The grant as written in a policy file.
+    pub fn to_text(&self) -> String {
+        match self.access {
+            Access::Read => format!("{}:read", self.path),
+            Access::ReadWrite => format!("{}:read-write", self.path),
         }
     }
-    Some(resolved)
+}
+
+/// Everything granted to one plugin.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Grant {
+    pub files: Vec<FileGrant>,
+    pub network: Vec<NetRule>,
+    pub env: Vec<String>,
+    pub processes: Vec<String>,
+    pub memory_mb: Option<usize>,
+    pub timeout_secs: Option<u64>,
+    pub max_output_bytes: Option<usize>,
+}
+
+impl Grant {
+    /// Grants exactly what the tools request: the default of the built-in tools.
+    pub fn requested_by<'a>(tools: impl IntoIterator<Item = &'a ToolInfo>) -> Self {
+        let mut grant = Self::default();
+        for tool in tools {
+            for file in &tool.capabilities.files {
+                let wanted = FileGrant { path: file.path.clone(), access: file.access };
+                if !grant.files.contains(&wanted) {
+                    grant.files.push(wanted);
+                }
+            }
+            for rule in &tool.capabilities.network {
+                if let Ok(rule) = NetRule::parse(rule)
+                    && !grant.network.contains(&rule)
+                {
+                    grant.network.push(rule);
+                }
+            }
+            extend_unique(&mut grant.env, &tool.capabilities.env);
+            extend_unique(&mut grant.processes, &tool.capabilities.processes);
+        }
+        grant
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+}
+
+fn extend_unique(into: &mut Vec<String>, from: &[String]) {
+    for item in from {
+        if !into.contains(item) {
+            into.push(item.clone());
+        }
+    }
+}
+
+/// The folders paths are resolved against.
+#[derive(Debug, Clone)]
+pub struct Roots {
+    /// The canonical workspace.
+    pub workspace: PathBuf,
+    /// The user's home folder, if known.
+    pub home: Option<PathBuf>,
+}
+
+impl Roots {
+    /// The canonical host folder for a request or grant path, or `None` when it cannot be
+    /// resolved, does not exist, or is a workspace path that leads outside the workspace.
+    pub fn resolve(&self, path: &str) -> Option<PathBuf> {
+        let (base, rest, inside_workspace) = if let Some(rest) = path.strip_prefix("~/") {
+            (self.home.clone()?, rest, false)
+        } else if path == "~" {
+            (self.home.clone()?, "", false)
+        } else if Path::new(path).is_absolute() {
+            (PathBuf::from("/"), path.trim_start_matches('/'), false)
+        } else {
+            (self.workspace.clone(), path, true)
+        };
+        let mut joined = base;
+        for component in Path::new(rest).components() {
+            match component {
+                Component::CurDir => {}
+                Component::Normal(part) => joined.push(part),
+                _ => return None,
+            }
+        }
+        let canonical = joined.canonicalize().ok()?;
+        if inside_workspace && !canonical.starts_with(&self.workspace) {
+            tracing::warn!("{path:?} leads outside the workspace ({}); not granted", canonical.display());
+            return None;
+        }
+        canonical.is_dir().then_some(canonical)
+    }
+}
+
+/// What one tool gets: requested ∩ granted, and what it asked for but did not get.
+#[derive(Debug, Clone, Default)]
+pub struct Effective {
+    /// Folders and their access while executing.
+    pub files: Vec<(PathBuf, Access)>,
+    pub network: Vec<NetRule>,
+    pub env: Vec<String>,
+    pub processes: Vec<String>,
+    /// Requests that were not granted, each as the flag of `airlock plugins grant` that
+    /// would grant it (`--read ~/notes`, `--net https://api.example.com`).
+    pub missing: Vec<String>,
+}
+
+impl Effective {
+    /// The preopens for a phase of a call: read-only unless the tool mutates and executes.
+    pub fn preopens(&self, tool: &ToolInfo, phase: Phase) -> Vec<Preopen> {
+        self.files
+            .iter()
+            .map(|(host, access)| Preopen {
+                host: host.clone(),
+                guest: host.to_string_lossy().into_owned(),
+                writable: *access == Access::ReadWrite && !tool.kind.is_read_only() && phase == Phase::Execute,
+            })
+            .collect()
+    }
+}
+
+/// Intersects a tool's requests with a grant.
+pub fn effective(tool: &ToolInfo, grant: &Grant, roots: &Roots) -> Effective {
+    let mut result = Effective::default();
+    for request in &tool.capabilities.files {
+        let Some(wanted) = roots.resolve(&request.path) else {
+            continue;
+        };
+        let mut granted = false;
+        for file in &grant.files {
+            let Some(given) = roots.resolve(&file.path) else { continue };
+            let access = if request.access == Access::ReadWrite && file.access == Access::ReadWrite {
+                Access::ReadWrite
+            } else {
+                Access::Read
+            };
+            let folder = if wanted.starts_with(&given) {
+                wanted.clone()
+            } else if given.starts_with(&wanted) {
+                given
+            } else {
+                continue;
+            };
+            granted |= folder == wanted && (access == request.access);
+            match result.files.iter_mut().find(|(host, _)| *host == folder) {
+                Some((_, existing)) if access == Access::ReadWrite => *existing = Access::ReadWrite,
+                Some(_) => {}
+                None => result.files.push((folder, access)),
+            }
+        }
+        if !granted {
+            let flag = if request.access == Access::ReadWrite { "--write" } else { "--read" };
+            result.missing.push(format!("{flag} {}", request.path));
+        }
+    }
+    let requested: Vec<NetRule> = tool.capabilities.network.iter().filter_map(|r| NetRule::parse(r).ok()).collect();
+    result.network = net::intersect(&requested, &grant.network);
+    for rule in &requested {
+        if !net::intersect(std::slice::from_ref(rule), &grant.network).contains(rule) {
+            result.missing.push(format!("--net {rule}"));
+        }
+    }
+    for var in &tool.capabilities.env {
+        if grant.env.contains(var) {
+            result.env.push(var.clone());
+        } else {
+            result.missing.push(format!("--env {var}"));
+        }
+    }
+    for prefix in &tool.capabilities.processes {
+        if grant.processes.iter().any(|g| prefix == g || prefix.starts_with(&format!("{g} "))) {
+            result.processes.push(prefix.clone());
+        } else {
+            result.missing.push(format!("--process {prefix:?}"));
+        }
+    }
+    result
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::contract::{Capabilities, FileRequest, Kind};
-
-    fn tool(kind: Kind, files: &[(&str, Access)]) -> ToolInfo {
-        ToolInfo {
-            name: "t".into(),
-            display_name: "T".into(),
-            description: "d".into(),
-            parameters: serde_json::json!({"type": "object"}),
-            kind,
-            streams_output: false,
-            parallel_safe: true,
-            capabilities: Capabilities {
-                files: files.iter().map(|(p, a)| FileRequest { path: (*p).into(), access: *a }).collect(),
-                ..Capabilities::default()
-            },
-        }
-    }
-
-    #[test]
-    fn read_only_tools_never_get_write_access() {
-        let ws = tempfile::tempdir().unwrap();
-        let opens = preopens(&tool(Kind::Read, &[(".", Access::ReadWrite)]), ws.path(), Phase::Execute);
-        assert_eq!(opens.len(), 1);
-        assert!(!opens[0].writable);
-        assert_eq!(opens[0].guest, ws.path().to_string_lossy());
-    }
-
-    #[test]
-    fn edit_tools_write_only_while_executing() {
-        let ws = tempfile::tempdir().unwrap();
-        let t = tool(Kind::Edit, &[(".", Access::ReadWrite)]);
-        assert!(!preopens(&t, ws.path(), Phase::Check)[0].writable);
-        assert!(preopens(&t, ws.path(), Phase::Execute)[0].writable);
-    }
-
-    #[test]
-    fn requests_outside_the_workspace_are_not_granted() {
-        let ws = tempfile::tempdir().unwrap();
-        let t = tool(Kind::Edit, &[("~/.ssh", Access::Read), ("/etc", Access::Read), ("../x", Access::Read)]);
-        assert!(preopens(&t, ws.path(), Phase::Execute).is_empty());
-    }
-}
+mod tests;

@@ -60,8 +60,12 @@ pub async fn print_events(format: OutputFormat, mut receiver: mpsc::UnboundedRec
     let mut printed = Printed::default();
     let mut descriptions: HashMap<String, String> = HashMap::new();
     while let Some(event) = receiver.recv().await {
-        if let Event::PluginProblem(problem) = &event {
-            printed.warnings.push(format!("plugin {}: {}", problem.path, problem.reason));
+        match &event {
+            Event::PluginProblem(problem) => {
+                printed.warnings.push(format!("plugin {}: {}", problem.path, problem.reason))
+            }
+            Event::Warning { message } => printed.warnings.push(message.clone()),
+            _ => {}
         }
         match format {
             OutputFormat::Json => {}
@@ -89,6 +93,9 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
         }
         Event::Warning { message } => {
             let _ = writeln!(stderr, "warning: {message}");
+        }
+        Event::Notice { message } => {
+            let _ = writeln!(stderr, "note: {message}");
         }
         Event::ToolCall(update) => {
             if let Some(description) = &update.description {

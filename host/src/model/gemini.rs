@@ -267,16 +267,14 @@ fn function_call(call: WireCall, signature: Option<String>) -> FunctionCall {
 fn stream_error(error: &Value) -> ModelError {
     let status = error["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
     let body = error["message"].as_str().map_or_else(|| error.to_string(), str::to_owned);
-    ModelError::Http { status, body }
+    ModelError::Http { status, body, retry_after: None }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use airlock_tests::{MockModel, Turn, Wire, call, declared_tools, function_responses};
 
-    use super::super::test_support::{config, sample_history, sample_tools, stream_all};
+    use super::super::test_support::{calls_of, config, sample_history, sample_tools, stream_all, text_of};
     use super::super::{FunctionResponse, ProviderKind, ToolDeclaration};
     use super::*;
 
@@ -409,13 +407,7 @@ mod tests {
                 ModelEvent::TextDelta("lo".into()),
             ]
         );
-        let calls: Vec<&FunctionCall> = events
-            .iter()
-            .filter_map(|e| match e {
-                ModelEvent::FunctionCall(c) => Some(c),
-                _ => None,
-            })
-            .collect();
+        let calls = calls_of(&events);
         assert_eq!(calls.len(), 3);
         assert!(calls[0].id.starts_with(GENERATED_ID_PREFIX));
         assert_eq!(calls[0].arguments, r#"{"pattern":"*.rs"}"#);
@@ -450,7 +442,7 @@ mod tests {
     #[test]
     fn an_error_inside_the_stream_is_reported() {
         let (_, result) = decode(&[r#"{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}"#]);
-        assert!(matches!(result, Err(ModelError::Http { status: 503, body }) if body == "overloaded"));
+        assert!(matches!(result, Err(ModelError::Http { status: 503, body, .. }) if body == "overloaded"));
     }
 
     #[tokio::test]
@@ -462,14 +454,7 @@ mod tests {
         let request = ModelRequest { system: Some("sys"), messages: &history, tools: &tools };
         let (events, result) = stream_all(config(ProviderKind::Gemini, &mock.base_url()), request).await;
         assert!(result.is_ok(), "{result:?}");
-        let text: String = events
-            .iter()
-            .filter_map(|e| match e {
-                ModelEvent::TextDelta(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(text, "Hello from the mock");
+        assert_eq!(text_of(&events), "Hello from the mock");
         assert!(events.iter().filter(|e| matches!(e, ModelEvent::TextDelta(_))).count() >= 2);
         assert!(matches!(events.last(), Some(ModelEvent::Finished { reason }) if reason == "STOP"));
         assert!(events.iter().any(|e| matches!(e, ModelEvent::Usage(_))));
@@ -502,13 +487,7 @@ mod tests {
 
         let (events, result) = stream_all(config.clone(), request).await;
         assert!(result.is_ok(), "{result:?}");
-        let calls: Vec<FunctionCall> = events
-            .into_iter()
-            .filter_map(|e| match e {
-                ModelEvent::FunctionCall(c) => Some(c),
-                _ => None,
-            })
-            .collect();
+        let calls: Vec<FunctionCall> = calls_of(&events).into_iter().cloned().collect();
         assert_eq!(calls.len(), 2);
         assert_eq!(calls[0].name, "read_file");
         assert_eq!(serde_json::from_str::<Value>(&calls[0].arguments).ok(), Some(json!({ "path": "a.txt" })));
@@ -534,13 +513,7 @@ mod tests {
         let (events, result) =
             stream_all(config.clone(), ModelRequest { system: None, messages: &history, tools: &[] }).await;
         assert!(result.is_ok(), "{result:?}");
-        let calls: Vec<FunctionCall> = events
-            .into_iter()
-            .filter_map(|e| match e {
-                ModelEvent::FunctionCall(c) => Some(c),
-                _ => None,
-            })
-            .collect();
+        let calls: Vec<FunctionCall> = calls_of(&events).into_iter().cloned().collect();
         assert_eq!(calls.len(), 2);
         assert_eq!(calls[0].signature.as_deref(), Some("opaque/sig=="));
         assert_eq!(calls[1].signature, None);
@@ -568,43 +541,5 @@ mod tests {
         assert_eq!(model_parts[0]["thoughtSignature"], "opaque/sig==");
         assert_eq!(model_parts[1]["functionCall"]["name"], "glob");
         assert_eq!(model_parts[1].get("thoughtSignature"), None);
-    }
-
-    #[tokio::test]
-    async fn reports_http_failures_from_the_mock() {
-        let mock = MockModel::start(Wire::Gemini);
-        mock.push_turn(Turn::status(500, r#"{"error":{"code":500,"message":"internal trouble"}}"#));
-        mock.push_turn(Turn::status(401, r#"{"error":{"code":401,"message":"no"}}"#));
-        let history = sample_history();
-        let request = ModelRequest { system: None, messages: &history, tools: &[] };
-        let config = config(ProviderKind::Gemini, &mock.base_url());
-        let (_, result) = stream_all(config.clone(), request).await;
-        assert!(
-            matches!(&result, Err(ModelError::Http { status: 500, body }) if body == "internal trouble"),
-            "{result:?}"
-        );
-        let (_, result) = stream_all(config, request).await;
-        assert!(matches!(result, Err(ModelError::Auth { status: 401, key_variable: "GEMINI_API_KEY" })));
-    }
-
-    #[tokio::test]
-    async fn reports_malformed_truncated_and_silent_streams_from_the_mock() {
-        let mock = MockModel::start(Wire::Gemini);
-        mock.push_turn(Turn::raw_sse("data: {\"candidates\": [{\"content\": oops}]}\r\n\r\n"));
-        mock.push_turn(Turn::raw_sse(
-            "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"cut\"}]}}]}\r\n\r\n",
-        ));
-        mock.push_turn(Turn::stall());
-        let history = sample_history();
-        let request = ModelRequest { system: None, messages: &history, tools: &[] };
-        let mut config = config(ProviderKind::Gemini, &mock.base_url());
-        config.idle_timeout = Duration::from_millis(300);
-        let (_, result) = stream_all(config.clone(), request).await;
-        assert!(matches!(&result, Err(ModelError::MalformedStream(m)) if m.contains("oops")), "{result:?}");
-        let (events, result) = stream_all(config.clone(), request).await;
-        assert_eq!(events, [ModelEvent::TextDelta("cut".into())]);
-        assert!(matches!(result, Err(ModelError::Truncated)), "{result:?}");
-        let (_, result) = stream_all(config, request).await;
-        assert!(matches!(result, Err(ModelError::IdleTimeout(_))), "{result:?}");
     }
 }

@@ -1,34 +1,66 @@
 //! Model clients. The agent loop speaks one neutral conversation format ([`Message`],
 //! [`Part`]) and one stream of [`ModelEvent`]s; each provider module translates to and
-//! from its wire format. Providers never print and never retry silently: every failure is
-//! a [`ModelError`] whose message tells the user what to do.
+//! from its wire format. Providers never print. [`ModelClient`] retries what is worth
+//! retrying (see [`RetryPolicy`]) and says so with [`ModelEvent::Retrying`]; every failure
+//! that remains is a [`ModelError`] whose message tells the user what to do.
 
+mod anthropic;
+mod client;
 mod gemini;
 mod http;
 mod openai;
+mod retry;
 mod sse;
+
+#[cfg(test)]
+mod faults;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use client::ModelClient;
+pub use retry::RetryPolicy;
+
 /// Which wire format a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
     /// The Gemini API (`streamGenerateContent`).
     Gemini,
     /// OpenAI-compatible chat completions (OpenAI, Ollama, llama.cpp, vLLM, ...).
     Openai,
+    /// The Anthropic Messages API (`/v1/messages`).
+    Anthropic,
 }
 
 impl ProviderKind {
+    /// Every kind, in the order they are listed to users.
+    pub const ALL: [ProviderKind; 3] = [Self::Gemini, Self::Openai, Self::Anthropic];
+
+    /// The name users write (`--provider`, `kind = ...`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Gemini => "gemini",
+            Self::Openai => "openai",
+            Self::Anthropic => "anthropic",
+        }
+    }
+
+    /// The kind called `name`, if one is.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
     /// The environment variable that holds the API key.
     pub fn key_variable(self) -> &'static str {
         match self {
             Self::Gemini => "GEMINI_API_KEY",
             Self::Openai => "OPENAI_API_KEY",
+            Self::Anthropic => "ANTHROPIC_API_KEY",
         }
     }
 
@@ -37,6 +69,7 @@ impl ProviderKind {
         match self {
             Self::Gemini => "https://generativelanguage.googleapis.com",
             Self::Openai => "https://api.openai.com/v1",
+            Self::Anthropic => "https://api.anthropic.com",
         }
     }
 
@@ -45,6 +78,7 @@ impl ProviderKind {
         match self {
             Self::Gemini => "gemini-2.5-flash",
             Self::Openai => "gpt-4.1-mini",
+            Self::Anthropic => "claude-sonnet-4-5",
         }
     }
 }
@@ -52,13 +86,47 @@ impl ProviderKind {
 /// Everything needed to reach a provider.
 #[derive(Debug, Clone)]
 pub struct ProviderConfig {
+    /// The provider's name as the user chose it: a kind or a `[providers.NAME]` table.
+    pub name: String,
     pub kind: ProviderKind,
     pub base_url: String,
     pub model: String,
     /// The API key; `None` sends no credentials (local servers need none).
     pub api_key: Option<String>,
+    /// The environment variable the key is read from, named when the API refuses the
+    /// credentials; `None` for a provider configured without one.
+    pub key_variable: Option<String>,
+    /// Extra headers sent with every request.
+    pub headers: Vec<(String, String)>,
+    /// Most tokens of one answer (Anthropic requires the limit; other wires ignore it).
+    pub max_tokens: u32,
     /// How long a stream may stay silent before it is abandoned.
     pub idle_timeout: Duration,
+    pub retry: RetryPolicy,
+}
+
+impl ProviderConfig {
+    /// The default answer length limit sent to providers that require one.
+    pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+    /// The default idle timeout.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+    /// A provider of `kind` at `base_url` with defaults for everything else: named after
+    /// its kind, keyed by the kind's variable (but no key yet), no extra headers.
+    pub fn new(kind: ProviderKind, base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            name: kind.name().to_owned(),
+            kind,
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            key_variable: Some(kind.key_variable().to_owned()),
+            headers: Vec::new(),
+            max_tokens: Self::DEFAULT_MAX_TOKENS,
+            idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            retry: RetryPolicy::default(),
+        }
+    }
 }
 
 /// Who said a message.
@@ -149,59 +217,61 @@ pub enum ModelEvent {
     /// Token counts (may come more than once; the last one counts).
     Usage(Usage),
     /// The response is complete. `reason` is the provider's own word for why it stopped
-    /// (Gemini `STOP`, `MAX_TOKENS`, ...; OpenAI `stop`, `tool_calls`, `length`, ...).
+    /// (Gemini `STOP`, `MAX_TOKENS`, ...; OpenAI `stop`, `tool_calls`, `length`, ...;
+    /// Anthropic `end_turn`, `tool_use`, `max_tokens`, ...).
     Finished { reason: String },
+    /// The request failed before anything of the answer was passed on, and is sent again
+    /// after `delay`. `attempt` counts the retries (from 1), `max` is the most there will
+    /// be; `reason` is the failure. Only comes before the first event of the answer.
+    Retrying { attempt: u32, max: u32, delay: Duration, reason: String },
 }
 
 /// Why a model request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error("the model API refused the credentials (HTTP {status}): set {key_variable} to a valid API key")]
-    Auth { status: u16, key_variable: &'static str },
+    #[error("the model API refused the credentials (HTTP {status}): {}", auth_remedy(key_variable.as_deref(), provider))]
+    Auth { status: u16, key_variable: Option<String>, provider: String },
     #[error("the model API answered HTTP {status}: {body}")]
-    Http { status: u16, body: String },
+    Http {
+        status: u16,
+        body: String,
+        /// How long the provider asked to wait before trying again (`Retry-After`).
+        retry_after: Option<Duration>,
+    },
     #[error("cannot reach the model API at {url}: {reason}")]
     Connect { url: String, reason: String },
+    #[error("cannot send a request to {url}: {reason}; check the provider's base_url")]
+    BadRequest { url: String, reason: String },
+    #[error("the extra header `{name}` cannot be sent: {reason}; fix the provider's headers in config.toml")]
+    InvalidHeader { name: String, reason: String },
     #[error("the model's stream was malformed: {0}")]
     MalformedStream(String),
     #[error("the model's stream ended before the response was complete")]
     Truncated,
-    #[error("the model's stream was silent for {0:?}")]
+    #[error(
+        "the model's stream was silent for {0:?}; if the model needs longer to think, raise idle_timeout_secs in config.toml"
+    )]
     IdleTimeout(Duration),
+    /// A failure after part of the answer had been passed on: sending the request again
+    /// would repeat that part, so it is not retried.
+    #[error("{0} (after part of the answer had arrived, so airlock did not retry; run the prompt again)")]
+    Interrupted(#[source] Box<ModelError>),
+    #[error("gave up after {attempts} attempts: {last}")]
+    GaveUp {
+        attempts: u32,
+        #[source]
+        last: Box<ModelError>,
+    },
 }
 
-/// A client for one configured provider.
-#[derive(Debug, Clone)]
-pub struct ModelClient {
-    config: ProviderConfig,
-    http: reqwest::Client,
-}
-
-impl ModelClient {
-    /// Builds a client. Building is cheap: no connection is made until the first request.
-    pub fn new(config: ProviderConfig) -> Result<Self, ModelError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|e| ModelError::Connect { url: config.base_url.clone(), reason: e.to_string() })?;
-        Ok(Self { config, http })
-    }
-
-    pub fn config(&self) -> &ProviderConfig {
-        &self.config
-    }
-
-    /// Sends one request and passes every event of the streamed answer to `on_event`, in
-    /// order. Returns after [`ModelEvent::Finished`] was passed on, or with an error.
-    pub async fn stream(
-        &self,
-        request: ModelRequest<'_>,
-        on_event: &mut (dyn FnMut(ModelEvent) + Send),
-    ) -> Result<(), ModelError> {
-        match self.config.kind {
-            ProviderKind::Gemini => gemini::stream(&self.http, &self.config, request, on_event).await,
-            ProviderKind::Openai => openai::stream(&self.http, &self.config, request, on_event).await,
-        }
+/// What to do about refused credentials.
+fn auth_remedy(key_variable: Option<&str>, provider: &str) -> String {
+    match key_variable {
+        Some(variable) => format!("set {variable} to a valid API key"),
+        None => format!(
+            "provider `{provider}` sends no API key: add key_variable = \"NAME\" to [providers.{provider}] in \
+             config.toml, naming the environment variable that holds it"
+        ),
     }
 }
 
@@ -212,123 +282,23 @@ fn generated_call_id(prefix: &str) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod test_support {
-    //! Fixtures shared by the provider tests.
-
-    use std::time::Duration;
-
-    use serde_json::json;
-
-    use super::*;
-
-    pub fn config(kind: ProviderKind, base_url: &str) -> ProviderConfig {
-        ProviderConfig {
-            kind,
-            base_url: base_url.to_owned(),
-            model: "test-model".to_owned(),
-            api_key: Some("test-key".to_owned()),
-            idle_timeout: Duration::from_secs(10),
-        }
-    }
-
-    /// A user prompt, a model turn with text and two calls (one with a signature, one with
-    /// an id Gemini would have made up and malformed arguments), and the two responses, one
-    /// an error.
-    pub fn sample_history() -> Vec<Message> {
-        vec![
-            Message { role: Role::User, parts: vec![Part::Text { text: "read two files".into() }] },
-            Message {
-                role: Role::Model,
-                parts: vec![
-                    Part::Text { text: "Reading them.".into() },
-                    Part::FunctionCall(FunctionCall {
-                        id: "call-a".into(),
-                        name: "read_file".into(),
-                        arguments: r#"{"path":"a.txt"}"#.into(),
-                        signature: Some("sig-a".into()),
-                    }),
-                    Part::FunctionCall(FunctionCall {
-                        id: "gemini-call-1000".into(),
-                        name: "read_file".into(),
-                        arguments: r#"{"path": "b.txt""#.into(),
-                        signature: None,
-                    }),
-                ],
-            },
-            Message {
-                role: Role::User,
-                parts: vec![
-                    Part::FunctionResponse(FunctionResponse {
-                        id: "call-a".into(),
-                        name: "read_file".into(),
-                        content: "alpha".into(),
-                        is_error: false,
-                    }),
-                    Part::FunctionResponse(FunctionResponse {
-                        id: "gemini-call-1000".into(),
-                        name: "read_file".into(),
-                        content: "no such file: b.txt".into(),
-                        is_error: true,
-                    }),
-                ],
-            },
-        ]
-    }
-
-    pub fn sample_tools() -> Vec<ToolDeclaration> {
-        vec![ToolDeclaration {
-            name: "read_file".into(),
-            description: "Reads a file".into(),
-            parameters: json!({ "type": "object", "properties": { "path": { "type": "string" } } }),
-        }]
-    }
-
-    /// Streams one request and collects every event, with the outcome.
-    pub async fn stream_all(
-        config: ProviderConfig,
-        request: ModelRequest<'_>,
-    ) -> (Vec<ModelEvent>, Result<(), ModelError>) {
-        let client = match ModelClient::new(config) {
-            Ok(client) => client,
-            Err(e) => return (Vec::new(), Err(e)),
-        };
-        let mut events = Vec::new();
-        let result = client.stream(request, &mut |e| events.push(e)).await;
-        (events, result)
-    }
-}
-
-#[cfg(test)]
 mod tests {
-    use super::test_support::{config, sample_history, stream_all};
     use super::*;
 
-    #[tokio::test]
-    async fn an_unreachable_server_is_a_connect_error_naming_the_url() {
-        // A port that was free a moment ago: nothing listens there now.
-        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port());
-        let base = format!("http://127.0.0.1:{}/v1", port.unwrap_or(9));
-        let history = sample_history();
-        let request = ModelRequest { system: None, messages: &history, tools: &[] };
-        let (_, result) = stream_all(config(ProviderKind::Openai, &base), request).await;
-        match result {
-            Err(ModelError::Connect { url, reason }) => {
-                assert_eq!(url, format!("{base}/chat/completions"));
-                assert!(!reason.is_empty());
-            }
-            other => panic!("expected a connect error, got {other:?}"),
+    #[test]
+    fn kinds_round_trip_through_their_names() {
+        for kind in ProviderKind::ALL {
+            assert_eq!(ProviderKind::from_name(kind.name()), Some(kind));
         }
+        assert_eq!(ProviderKind::from_name("claude"), None);
     }
 
     #[test]
-    fn the_stream_future_can_move_between_threads() {
-        fn assert_send<T: Send>(_: &T) {}
-        let Ok(client) = ModelClient::new(config(ProviderKind::Gemini, "http://127.0.0.1:9")) else {
-            panic!("client");
-        };
-        let mut on_event = |_: ModelEvent| {};
-        let future = client.stream(ModelRequest { system: None, messages: &[], tools: &[] }, &mut on_event);
-        assert_send(&future);
+    fn credential_errors_name_the_variable_or_the_missing_setting() {
+        let error = ModelError::Auth { status: 401, key_variable: Some("LOCAL_KEY".into()), provider: "local".into() };
+        assert!(error.to_string().contains("set LOCAL_KEY"), "{error}");
+        let error = ModelError::Auth { status: 403, key_variable: None, provider: "local".into() };
+        assert!(error.to_string().contains("[providers.local]"), "{error}");
     }
 
     #[test]

@@ -275,17 +275,15 @@ impl Decoder {
 fn stream_error(error: &Value) -> ModelError {
     let status = error["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
     let body = error["message"].as_str().or(error.as_str()).map_or_else(|| error.to_string(), str::to_owned);
-    ModelError::Http { status, body }
+    ModelError::Http { status, body, retry_after: None }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use airlock_tests::{MockModel, Turn, Wire, call, declared_tools, function_responses};
 
     use super::super::ProviderKind;
-    use super::super::test_support::{config, sample_history, sample_tools, stream_all};
+    use super::super::test_support::{calls_of, config, sample_history, sample_tools, stream_all, text_of};
     use super::*;
 
     /// Runs chunks through a decoder the way [`stream`] does; `done` adds `[DONE]`.
@@ -305,16 +303,6 @@ mod tests {
             Err(ModelError::Truncated)
         };
         (events, result)
-    }
-
-    fn calls(events: &[ModelEvent]) -> Vec<&FunctionCall> {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                ModelEvent::FunctionCall(c) => Some(c),
-                _ => None,
-            })
-            .collect()
     }
 
     #[test]
@@ -404,7 +392,7 @@ mod tests {
         );
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(events[..2], [ModelEvent::Thought("hmm".into()), ModelEvent::TextDelta("Sure.".into())]);
-        let calls = calls(&events);
+        let calls = calls_of(&events);
         assert_eq!(calls.len(), 3);
         assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("a", "read_file"));
         assert_eq!(calls[0].arguments, r#"{"path":"a"}"#);
@@ -432,7 +420,7 @@ mod tests {
             true,
         );
         assert!(result.is_ok(), "{result:?}");
-        let calls = calls(&events);
+        let calls = calls_of(&events);
         assert_eq!(calls.len(), 2);
         assert_eq!((calls[0].name.as_str(), calls[0].arguments.as_str()), ("glob", r#"{"a":1}"#));
         assert_eq!((calls[1].name.as_str(), calls[1].arguments.as_str()), ("grep", r#"{"q":"z"}"#));
@@ -449,7 +437,7 @@ mod tests {
     #[test]
     fn an_error_inside_the_stream_is_reported() {
         let (_, result) = decode(&[r#"{"error":{"message":"upstream overloaded","code":502}}"#], true);
-        assert!(matches!(result, Err(ModelError::Http { status: 502, body }) if body == "upstream overloaded"));
+        assert!(matches!(result, Err(ModelError::Http { status: 502, body, .. }) if body == "upstream overloaded"));
     }
 
     #[tokio::test]
@@ -461,14 +449,7 @@ mod tests {
         let request = ModelRequest { system: Some("sys"), messages: &history, tools: &tools };
         let (events, result) = stream_all(config(ProviderKind::Openai, &mock.base_url()), request).await;
         assert!(result.is_ok(), "{result:?}");
-        let text: String = events
-            .iter()
-            .filter_map(|e| match e {
-                ModelEvent::TextDelta(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(text, "Hello from the mock");
+        assert_eq!(text_of(&events), "Hello from the mock");
         assert_eq!(
             events[events.len() - 2..],
             [
@@ -510,7 +491,7 @@ mod tests {
 
         let (events, result) = stream_all(config.clone(), request).await;
         assert!(result.is_ok(), "{result:?}");
-        let calls = calls(&events);
+        let calls = calls_of(&events);
         assert_eq!(calls.len(), 3);
         assert_eq!(serde_json::from_str::<Value>(&calls[0].arguments).ok(), Some(json!({ "path": "a.txt" })));
         assert_eq!(serde_json::from_str::<Value>(&calls[1].arguments).ok(), Some(json!({ "pattern": "**/*.rs" })));
@@ -521,41 +502,5 @@ mod tests {
         let (events, result) = stream_all(config, request).await;
         assert!(result.is_ok(), "{result:?}");
         assert!(events.iter().any(|e| matches!(e, ModelEvent::FunctionCall(c) if c.arguments == "{not json")));
-    }
-
-    #[tokio::test]
-    async fn reports_http_failures_from_the_mock() {
-        let mock = MockModel::start(Wire::OpenAi);
-        mock.push_turn(Turn::status(500, r#"{"error":{"message":"internal trouble","type":"server_error"}}"#));
-        mock.push_turn(Turn::status(401, r#"{"error":{"message":"Incorrect API key provided"}}"#));
-        let history = sample_history();
-        let request = ModelRequest { system: None, messages: &history, tools: &[] };
-        let config = config(ProviderKind::Openai, &mock.base_url());
-        let (_, result) = stream_all(config.clone(), request).await;
-        assert!(
-            matches!(&result, Err(ModelError::Http { status: 500, body }) if body == "internal trouble"),
-            "{result:?}"
-        );
-        let (_, result) = stream_all(config, request).await;
-        assert!(matches!(result, Err(ModelError::Auth { status: 401, key_variable: "OPENAI_API_KEY" })));
-    }
-
-    #[tokio::test]
-    async fn reports_malformed_truncated_and_silent_streams_from_the_mock() {
-        let mock = MockModel::start(Wire::OpenAi);
-        mock.push_turn(Turn::raw_sse("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: {oops\n\n"));
-        mock.push_turn(Turn::raw_sse("data: {\"choices\":[{\"delta\":{\"content\":\"cut\"}}]}\n\n"));
-        mock.push_turn(Turn::stall());
-        let history = sample_history();
-        let request = ModelRequest { system: None, messages: &history, tools: &[] };
-        let mut config = config(ProviderKind::Openai, &mock.base_url());
-        config.idle_timeout = Duration::from_millis(300);
-        let (events, result) = stream_all(config.clone(), request).await;
-        assert_eq!(events, [ModelEvent::TextDelta("hi".into())]);
-        assert!(matches!(&result, Err(ModelError::MalformedStream(m)) if m.contains("{oops")), "{result:?}");
-        let (_, result) = stream_all(config.clone(), request).await;
-        assert!(matches!(result, Err(ModelError::Truncated)), "{result:?}");
-        let (_, result) = stream_all(config, request).await;
-        assert!(matches!(result, Err(ModelError::IdleTimeout(_))), "{result:?}");
     }
 }

@@ -1,135 +1,230 @@
-//! Approval policy: whether a call runs at once, needs the user's approval, or is refused.
-//! The decision is the host's, from the tool's kind and the approval mode; a plugin's own
-//! `confirm()` only supplies what the user is shown. A tool that is not read-only always
-//! needs approval (or a mode that grants it), even if its plugin claims nothing needs
-//! confirming: a lying plugin cannot skip the prompt.
+//! Policy: what plugins are granted and which calls run, ask or are refused.
+//!
+//! - [`file`]: the policy files (`$AIRLOCK_HOME/policy.toml`, `<workspace>/.airlock/policy.toml`);
+//! - [`trust`]: which workspaces may use their own policy file (pinned to its hash);
+//! - [`rules`]: `[[rule]]` matching; [`mode`]: approval modes; [`approver`]: asking the user.
+//!
+//! Grants: built-in plugins get what they request unless the user's policy narrows them;
+//! plugins from the user's folder get what the user's policy grants; plugins from the
+//! workspace folder get what a *trusted* workspace policy grants. An untrusted workspace
+//! grants nothing and its rules are ignored: a cloned repository cannot arm itself. Nothing
+//! here is reachable from a tool call, so the model can never widen a grant.
 
-use std::future::Future;
-use std::pin::Pin;
+pub mod approver;
+pub mod diff;
+pub mod file;
+pub mod mode;
+pub mod rules;
+pub mod trust;
 
-use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
-use crate::contract::{Confirmation, Kind};
+pub use approver::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver, RefuseAll, Terminal};
+pub use mode::{ApprovalMode, Verdict};
+use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
+use trust::{TrustStatus, TrustStore};
 
-/// How much runs without asking, least to most permissive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum ApprovalMode {
-    /// Read-only tools run; everything else asks.
-    Default,
-    /// File edits are approved too; other changes ask.
-    AutoEdit,
-    /// Everything is approved.
-    Yolo,
+use crate::capability::{self, Effective, Grant, Roots};
+use crate::config::Paths;
+use crate::contract::{Access, Confirmation, ToolInfo};
+use crate::registry::{Origin, Plugin};
+use crate::scheduler::CallLimits;
+use file::PolicyFile;
+
+/// A problem with a policy or trust file.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("{path}:{line}: {message}")]
+    Invalid { path: PathBuf, line: usize, message: String },
+    #[error("cannot write {path}: {reason}")]
+    Write { path: PathBuf, reason: String },
 }
 
-impl ApprovalMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Default => "default",
-            Self::AutoEdit => "auto-edit",
-            Self::Yolo => "yolo",
+/// The policy of one session.
+#[derive(Debug)]
+pub struct Policy {
+    mode: ApprovalMode,
+    roots: Roots,
+    user: PolicyFile,
+    /// The workspace's policy, when the workspace is trusted.
+    workspace: Option<PolicyFile>,
+    /// `$AIRLOCK_HOME` lies inside the workspace: nothing gets write access, or a tool
+    /// could rewrite the user's own policy.
+    protect_home: bool,
+    /// What the user should know about how the policy was assembled.
+    pub notices: Vec<String>,
+    session: Mutex<Vec<Rule>>,
+}
+
+impl Policy {
+    /// Reads the user's policy, the trust store and (when trusted) the workspace's policy.
+    pub fn load(paths: &Paths, roots: Roots, mode: ApprovalMode) -> Result<Self, PolicyError> {
+        let user = file::load(&paths.policy_file(), RuleSource::User)?;
+        let mut policy = Self::new(mode, roots, user);
+        let workspace_file = workspace_policy_path(&policy.roots.workspace);
+        let hash = file_hash(&workspace_file)?;
+        if hash != "none" {
+            let trust = TrustStore::load(&paths.trust_file())?;
+            match trust.status(&policy.roots.workspace, &hash) {
+                TrustStatus::Trusted => policy.workspace = Some(file::load(&workspace_file, RuleSource::Workspace)?),
+                TrustStatus::Untrusted => policy.notices.push(format!(
+                    "ignoring {}: this folder is not trusted, so it grants nothing (review it, then run `airlock trust`)",
+                    workspace_file.display()
+                )),
+                TrustStatus::Changed => policy.notices.push(format!(
+                    "ignoring {}: it changed since you trusted this folder (review it, then run `airlock trust` again)",
+                    workspace_file.display()
+                )),
+            }
+        }
+        if paths.home.starts_with(&policy.roots.workspace) {
+            policy.protect_home = true;
+            policy.notices.push(format!(
+                "the workspace contains {}, so no tool gets write access; pick a narrower workspace",
+                paths.home.display()
+            ));
+        }
+        Ok(policy)
+    }
+
+    /// A policy from the user's file alone (and the built-in defaults).
+    pub fn new(mode: ApprovalMode, roots: Roots, user: PolicyFile) -> Self {
+        Self { mode, roots, user, workspace: None, protect_home: false, notices: Vec::new(), session: Mutex::default() }
+    }
+
+    pub fn mode(&self) -> ApprovalMode {
+        self.mode
+    }
+
+    pub fn roots(&self) -> &Roots {
+        &self.roots
+    }
+
+    /// Whether the workspace's own policy is in force.
+    pub fn workspace_trusted(&self) -> bool {
+        self.workspace.is_some()
+    }
+
+    /// What `plugin` is granted, and which file says so (`None` for a built-in's default).
+    pub fn grant(&self, plugin: &Plugin) -> (Grant, Option<&Path>) {
+        let name = &plugin.info.name;
+        match plugin.source.origin {
+            Origin::Builtin => match self.user.grants.get(name) {
+                Some(grant) => (grant.clone(), Some(&self.user.path)),
+                None => (Grant::requested_by(&plugin.info.tools), None),
+            },
+            Origin::User => (self.user.grants.get(name).cloned().unwrap_or_default(), Some(&self.user.path)),
+            Origin::Workspace => match &self.workspace {
+                Some(file) => (file.grants.get(name).cloned().unwrap_or_default(), Some(&file.path)),
+                None => (Grant::default(), None),
+            },
         }
     }
-}
 
-/// The policy's verdict on one call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    Allow,
-    Ask,
-}
-
-/// Decides a call from its kind, the plugin's confirmation (if any) and the mode.
-pub fn decide(mode: ApprovalMode, kind: Kind, confirmation: Option<&Confirmation>) -> Decision {
-    if mode == ApprovalMode::Yolo {
-        return Decision::Allow;
+    /// What one tool of `plugin` gets: requested ∩ granted.
+    pub fn effective(&self, plugin: &Plugin, tool: &ToolInfo) -> Effective {
+        let mut effective = capability::effective(tool, &self.grant(plugin).0, &self.roots);
+        if self.protect_home {
+            for (_, access) in &mut effective.files {
+                *access = Access::Read;
+            }
+        }
+        effective
     }
-    let is_edit = kind == Kind::Edit || matches!(confirmation, Some(Confirmation::Edit { .. }));
-    if kind.is_read_only() && confirmation.is_none() {
-        return Decision::Allow;
+
+    /// The limits of `plugin`'s calls: its grant's, else the defaults.
+    pub fn limits(&self, plugin: &Plugin, defaults: CallLimits) -> CallLimits {
+        let (grant, _) = self.grant(plugin);
+        CallLimits {
+            memory: grant.memory_mb.map_or(defaults.memory, |mb| mb << 20),
+            deadline: grant.timeout_secs.map_or(defaults.deadline, Duration::from_secs),
+            output: grant.max_output_bytes.unwrap_or(defaults.output),
+        }
     }
-    if mode == ApprovalMode::AutoEdit && (is_edit || kind.is_read_only()) {
-        return Decision::Allow;
+
+    /// Whether the model is offered `tool` at all.
+    pub fn offers(&self, tool: &ToolInfo) -> bool {
+        self.mode.offers(tool.kind)
+            && !self.with_rules(|mut rules| Iterator::any(&mut rules, |r| r.hidden_tool() == Some(&tool.name)))
     }
-    Decision::Ask
-}
 
-/// A call waiting for the user.
-#[derive(Debug, Clone)]
-pub struct ApprovalRequest {
-    pub call_id: String,
-    pub tool: String,
-    pub description: String,
-    pub confirmation: Confirmation,
-}
+    /// Decides a call.
+    pub fn verdict(&self, tool: &ToolInfo, facts: &CallFacts<'_>, confirmation: Option<&Confirmation>) -> Verdict {
+        if !self.mode.offers(tool.kind) {
+            return mode::by_mode(self.mode, tool.kind, confirmation);
+        }
+        let decided = self.with_rules(|rules| {
+            rules::deciding(rules, facts).map(|rule| (rule.decision, format!("{} ({})", rule.origin, rule.scope())))
+        });
+        match decided {
+            Some((RuleDecision::Allow, _)) => Verdict::Allow,
+            Some((RuleDecision::Ask, _)) => Verdict::Ask,
+            Some((RuleDecision::Deny, rule)) => {
+                Verdict::Deny(format!("the user's policy denies this call (rule at {rule}); do not retry it"))
+            }
+            None => mode::by_mode(self.mode, tool.kind, confirmation),
+        }
+    }
 
-/// The user's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ApprovalOutcome {
-    /// Run it this once.
-    AllowOnce,
-    /// Do not run it; the message says why (for the model).
-    Refuse(String),
-    /// Cancel this call and the rest of the batch.
-    Cancel,
-}
-
-/// The front end that asks the user. Headless refuses; the TUI shows a dialog.
-pub trait Approver: Send + Sync {
-    fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>>;
-}
-
-/// Headless: nothing waits for input, so every question is answered "no" at once.
-#[derive(Debug, Clone, Copy)]
-pub struct RefuseAll {
-    pub mode: ApprovalMode,
-}
-
-impl Approver for RefuseAll {
-    fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>> {
-        let hint = match &request.confirmation {
-            Confirmation::Edit { .. } => "--approval-mode auto-edit (or yolo)",
-            _ => "--approval-mode yolo",
+    /// Remembers "allow always" for the session, and saves it as a rule in the user's
+    /// policy file when `save` is set. Returns a description of what is now allowed.
+    pub fn remember(&self, tool: &str, scope: &AlwaysScope, save: bool) -> Result<String, PolicyError> {
+        let (command, path) = match scope {
+            AlwaysScope::Tool => (None, None),
+            AlwaysScope::CommandRoot(root) => (Some(root.clone()), None),
+            AlwaysScope::File(path) => (None, Some(globset::escape(path))),
         };
-        let message = format!(
-            "`{}` needs the user's approval, which this non-interactive run (approval mode {}) cannot ask for, \
-             so the call was refused and nothing was changed. Do not retry it; the user can re-run with {hint} to allow it.",
-            request.tool,
-            self.mode.as_str()
-        );
-        Box::pin(async move { ApprovalOutcome::Refuse(message) })
+        let glob = match &path {
+            Some(text) => Some(PathGlob::new(text).map_err(|message| PolicyError::Invalid {
+                path: self.user.path.clone(),
+                line: 0,
+                message,
+            })?),
+            None => None,
+        };
+        let mut origin = "this session".to_string();
+        if save {
+            let mut editor = file::Editor::open(&self.user.path)?;
+            editor.add_rule(tool, command.as_deref(), path.as_deref(), RuleDecision::Allow, 100);
+            editor.save(RuleSource::User)?;
+            origin = self.user.path.display().to_string();
+        }
+        let rule = Rule {
+            tool: Some(tool.to_string()),
+            command,
+            path: glob,
+            decision: RuleDecision::Allow,
+            priority: 100,
+            source: RuleSource::Session,
+            origin,
+        };
+        let described = format!("allowed without asking: {} (saved in {})", rule.scope(), rule.origin);
+        self.session.lock().unwrap_or_else(PoisonError::into_inner).push(rule);
+        Ok(described)
+    }
+
+    fn with_rules<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = &Rule>) -> T) -> T {
+        let session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        let workspace = self.workspace.iter().flat_map(|w| w.rules.iter());
+        let mut all = session.iter().chain(self.user.rules.iter()).chain(workspace);
+        f(&mut all)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// `<workspace>/.airlock/policy.toml`.
+pub fn workspace_policy_path(workspace: &Path) -> PathBuf {
+    workspace.join(".airlock").join("policy.toml")
+}
 
-    fn edit() -> Confirmation {
-        Confirmation::Edit { path: "/w/a".into(), original: String::new(), proposed: "x".into(), is_new_file: true }
-    }
-
-    #[test]
-    fn read_only_tools_run_in_every_mode() {
-        for mode in [ApprovalMode::Default, ApprovalMode::AutoEdit, ApprovalMode::Yolo] {
-            assert_eq!(decide(mode, Kind::Read, None), Decision::Allow);
-            assert_eq!(decide(mode, Kind::Search, None), Decision::Allow);
-        }
-    }
-
-    #[test]
-    fn edits_ask_in_default_and_run_in_auto_edit() {
-        assert_eq!(decide(ApprovalMode::Default, Kind::Edit, Some(&edit())), Decision::Ask);
-        assert_eq!(decide(ApprovalMode::AutoEdit, Kind::Edit, Some(&edit())), Decision::Allow);
-        assert_eq!(decide(ApprovalMode::Yolo, Kind::Edit, Some(&edit())), Decision::Allow);
-    }
-
-    #[test]
-    fn a_mutating_tool_that_claims_no_confirmation_still_asks() {
-        assert_eq!(decide(ApprovalMode::Default, Kind::Edit, None), Decision::Ask);
-        assert_eq!(decide(ApprovalMode::Default, Kind::Execute, None), Decision::Ask);
-        assert_eq!(decide(ApprovalMode::AutoEdit, Kind::Execute, None), Decision::Ask);
-        assert_eq!(decide(ApprovalMode::Yolo, Kind::Execute, None), Decision::Allow);
+/// The sha-256 of a file, or `none` when it does not exist.
+pub fn file_hash(path: &Path) -> Result<String, PolicyError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(crate::runtime::cache::content_hash(&bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok("none".into()),
+        Err(e) => Err(PolicyError::Read { path: path.to_path_buf(), reason: e.to_string() }),
     }
 }

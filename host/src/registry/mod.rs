@@ -128,6 +128,24 @@ impl Registry {
         registry
     }
 
+    /// Loads one component file on its own (for `airlock plugins inspect`).
+    pub async fn inspect(runtime: &Runtime, path: &Path) -> Result<Plugin, LoadProblem> {
+        let source = PluginSource::file(path.to_path_buf(), Origin::User, runtime.cache().dir())
+            .map_err(|e| LoadProblem { path: path.display().to_string(), reason: format!("cannot read: {e}") })?;
+        load_plugin(runtime, source).await
+    }
+
+    /// Every loaded plugin that provides at least one tool, in registration order.
+    pub fn plugins(&self) -> Vec<&Arc<Plugin>> {
+        let mut plugins: Vec<&Arc<Plugin>> = Vec::new();
+        for tool in &self.tools {
+            if !plugins.iter().any(|p| Arc::ptr_eq(p, &tool.plugin)) {
+                plugins.push(&tool.plugin);
+            }
+        }
+        plugins
+    }
+
     fn add(&mut self, plugin: Arc<Plugin>) {
         for info in &plugin.info.tools {
             if let Some(&index) = self.by_name.get(&info.name) {

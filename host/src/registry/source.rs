@@ -81,14 +81,22 @@ pub fn scan(dir: &Path, origin: Origin, cache_dir: &Path) -> Result<Vec<PluginSo
     paths.sort();
     Ok(paths
         .into_iter()
-        .filter_map(|path| match file_hash(&path, cache_dir) {
-            Ok(content_hash) => Some(PluginSource { origin, path, content_hash, embedded: None }),
+        .filter_map(|path| match PluginSource::file(path.clone(), origin, cache_dir) {
+            Ok(source) => Some(source),
             Err(e) => {
                 tracing::warn!("cannot read plugin {}: {e}", path.display());
                 None
             }
         })
         .collect())
+}
+
+impl PluginSource {
+    /// A component file.
+    pub fn file(path: PathBuf, origin: Origin, cache_dir: &Path) -> std::io::Result<Self> {
+        let content_hash = file_hash(&path, cache_dir)?;
+        Ok(Self { origin, path, content_hash, embedded: None })
+    }
 }
 
 /// What identifies an unchanged file without reading it.

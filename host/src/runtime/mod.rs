@@ -1,8 +1,10 @@
 //! The sandboxed component runtime. One wasmtime [`Engine`] per process with epoch
 //! interruption (a 10 ms ticker thread); each component compiled once and cached on disk
 //! ([`cache`]), pre-linked once ([`InstancePre`]); a fresh store and instance for every
-//! call, holding only what its [`Sandbox`] grants: the listed preopens, captured stdio, no
-//! environment, no network, a memory cap and a wall-clock deadline.
+//! call, holding only what its [`Sandbox`] grants: the listed preopens, captured stdio,
+//! exactly the listed environment variables (never the host's), `wasi:http` requests to the
+//! listed destinations only ([`http`]), a memory cap and a wall-clock deadline. Raw sockets
+//! (`wasi:sockets` TCP, UDP and name lookup) are linked but always denied.
 //!
 //! A guest that traps, runs past its deadline or exhausts its memory becomes a
 //! [`CallFault`]; the store is dropped and nothing of it survives.
@@ -10,9 +12,13 @@
 mod bindings;
 pub mod cache;
 mod convert;
+mod http;
+#[cfg(test)]
+mod net_tests;
 mod state;
 mod stdio;
 
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread;
@@ -23,8 +29,11 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, Store, UpdateDeadline};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
+use crate::capability::net::NetRule;
 use crate::contract::{Confirmation, PluginInfo, ToolOutput};
 pub use cache::{CacheOutcome, CompileCache};
+use http::HttpGate;
+pub use http::{DenialReason, NetDenial};
 pub use state::CancelFlag;
 pub use state::truncate_chars;
 use state::{CallState, Interrupt};
@@ -34,6 +43,8 @@ use stdio::CapturedOutput;
 const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// Bytes of guest stdout/stderr kept per stream and call.
 const STDIO_CAP: usize = 64 * 1024;
+/// Bytes of one HTTP response body a guest may read, unless its sandbox says otherwise.
+pub const DEFAULT_HTTP_RESPONSE_CAP: usize = 10 << 20;
 
 /// Why the runtime could not prepare a component.
 #[derive(Debug, thiserror::Error)]
@@ -74,7 +85,7 @@ pub struct Preopen {
 }
 
 /// What one call's instance gets.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Sandbox {
     pub preopens: Vec<Preopen>,
     pub memory_limit: usize,
@@ -84,10 +95,32 @@ pub struct Sandbox {
     pub cancel: CancelFlag,
     /// Where live output goes; `None` drops it.
     pub live_output: Option<mpsc::UnboundedSender<String>>,
+    /// The `wasi:http` destinations the guest may reach; empty: no network at all.
+    pub network: Vec<NetRule>,
+    /// Exactly the environment variables the guest sees, with their values.
+    pub env: Vec<(String, String)>,
+    /// Bytes of each HTTP response body the guest may read; the read past it fails.
+    pub http_response_cap: usize,
+}
+
+/// Lists the environment by name only: the values are often secrets.
+impl fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("preopens", &self.preopens)
+            .field("memory_limit", &self.memory_limit)
+            .field("deadline", &self.deadline)
+            .field("workspace_root", &self.workspace_root)
+            .field("call_id", &self.call_id)
+            .field("network", &self.network)
+            .field("env", &self.env.iter().map(|(name, _)| name).collect::<Vec<_>>())
+            .field("http_response_cap", &self.http_response_cap)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Sandbox {
-    /// A sandbox with nothing in it: no files, the given limits.
+    /// A sandbox with nothing in it: no files, no network, no environment, the given limits.
     pub fn empty(memory_limit: usize, deadline: Duration) -> Self {
         Self {
             preopens: Vec::new(),
@@ -97,6 +130,9 @@ impl Sandbox {
             call_id: String::new(),
             cancel: CancelFlag::default(),
             live_output: None,
+            network: Vec::new(),
+            env: Vec::new(),
+            http_response_cap: DEFAULT_HTTP_RESPONSE_CAP,
         }
     }
 
@@ -132,6 +168,8 @@ impl Runtime {
         let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(format!("{e:#}")))?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
+            .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         bindings::Plugin::add_to_linker::<_, wasmtime::component::HasSelf<_>>(&mut linker, |state| state)
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         spawn_epoch_ticker(&engine);
@@ -170,16 +208,23 @@ impl Runtime {
         let stderr = CapturedOutput::new(STDIO_CAP);
         let mut wasi = WasiCtxBuilder::new();
         wasi.stdout(stdout.clone()).stderr(stderr.clone()).allow_blocking_current_thread(true);
+        wasi.envs(&sandbox.env);
+        // The defaults already deny these; saying so keeps it true if a default changes.
+        // Never `inherit_network`: wasi:http (gated) is the only way out.
+        wasi.allow_tcp(false).allow_udp(false).allow_ip_name_lookup(false);
         for preopen in &sandbox.preopens {
             let perms = if preopen.writable { FsPerms::ReadWrite } else { FsPerms::ReadOnly };
             wasi.preopened_dir(&preopen.host, &preopen.guest, perms).map_err(|e| {
                 CallFault::Instantiate(format!("cannot open {} for the plugin: {e:#}", preopen.host.display()))
             })?;
         }
+        let deadline = Instant::now() + sandbox.deadline;
+        let http_gate = HttpGate::new(sandbox.network.clone(), deadline, sandbox.http_response_cap);
         let state = CallState::new(
             wasi.build(),
+            http_gate,
             sandbox.memory_limit,
-            Instant::now() + sandbox.deadline,
+            deadline,
             sandbox.cancel.clone(),
             stdout,
             stderr,
@@ -272,6 +317,12 @@ impl Instance {
     pub async fn execute(&mut self, tool: &str, args: &str) -> Result<GuestResult<ToolOutput>, CallFault> {
         let result = self.plugin.airlock_tool_tool().call_execute(&mut self.store, tool, args).await;
         Ok(self.finish(result)?.map(convert::tool_output).map_err(convert::tool_error))
+    }
+
+    /// The network requests refused so far (not granted, or a response over the cap), for
+    /// the user: each names the rule that would have allowed it.
+    pub fn network_denials(&self) -> Vec<NetDenial> {
+        self.store.data().http_gate.denials()
     }
 
     /// What the guest wrote to stdout and stderr so far (for the log).

@@ -1,6 +1,7 @@
 //! The data of one store (one call): the WASI context built from the call's sandbox, the
-//! memory limiter, the deadline and cancellation flag read by the epoch callback, and the
-//! `airlock:host` imports (logging, live output, call context).
+//! `wasi:http` context and its gate, the memory limiter, the deadline and cancellation flag
+//! read by the epoch callback, and the `airlock:host` imports (logging, live output, call
+//! context).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,8 +11,10 @@ use tokio::sync::mpsc;
 use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use super::bindings::airlock::host::{context, log, output};
+use super::http::HttpGate;
 use super::stdio::CapturedOutput;
 
 /// Most log lines one call may write; the rest are dropped.
@@ -69,6 +72,9 @@ impl ResourceLimiter for MemoryLimiter {
 /// Everything a store carries for one call.
 pub struct CallState {
     pub wasi: WasiCtx,
+    pub http: WasiHttpCtx,
+    /// Checks every outgoing request against the call's network rules.
+    pub http_gate: HttpGate,
     pub table: ResourceTable,
     pub limiter: MemoryLimiter,
     pub deadline: Instant,
@@ -87,6 +93,7 @@ impl CallState {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         wasi: WasiCtx,
+        http_gate: HttpGate,
         memory_limit: usize,
         deadline: Instant,
         cancel: CancelFlag,
@@ -99,6 +106,8 @@ impl CallState {
     ) -> Self {
         Self {
             wasi,
+            http: WasiHttpCtx::new(),
+            http_gate,
             table: ResourceTable::new(),
             limiter: MemoryLimiter { limit: memory_limit, hit: false },
             deadline,
@@ -118,6 +127,12 @@ impl CallState {
 impl WasiView for CallState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl WasiHttpView for CallState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: &mut self.http_gate }
     }
 }
 

@@ -7,13 +7,14 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use super::{CompletedCall, Scheduler};
+use super::{CallLimits, CompletedCall, Scheduler};
 use crate::cancel::Cancellation;
-use crate::capability::{self, Phase};
+use crate::capability::{Effective, Phase};
 use crate::contract::{Confirmation, ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
-use crate::policy::{self, ApprovalOutcome, ApprovalRequest, Decision};
+use crate::policy::rules::CallFacts;
+use crate::policy::{ApprovalOutcome, ApprovalRequest, Verdict};
 use crate::registry::RegisteredTool;
 use crate::runtime::{CallFault, Instance, Sandbox};
 
@@ -35,7 +36,19 @@ pub(super) struct Ready {
     started: Instant,
     /// The file an approved edit changes, when it is inside the workspace.
     edit_path: Option<PathBuf>,
+    access: Access,
+    /// The user edited the proposal before approving it.
+    modified: bool,
 }
+
+/// What a call's instances get: its capabilities and limits.
+pub(super) struct Access {
+    effective: Effective,
+    limits: CallLimits,
+}
+
+/// Bytes of an HTTP response body a guest may read per request.
+const HTTP_RESPONSE_CAP: usize = 10 << 20;
 
 impl Ready {
     pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
@@ -55,98 +68,173 @@ impl Scheduler {
         let Some(tool) = self.registry.get(&call.name).cloned() else {
             return fail(self.unknown_tool(&call.name));
         };
+        if !self.policy.offers(&tool.info) {
+            let verdict =
+                self.policy.verdict(&tool.info, &CallFacts { tool: &call.name, ..CallFacts::default() }, None);
+            let message = match verdict {
+                Verdict::Deny(message) => message,
+                _ => format!("`{}` is not available in this session", call.name),
+            };
+            return fail(ToolError::new(ErrorKind::PolicyDenied, message));
+        }
         let args = match parsed {
             Ok(args) => args,
             Err(reason) => return fail(ToolError::new(ErrorKind::InvalidParams, reason)),
         };
-        if let Err(problems) = tool.check_args(&args) {
-            return fail(ToolError::new(
-                ErrorKind::InvalidParams,
-                format!("the arguments of `{}` do not match its schema: {problems}", call.name),
-            ));
+        if let Err(error) = check_schema(&tool, &args) {
+            return fail(error);
         }
-        let args = args.to_string();
+        let mut args = args.to_string();
         if cancel.is_cancelled() {
             return fail(cancelled());
         }
-        let mut instance = match self.instance(&tool, call, Phase::Check, cancel, None).await {
-            Ok(instance) => instance,
+        let access = Access {
+            effective: self.policy.effective(&tool.plugin, &tool.info),
+            limits: self.policy.limits(&tool.plugin, self.limits),
+        };
+        self.warn_missing(&tool, &access.effective, events);
+        let (description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
+            Ok(checked) => checked,
             Err(error) => return fail(error),
         };
-        let name = &tool.info.name;
-        match instance.validate(name, &args).await {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => return fail(error),
-            Err(fault) => return fail(fault_error(&tool, fault)),
-        }
-        let description = match instance.describe_call(name, &args).await {
-            Ok(text) => one_line(&text),
-            Err(fault) => return fail(fault_error(&tool, fault)),
-        };
-        let confirmation = match instance.confirm(name, &args).await {
-            Ok(Ok(confirmation)) => confirmation,
-            Ok(Err(error)) => return fail(error),
-            Err(fault) => return fail(fault_error(&tool, fault)),
-        };
-        drop(instance);
 
+        let path = touched_path(confirmation.as_ref(), &args, &self.workspace);
+        let command = match &confirmation {
+            Some(Confirmation::Exec { command, .. }) => Some(command.as_str()),
+            _ => None,
+        };
+        let facts = CallFacts { tool: &call.name, command, path: path.as_deref() };
+        let mut modified = false;
+        match self.policy.verdict(&tool.info, &facts, confirmation.as_ref()) {
+            Verdict::Allow => {}
+            Verdict::Deny(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
+            Verdict::Ask => {
+                let confirmation = confirmation.clone().unwrap_or_else(|| Confirmation::Info {
+                    prompt: format!("Allow {} ({}): {description}?", tool.info.display_name, tool.info.kind.as_str()),
+                    urls: Vec::new(),
+                });
+                let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
+                update.description = Some(description.clone());
+                update.confirmation = Some(confirmation.clone());
+                events.send(Event::ToolCall(Box::new(update)));
+                let request = ApprovalRequest {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    description: description.clone(),
+                    confirmation,
+                    path: path.clone(),
+                };
+                let outcome = tokio::select! {
+                    outcome = self.approver.ask(request) => outcome,
+                    () = cancel.cancelled() => return fail(cancelled()),
+                };
+                match outcome {
+                    ApprovalOutcome::AllowOnce => {}
+                    ApprovalOutcome::AllowAlways { scope, save } => {
+                        match self.policy.remember(&call.name, &scope, save) {
+                            Ok(message) => events.send(Event::Notice { message }),
+                            Err(error) => {
+                                events.send(Event::Warning { message: format!("cannot save the rule: {error}") })
+                            }
+                        }
+                    }
+                    ApprovalOutcome::Modify { proposed } => {
+                        match self.modify(&tool, call, &args, &proposed, &access, cancel).await {
+                            Ok(new_args) => {
+                                args = new_args;
+                                modified = true;
+                            }
+                            Err(error) => return fail(error),
+                        }
+                    }
+                    ApprovalOutcome::Refuse(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
+                    ApprovalOutcome::Cancel => {
+                        let error = ToolError::new(ErrorKind::Cancelled, "the user cancelled this call");
+                        return Prepared::CancelBatch(finish(call, started, Err(error), events));
+                    }
+                }
+            }
+        }
         let edit_path = match &confirmation {
             Some(Confirmation::Edit { path, .. }) => {
                 Some(PathBuf::from(path)).filter(|p| p.is_absolute() && p.starts_with(&self.workspace))
             }
             _ => None,
         };
-        if policy::decide(self.mode, tool.info.kind, confirmation.as_ref()) == Decision::Ask {
-            let confirmation = confirmation.unwrap_or_else(|| Confirmation::Info {
-                prompt: format!("Allow {} ({}): {description}?", tool.info.display_name, tool.info.kind.as_str()),
-                urls: Vec::new(),
-            });
-            let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
-            update.description = Some(description.clone());
-            update.confirmation = Some(confirmation.clone());
-            events.send(Event::ToolCall(Box::new(update)));
-            let request = ApprovalRequest {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                description: description.clone(),
-                confirmation,
-            };
-            let outcome = tokio::select! {
-                outcome = self.approver.ask(request) => outcome,
-                () = cancel.cancelled() => return fail(cancelled()),
-            };
-            match outcome {
-                ApprovalOutcome::AllowOnce => {}
-                ApprovalOutcome::Refuse(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
-                ApprovalOutcome::Cancel => {
-                    let error = ToolError::new(ErrorKind::Cancelled, "the user cancelled this call");
-                    return Prepared::CancelBatch(finish(call, started, Err(error), events));
-                }
-            }
-        }
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
         update.description = Some(description);
         events.send(Event::ToolCall(Box::new(update)));
-        Prepared::Ready(Ready { call: call.clone(), tool, args, started, edit_path })
+        Prepared::Ready(Ready { call: call.clone(), tool, args, started, edit_path, access, modified })
+    }
+
+    /// validate, describe-call and confirm, in one read-only instance.
+    async fn check(
+        &self,
+        tool: &RegisteredTool,
+        call: &FunctionCall,
+        args: &str,
+        access: &Access,
+        cancel: &Cancellation,
+    ) -> Result<(String, Option<Confirmation>), ToolError> {
+        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None).await?;
+        let name = &tool.info.name;
+        instance.validate(name, args).await.map_err(|f| fault_error(tool, f))??;
+        let description = one_line(&instance.describe_call(name, args).await.map_err(|f| fault_error(tool, f))?);
+        let confirmation = instance.confirm(name, args).await.map_err(|f| fault_error(tool, f))??;
+        Ok((description, confirmation))
+    }
+
+    /// Rebuilds the arguments of an edit the user changed, and checks them again.
+    async fn modify(
+        &self,
+        tool: &RegisteredTool,
+        call: &FunctionCall,
+        args: &str,
+        proposed: &str,
+        access: &Access,
+        cancel: &Cancellation,
+    ) -> Result<String, ToolError> {
+        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None).await?;
+        let name = &tool.info.name;
+        let new_args = instance.modify_args(name, args, proposed).await.map_err(|f| fault_error(tool, f))??;
+        let parsed = parse_args(&new_args).map_err(|reason| {
+            ToolError::new(ErrorKind::PluginFault, format!("`{name}` rebuilt unusable arguments: {reason}"))
+        })?;
+        check_schema(tool, &parsed)?;
+        let new_args = parsed.to_string();
+        instance.validate(name, &new_args).await.map_err(|f| fault_error(tool, f))??;
+        Ok(new_args)
     }
 
     pub(super) async fn execute(&self, ready: Ready, events: &EventSink, cancel: &Cancellation) -> CompletedCall {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
         }
-        let Ready { call, tool, args, started, edit_path } = ready;
+        let Ready { call, tool, args, started, edit_path, access, modified } = ready;
+        events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         // WASI has no chmod, so a plugin's atomic rewrite resets the file's mode: keep it.
         let permissions = edit_path.as_ref().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.permissions());
-        events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         let live = tool.info.streams_output.then(|| forward_live_output(&call.id, events));
-        let result = match self.instance(&tool, &call, Phase::Execute, cancel, live).await {
-            Ok(mut instance) => match instance.execute(&tool.info.name, &args).await {
-                Ok(Ok(output)) => Ok(cap_output(output, self.limits.output)),
-                Ok(Err(error)) => Err(error),
-                Err(fault) => Err(fault_error(&tool, fault)),
-            },
+        let result = match self.instance(&tool, &call, &access, Phase::Execute, cancel, live).await {
+            Ok(mut instance) => {
+                let result = match instance.execute(&tool.info.name, &args).await {
+                    Ok(Ok(output)) => Ok(cap_output(output, access.limits.output)),
+                    Ok(Err(error)) => Err(error),
+                    Err(fault) => Err(fault_error(&tool, fault)),
+                };
+                self.warn_network_denials(&tool, &instance, events);
+                result
+            }
             Err(error) => Err(error),
         };
+        let result = result.map(|mut output| {
+            if modified {
+                output.llm_content.push(ContentPart::Text {
+                    text: "[the user edited the proposed content before it was applied]".into(),
+                });
+            }
+            output
+        });
         if let (Ok(_), Some(path), Some(permissions)) = (&result, &edit_path, permissions)
             && std::fs::metadata(path).is_ok_and(|m| m.permissions() != permissions)
             && let Err(error) = std::fs::set_permissions(path, permissions)
@@ -160,6 +248,7 @@ impl Scheduler {
         &self,
         tool: &RegisteredTool,
         call: &FunctionCall,
+        access: &Access,
         phase: Phase,
         cancel: &Cancellation,
         live_output: Option<mpsc::UnboundedSender<String>>,
@@ -167,21 +256,65 @@ impl Scheduler {
         let component = tool.plugin.component(&self.runtime).map_err(|e| {
             ToolError::new(ErrorKind::PluginFault, format!("the plugin {} cannot be loaded: {e}", tool.plugin.label()))
         })?;
+        let env =
+            access.effective.env.iter().filter_map(|name| Some((name.clone(), std::env::var(name).ok()?))).collect();
         let sandbox = Sandbox {
-            preopens: capability::preopens(&tool.info, &self.workspace, phase),
-            memory_limit: self.limits.memory,
-            deadline: self.limits.deadline,
+            preopens: access.effective.preopens(&tool.info, phase),
+            memory_limit: access.limits.memory,
+            deadline: access.limits.deadline,
             workspace_root: self.workspace.to_string_lossy().into_owned(),
             call_id: call.id.clone(),
             cancel: cancel.flag(),
             live_output,
+            network: access.effective.network.clone(),
+            env,
+            http_response_cap: HTTP_RESPONSE_CAP,
         };
         let label: Arc<str> = tool.plugin.info.name.as_str().into();
         self.runtime.instantiate(&component, label, &sandbox).await.map_err(|fault| fault_error(tool, fault))
     }
 
+    /// Tells the user, once per tool and session, which requests were not granted and the
+    /// command that would grant them.
+    fn warn_missing(&self, tool: &RegisteredTool, effective: &Effective, events: &EventSink) {
+        if effective.missing.is_empty() || !self.first_warning(format!("missing:{}", tool.info.name)) {
+            return;
+        }
+        let plugin = &tool.plugin.info.name;
+        events.send(Event::Warning {
+            message: format!(
+                "`{}` (plugin {plugin}) runs without {} it asked for; to grant it: airlock plugins grant {plugin} {}",
+                tool.info.name,
+                if effective.missing.len() == 1 { "a capability" } else { "capabilities" },
+                effective.missing.join(" ")
+            ),
+        });
+    }
+
+    fn warn_network_denials(&self, tool: &RegisteredTool, instance: &Instance, events: &EventSink) {
+        let plugin = &tool.plugin.info.name;
+        for denial in instance.network_denials() {
+            if !self.first_warning(format!("net:{plugin}:{}", denial.url)) {
+                continue;
+            }
+            let hint = match &denial.grant {
+                Some(rule) => format!("to allow it: airlock plugins grant {plugin} --net {rule}"),
+                None => "the plugin did not request it, so no grant can allow it".to_string(),
+            };
+            events.send(Event::Warning {
+                message: format!("plugin {plugin} was denied {}: {}; {hint}", denial.url, denial.reason),
+            });
+        }
+    }
+
     fn unknown_tool(&self, name: &str) -> ToolError {
-        let available: Vec<&str> = self.registry.tools().iter().map(|t| t.info.name.as_str()).collect();
+        let available: Vec<&str> = self
+            .registry
+            .tools()
+            .iter()
+            .filter(|t| self.policy.offers(&t.info))
+            .map(|t| t.info.name.as_str())
+            .collect();
         let hint = match self.registry.suggest(name) {
             Some(suggestion) => format!(" Did you mean `{suggestion}`?"),
             None => String::new(),
@@ -191,6 +324,43 @@ impl Scheduler {
             format!("there is no tool named `{name}`.{hint} Available tools: {}.", available.join(", ")),
         )
     }
+}
+
+/// Checks arguments against the tool's JSON Schema.
+fn check_schema(tool: &RegisteredTool, args: &serde_json::Value) -> Result<(), ToolError> {
+    tool.check_args(args).map_err(|problems| {
+        ToolError::new(
+            ErrorKind::InvalidParams,
+            format!("the arguments of `{}` do not match its schema: {problems}", tool.info.name),
+        )
+    })
+}
+
+/// The path a call touches, for rules: the edit's file, else a `file_path`, `dir_path` or
+/// `path` argument; workspace-relative when inside the workspace.
+fn touched_path(confirmation: Option<&Confirmation>, args: &str, workspace: &std::path::Path) -> Option<String> {
+    let raw = match confirmation {
+        Some(Confirmation::Edit { path, .. }) => path.clone(),
+        _ => {
+            let args: serde_json::Value = serde_json::from_str(args).ok()?;
+            ["file_path", "dir_path", "path"].iter().find_map(|key| args.get(*key)?.as_str().map(str::to_string))?
+        }
+    };
+    let path = workspace.join(&raw);
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    Some(match normal.strip_prefix(workspace) {
+        Ok(relative) => relative.to_string_lossy().into_owned(),
+        Err(_) => normal.to_string_lossy().into_owned(),
+    })
 }
 
 /// Parses the model's arguments: a JSON object (an empty string counts as `{}`).

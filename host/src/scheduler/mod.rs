@@ -14,8 +14,9 @@
 
 mod call;
 
+use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use std::future::Future;
@@ -26,7 +27,7 @@ use crate::cancel::Cancellation;
 use crate::contract::{ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, EventSink};
 use crate::model::{FunctionCall, FunctionResponse};
-use crate::policy::{ApprovalMode, Approver};
+use crate::policy::{Approver, Policy};
 use crate::registry::Registry;
 use crate::runtime::Runtime;
 use call::Prepared;
@@ -75,14 +76,16 @@ pub struct Scheduler {
     runtime: Arc<Runtime>,
     registry: Arc<Registry>,
     workspace: PathBuf,
-    mode: ApprovalMode,
+    policy: Arc<Policy>,
     approver: Arc<dyn Approver>,
     limits: CallLimits,
+    /// Warnings already given this session (each is given once).
+    warned: Arc<Mutex<HashSet<String>>>,
 }
 
 impl std::fmt::Debug for Scheduler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scheduler").field("mode", &self.mode).field("limits", &self.limits).finish_non_exhaustive()
+        f.debug_struct("Scheduler").field("policy", &self.policy).field("limits", &self.limits).finish_non_exhaustive()
     }
 }
 
@@ -90,12 +93,21 @@ impl Scheduler {
     pub fn new(
         runtime: Arc<Runtime>,
         registry: Arc<Registry>,
-        workspace: PathBuf,
-        mode: ApprovalMode,
+        policy: Arc<Policy>,
         approver: Arc<dyn Approver>,
         limits: CallLimits,
     ) -> Self {
-        Self { runtime, registry, workspace, mode, approver, limits }
+        let workspace = policy.roots().workspace.clone();
+        Self { runtime, registry, workspace, policy, approver, limits, warned: Arc::default() }
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// True the first time `key` is seen this session.
+    fn first_warning(&self, key: String) -> bool {
+        self.warned.lock().unwrap_or_else(PoisonError::into_inner).insert(key)
     }
 
     pub fn registry(&self) -> &Registry {

@@ -12,7 +12,7 @@ use super::*;
 use crate::contract::ErrorKind;
 use crate::events::CallStatus::*;
 use crate::events::Event;
-use crate::policy::{ApprovalOutcome, ApprovalRequest, RefuseAll};
+use crate::policy::{ApprovalMode, ApprovalOutcome, ApprovalRequest, RefuseAll};
 use crate::testing::{Recorder, Setup, runtime, statuses};
 
 fn call(id: &str, name: &str, args: serde_json::Value) -> FunctionCall {
@@ -30,9 +30,20 @@ impl Approver for Always {
 }
 
 async fn scheduler(setup: &Setup, mode: ApprovalMode, approver: Arc<dyn Approver>, limits: CallLimits) -> Scheduler {
+    granted(setup, mode, approver, limits, "").await
+}
+
+/// A scheduler whose user policy holds `policy`.
+async fn granted(
+    setup: &Setup,
+    mode: ApprovalMode,
+    approver: Arc<dyn Approver>,
+    limits: CallLimits,
+    policy: &str,
+) -> Scheduler {
     let runtime = runtime();
     let registry = setup.registry(&runtime).await;
-    Scheduler::new(runtime, registry, setup.workspace.clone(), mode, approver, limits)
+    Scheduler::new(runtime, registry, setup.policy(mode, policy), approver, limits)
 }
 
 /// A scheduler that refuses every approval, as a headless run does.
@@ -170,7 +181,9 @@ async fn a_memory_bomb_is_stopped_at_the_cap() {
 #[tokio::test]
 async fn a_read_only_tool_cannot_write_even_if_it_asks() {
     let setup = Setup::new(&[fixtures::WRITER_CLAIMS_READ]);
-    let scheduler = headless(&setup, ApprovalMode::Yolo, CallLimits::default()).await;
+    let policy = "[grants.writer_claims_read]\nfiles = [\".:read-write\"]\n";
+    let mode = ApprovalMode::Yolo;
+    let scheduler = granted(&setup, mode, Arc::new(RefuseAll { mode }), CallLimits::default(), policy).await;
     let (done, _) = run(&scheduler, &[call("w", "sneaky_write", json!({}))], &Cancellation::default()).await;
     assert_eq!(error_of(&done[0]).kind, ErrorKind::Execution);
     assert!(!setup.workspace.join("pwned.txt").exists());

@@ -1,0 +1,214 @@
+//! (c) The cost of one tool call on a fresh instance, through airlock's own runtime API
+//! (`Runtime::instantiate`, `Instance::execute`), for the `echo` tool of the `echo_tools`
+//! fixture and the built-in `read_file`, on a current-thread and a multi-thread tokio
+//! runtime:
+//!
+//! - instantiate + drop;
+//! - execute on a live instance;
+//! - fresh: instantiate + execute + drop (the goal is about this one);
+//! - the scheduler's path for one call: a check instance (validate, describe-call,
+//!   confirm) and an execute instance;
+//! - a batch of 8 fresh `read_file` calls, joined on one task as the scheduler does, and
+//!   spawned as tasks of their own.
+//!
+//! `cargo bench -p airlock --bench instance`; `AIRLOCK_BENCH_ITERS` sets the timed
+//! iterations per measurement (10 000).
+
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark is a test program: it prints its report and stops loudly on a broken setup"
+)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use airlock::contract::ToolOutput;
+use airlock::registry::{PluginDirs, Registry};
+use airlock::runtime::{LoadedComponent, Preopen, Runtime, Sandbox, cache::content_hash};
+use airlock_tests::fixtures;
+use futures_util::future::join_all;
+use support::{Summary, count_from_env, header, report};
+
+/// The scheduler's defaults (`CallLimits::default`).
+const MEMORY: usize = 256 << 20;
+const DEADLINE: Duration = Duration::from_secs(60);
+const BATCH: usize = 8;
+
+/// One tool to call: its component, the sandbox its calls get, and its arguments.
+struct Subject {
+    label: &'static str,
+    tool: &'static str,
+    args: String,
+    component: LoadedComponent,
+    sandbox: Sandbox,
+}
+
+fn main() {
+    let iterations = count_from_env("AIRLOCK_BENCH_ITERS", 10_000);
+    let warmup = (iterations / 10).max(10);
+    header(
+        "one tool call through airlock::runtime",
+        &format!("{warmup} warm-up + {iterations} timed iterations per line"),
+    );
+    let cache = tempfile::tempdir().expect("temp cache");
+    let workspace = tempfile::tempdir().expect("temp workspace");
+    let workspace = workspace.path().canonicalize().expect("canonical workspace");
+    let body: String = (0..40).map(|n| format!("fn function_{n}() -> u32 {{\n    {n}\n}}\n\n")).collect();
+    std::fs::create_dir_all(workspace.join("src")).expect("mkdir");
+    std::fs::write(workspace.join("src/lib.rs"), &body).expect("write");
+
+    for (flavour, runtime) in [
+        ("current-thread", tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio")),
+        ("multi-thread", tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio")),
+    ] {
+        let airlock = Arc::new(Runtime::new(cache.path().to_path_buf()).expect("runtime"));
+        let subjects = runtime.block_on(subjects(&airlock, &workspace));
+        println!("-- tokio {flavour} runtime --");
+        for subject in &subjects {
+            runtime.block_on(check(&airlock, subject, &body));
+            let name = format!("{} [{flavour}]", subject.label);
+            let samples = runtime.block_on(measure(warmup, iterations, || async {
+                let instance = airlock.instantiate(&subject.component, label(), &subject.sandbox).await;
+                drop(instance.expect("instantiate"));
+            }));
+            report(&format!("{name} instantiate + drop"), &Summary::of(&samples));
+            let samples = runtime.block_on(async {
+                let mut instance =
+                    airlock.instantiate(&subject.component, label(), &subject.sandbox).await.expect("instantiate");
+                let mut samples = Vec::with_capacity(iterations);
+                for i in 0..warmup + iterations {
+                    let started = Instant::now();
+                    instance.execute(subject.tool, &subject.args).await.expect("execute").expect("tool ok");
+                    if i >= warmup {
+                        samples.push(started.elapsed());
+                    }
+                }
+                samples
+            });
+            report(&format!("{name} execute on a live instance"), &Summary::of(&samples));
+            let samples = runtime.block_on(measure(warmup, iterations, || async {
+                fresh_call(&airlock, subject).await;
+            }));
+            report(&format!("{name} fresh: instantiate + execute + drop"), &Summary::of(&samples));
+            let samples = runtime.block_on(measure(warmup, iterations, || scheduler_path(&airlock, subject)));
+            report(&format!("{name} scheduler path: check + execute instances"), &Summary::of(&samples));
+        }
+        let read_file = subjects.iter().find(|s| s.tool == "read_file").expect("read_file subject");
+        let batch_iterations = (iterations / BATCH).max(10);
+        let samples = runtime.block_on(measure(warmup / BATCH, batch_iterations, || async {
+            join_all((0..BATCH).map(|_| fresh_call(&airlock, read_file))).await;
+        }));
+        report(&format!("8 x read_file fresh, join_all on one task [{flavour}]"), &Summary::of(&samples));
+        let shared = Arc::new(Subject {
+            label: read_file.label,
+            tool: read_file.tool,
+            args: read_file.args.clone(),
+            component: read_file.component.clone(),
+            sandbox: read_file.sandbox.clone(),
+        });
+        let samples = runtime.block_on(measure(warmup / BATCH, batch_iterations, || {
+            let (airlock, shared) = (airlock.clone(), shared.clone());
+            async move {
+                let tasks: Vec<_> = (0..BATCH)
+                    .map(|_| {
+                        let (airlock, shared) = (airlock.clone(), shared.clone());
+                        tokio::spawn(async move {
+                            fresh_call(&airlock, &shared).await;
+                        })
+                    })
+                    .collect();
+                for task in tasks {
+                    task.await.expect("task");
+                }
+            }
+        }));
+        report(&format!("8 x read_file fresh, tokio::spawn each [{flavour}]"), &Summary::of(&samples));
+    }
+}
+
+fn label() -> Arc<str> {
+    Arc::from("bench")
+}
+
+/// The `echo` tool of the `echo_tools` fixture (no files) and the built-in `read_file`
+/// (the workspace, read-only, as the scheduler grants it).
+async fn subjects(runtime: &Runtime, workspace: &Path) -> Vec<Subject> {
+    let bytes = std::fs::read(fixtures::ECHO_TOOLS).expect("echo_tools fixture");
+    let (echo, _) = runtime.load(&content_hash(&bytes), || Ok(bytes.clone())).expect("load echo_tools");
+    let none = PathBuf::from("/nonexistent-airlock-bench");
+    let registry = Registry::load(runtime, &PluginDirs { user: none.clone(), workspace: none }).await;
+    assert!(registry.problems.is_empty(), "{:?}", registry.problems);
+    let read_file = registry.get("read_file").expect("built-in read_file").plugin.component(runtime).expect("load");
+    let root = workspace.to_string_lossy().into_owned();
+    let mut sandbox = Sandbox::empty(MEMORY, DEADLINE);
+    sandbox.workspace_root = root.clone();
+    sandbox.call_id = "call_0".into();
+    let mut files = sandbox.clone();
+    files.preopens = vec![Preopen { host: workspace.to_path_buf(), guest: root, writable: false }];
+    vec![
+        Subject {
+            label: "echo (echo_tools)",
+            tool: "echo",
+            args: r#"{"text":"hello"}"#.into(),
+            component: echo,
+            sandbox,
+        },
+        Subject {
+            label: "read_file (built-in)",
+            tool: "read_file",
+            args: r#"{"file_path":"src/lib.rs"}"#.into(),
+            component: read_file,
+            sandbox: files,
+        },
+    ]
+}
+
+/// One call of the subject's tool on a fresh instance.
+async fn fresh_call(runtime: &Runtime, subject: &Subject) -> ToolOutput {
+    let mut instance = runtime.instantiate(&subject.component, label(), &subject.sandbox).await.expect("instantiate");
+    instance.execute(subject.tool, &subject.args).await.expect("execute").expect("tool ok")
+}
+
+/// What the scheduler does for one approved call: validate, describe-call and confirm on a
+/// read-only check instance, then execute on an instance of its own.
+async fn scheduler_path(runtime: &Runtime, subject: &Subject) {
+    let check = subject.sandbox.read_only();
+    let mut instance = runtime.instantiate(&subject.component, label(), &check).await.expect("instantiate");
+    instance.validate(subject.tool, &subject.args).await.expect("validate").expect("valid");
+    instance.describe_call(subject.tool, &subject.args).await.expect("describe-call");
+    instance.confirm(subject.tool, &subject.args).await.expect("confirm").expect("confirm ok");
+    drop(instance);
+    fresh_call(runtime, subject).await;
+}
+
+/// The tool answers what it should, so the timings are of real calls.
+async fn check(runtime: &Runtime, subject: &Subject, body: &str) {
+    let output = fresh_call(runtime, subject).await.llm_text();
+    match subject.tool {
+        "echo" => assert_eq!(output, "hello"),
+        _ => assert!(output.contains(body.lines().next().unwrap_or_default()), "{output}"),
+    }
+}
+
+/// Times `step` `iterations` times after `warmup` untimed runs.
+async fn measure<F, Fut>(warmup: usize, iterations: usize, mut step: F) -> Vec<Duration>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    for _ in 0..warmup {
+        step().await;
+    }
+    let mut samples = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let started = Instant::now();
+        step().await;
+        samples.push(started.elapsed());
+    }
+    samples
+}

@@ -1,0 +1,310 @@
+//! Network rules: the `wasi:http` destinations a plugin may reach, written
+//! `scheme://host[:port]` in requests (a tool's self-description) and grants (policy files).
+//!
+//! - scheme: `http` or `https`, nothing else (raw sockets are never granted);
+//! - host: one name or IP literal (`api.example.com`, `127.0.0.1`, `[::1]`), compared
+//!   case-insensitively, or `*.example.com`, which matches every name *below*
+//!   `example.com` at any depth (`a.example.com`, `a.b.example.com`) but not `example.com`
+//!   itself: grant both rules to allow both;
+//! - port: optional, the scheme's default (80, 443) when left out.
+//!
+//! A rule never has a path, query, fragment or user name, and never allows every host.
+//! Names are compared as written: a rule for `localhost` does not allow `127.0.0.1` (nor
+//! the reverse), and `0x7f.1` or `2130706433` are not taken for `127.0.0.1`.
+//!
+//! Invariant: a parsed [`NetRule`] is canonical (lower-case scheme and host, no trailing dot,
+//! the port filled in, IP literals in their standard form), so rules that mean the same
+//! destination compare equal and display the same way.
+
+use std::fmt;
+use std::net::{Ipv4Addr, Ipv6Addr};
+use std::str::FromStr;
+
+use serde::{Serialize, Serializer};
+
+/// The longest host name DNS allows.
+const MAX_NAME: usize = 253;
+/// The longest label of a host name.
+const MAX_LABEL: usize = 63;
+
+/// A URL scheme a rule may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    Http,
+    Https,
+}
+
+impl Scheme {
+    /// `http` or `https`, in any case.
+    pub fn parse(text: &str) -> Option<Self> {
+        if text.eq_ignore_ascii_case("http") {
+            Some(Self::Http)
+        } else if text.eq_ignore_ascii_case("https") {
+            Some(Self::Https)
+        } else {
+            None
+        }
+    }
+
+    pub fn default_port(self) -> u16 {
+        match self {
+            Self::Http => 80,
+            Self::Https => 443,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Http => "http",
+            Self::Https => "https",
+        }
+    }
+}
+
+/// The host part of a rule.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum HostPattern {
+    /// One host: a lower-case name, or an IP address in standard form (IPv6 without brackets).
+    Exact(String),
+    /// `*.<suffix>`: every name that ends in `.<suffix>`, not `<suffix>` itself.
+    Below(String),
+}
+
+/// One `scheme://host[:port]` rule.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NetRule {
+    scheme: Scheme,
+    host: HostPattern,
+    port: u16,
+}
+
+impl NetRule {
+    /// Parses a rule as written in a request or a grant; the error says what to write instead.
+    pub fn parse(text: &str) -> Result<NetRule, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(
+                "a network rule cannot be empty: write `scheme://host[:port]`, e.g. `https://api.example.com`".into()
+            );
+        }
+        let Some((scheme, rest)) = text.split_once("://") else {
+            return Err(format!("`{text}` has no scheme: write `https://{text}` (or `http://`)"));
+        };
+        let scheme = Scheme::parse(scheme).ok_or_else(|| {
+            format!(
+                "`{text}`: the scheme `{scheme}` cannot be granted; only `http` and `https` can (through wasi:http)"
+            )
+        })?;
+        // A lone trailing slash is how many people write a bare origin.
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        if rest.contains('@') {
+            return Err(format!("`{text}` has a user name; a rule names only `scheme://host[:port]`"));
+        }
+        if let Some(extra) = rest.find(['/', '?', '#']) {
+            return Err(format!(
+                "`{text}` has a path, query or fragment (`{}`); a rule names only `scheme://host[:port]`",
+                &rest[extra..]
+            ));
+        }
+        let (host, port) = split_host_port(rest).map_err(|reason| format!("`{text}`: {reason}"))?;
+        let port = match port {
+            None => scheme.default_port(),
+            Some("*") => return Err(format!("`{text}`: a port cannot be a wildcard; write one rule per port")),
+            Some(port) => match port.parse::<u16>() {
+                Ok(port) if port != 0 => port,
+                _ => return Err(format!("`{text}`: `{port}` is not a port (1 to 65535)")),
+            },
+        };
+        let host = host_pattern(host).map_err(|reason| format!("`{text}`: {reason}"))?;
+        Ok(NetRule { scheme, host, port })
+    }
+
+    /// The exact rule for one request's destination, or `None` when the host is neither a
+    /// host name nor an IP literal (such a request is never allowed).
+    pub fn for_request(scheme: &str, host: &str, port: Option<u16>) -> Option<NetRule> {
+        let scheme = Scheme::parse(scheme)?;
+        let host = if let Some(inner) = host.strip_prefix('[') {
+            inner.strip_suffix(']')?.parse::<Ipv6Addr>().ok()?.to_string()
+        } else {
+            exact_host(host).ok()?
+        };
+        Some(NetRule { scheme, host: HostPattern::Exact(host), port: port.unwrap_or(scheme.default_port()) })
+    }
+
+    /// Whether every destination `other` allows is also allowed by `self`.
+    pub fn covers(&self, other: &NetRule) -> bool {
+        if self.scheme != other.scheme || self.port != other.port {
+            return false;
+        }
+        match (&self.host, &other.host) {
+            (HostPattern::Exact(mine), HostPattern::Exact(theirs)) => mine == theirs,
+            (HostPattern::Below(suffix), HostPattern::Exact(name)) => is_below(name, suffix),
+            (HostPattern::Below(suffix), HostPattern::Below(inner)) => inner == suffix || is_below(inner, suffix),
+            (HostPattern::Exact(_), HostPattern::Below(_)) => false,
+        }
+    }
+}
+
+/// Whether `name` is a strict subdomain of `suffix` (`a.b.example.com` of `example.com`).
+fn is_below(name: &str, suffix: &str) -> bool {
+    name.len() > suffix.len() + 1 && name.ends_with(suffix) && name.as_bytes()[name.len() - suffix.len() - 1] == b'.'
+}
+
+/// Whether one of `rules` allows a request to `scheme://host[:port]` (a missing port is the
+/// scheme's default; an IPv6 host is written in brackets, as in a URL).
+pub fn allows(rules: &[NetRule], scheme: &str, host: &str, port: Option<u16>) -> bool {
+    match NetRule::for_request(scheme, host, port) {
+        Some(request) => rules.iter().any(|rule| rule.covers(&request)),
+        None => false,
+    }
+}
+
+/// The rules that are both requested and granted. A request inside a grant is kept as
+/// requested (an exact host under a granted `*.`, a narrower wildcard); a request broader
+/// than a grant is narrowed to the grant. Rules covered by another rule of the result are
+/// dropped, so the result has no duplicates.
+pub fn intersect(requested: &[NetRule], granted: &[NetRule]) -> Vec<NetRule> {
+    let mut met: Vec<NetRule> = Vec::new();
+    for request in requested {
+        for grant in granted {
+            let narrower = if grant.covers(request) {
+                request
+            } else if request.covers(grant) {
+                grant
+            } else {
+                continue;
+            };
+            if !met.contains(narrower) {
+                met.push(narrower.clone());
+            }
+        }
+    }
+    let all = met.clone();
+    met.retain(|rule| !all.iter().any(|other| other != rule && other.covers(rule)));
+    met
+}
+
+/// Splits `host[:port]`, where an IPv6 host is in brackets.
+fn split_host_port(text: &str) -> Result<(&str, Option<&str>), String> {
+    if text.starts_with('[') {
+        let Some(end) = text.find(']') else {
+            return Err("the IPv6 address has no closing `]`".into());
+        };
+        let (host, after) = text.split_at(end + 1);
+        return match after {
+            "" => Ok((host, None)),
+            _ => match after.strip_prefix(':') {
+                Some(port) => Ok((host, Some(port))),
+                None => Err(format!("unexpected `{after}` after the IPv6 address")),
+            },
+        };
+    }
+    match text.split_once(':') {
+        Some((_, port)) if port.contains(':') => {
+            Err("an IPv6 address must be written in brackets: `http://[::1]:8080`".into())
+        }
+        Some((host, port)) => Ok((host, Some(port))),
+        None => Ok((text, None)),
+    }
+}
+
+/// The host part of a rule: `*.<name>`, a name, an IPv4 address or a bracketed IPv6 one.
+fn host_pattern(host: &str) -> Result<HostPattern, String> {
+    if host.is_empty() {
+        return Err("the host is missing".into());
+    }
+    if host == "*" {
+        return Err("`*` would allow every host; name the host, or its domain as `*.example.com`".into());
+    }
+    if let Some(inner) = host.strip_prefix('[') {
+        let inner = inner.strip_suffix(']').unwrap_or(inner);
+        let ip: Ipv6Addr = inner.parse().map_err(|_| format!("`{inner}` is not an IPv6 address"))?;
+        return Ok(HostPattern::Exact(ip.to_string()));
+    }
+    if let Some(suffix) = host.strip_prefix("*.") {
+        if suffix.contains('*') {
+            return Err("a wildcard is allowed only once, as the first label: `*.example.com`".into());
+        }
+        let suffix = exact_host(suffix)?;
+        if is_numeric(&suffix) || suffix.contains(':') {
+            return Err("`*.` must be followed by a domain name, not an IP address".into());
+        }
+        if !suffix.contains('.') {
+            return Err(format!(
+                "`*.{suffix}` would match every host under a top-level domain; name the domain: `*.example.{suffix}`"
+            ));
+        }
+        return Ok(HostPattern::Below(suffix));
+    }
+    if host.contains('*') {
+        return Err("a wildcard is allowed only as the whole first label: `*.example.com`".into());
+    }
+    Ok(HostPattern::Exact(exact_host(host)?))
+}
+
+/// A host name or IPv4 address in canonical form: lower-case, without a trailing dot.
+fn exact_host(host: &str) -> Result<String, String> {
+    let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    if host.is_empty() {
+        return Err("the host is missing".into());
+    }
+    if is_numeric(&host) {
+        // Strict dotted quad only: `127.1` and friends are resolver-specific spellings.
+        let ip: Ipv4Addr =
+            host.parse().map_err(|_| format!("`{host}` is not an IPv4 address (write all four parts)"))?;
+        return Ok(ip.to_string());
+    }
+    if !host.is_ascii() {
+        return Err(format!("`{host}`: write an international name in its ASCII form (`xn--…`)"));
+    }
+    if host.len() > MAX_NAME {
+        return Err(format!("the host name is longer than {MAX_NAME} characters"));
+    }
+    for label in host.split('.') {
+        if label.is_empty() || label.len() > MAX_LABEL {
+            return Err(format!("`{host}` is not a host name (empty or overlong part)"));
+        }
+        if let Some(bad) = label.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_')) {
+            return Err(format!("`{host}` is not a host name (`{bad}` is not allowed)"));
+        }
+    }
+    Ok(host)
+}
+
+fn is_numeric(host: &str) -> bool {
+    host.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
+impl fmt::Display for NetRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}://", self.scheme.as_str())?;
+        match &self.host {
+            HostPattern::Exact(host) if host.contains(':') => write!(f, "[{host}]")?,
+            HostPattern::Exact(host) => f.write_str(host)?,
+            HostPattern::Below(suffix) => write!(f, "*.{suffix}")?,
+        }
+        if self.port != self.scheme.default_port() {
+            write!(f, ":{}", self.port)?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for NetRule {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::parse(text)
+    }
+}
+
+/// Serialized as the canonical text (`https://*.example.com:8443`).
+impl Serialize for NetRule {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+#[path = "net_tests.rs"]
+mod tests;

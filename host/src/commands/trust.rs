@@ -1,0 +1,62 @@
+//! `airlock trust [DIR] [--revoke] [--list]`: let a workspace's own policy file grant its
+//! plugins. The trust is pinned to the file's current content; the command prints what the
+//! file grants, so the user sees what they trust.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::CommandError;
+use crate::config::Paths;
+use crate::policy::rules::RuleSource;
+use crate::policy::trust::TrustStore;
+use crate::policy::{file, file_hash, workspace_policy_path};
+
+#[derive(Debug, clap::Args)]
+pub struct TrustArgs {
+    /// The folder (default: the workspace).
+    dir: Option<PathBuf>,
+    /// Stop trusting the folder.
+    #[arg(long, conflicts_with = "list")]
+    revoke: bool,
+    /// List the trusted folders.
+    #[arg(long)]
+    list: bool,
+}
+
+pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), CommandError> {
+    let mut out = std::io::stdout().lock();
+    let mut store = TrustStore::load(&paths.trust_file())?;
+    if args.list {
+        for folder in store.folders() {
+            writeln!(out, "{}", folder.display())?;
+        }
+        return Ok(());
+    }
+    let folder = match &args.dir {
+        Some(dir) => dir.canonicalize().map_err(|e| CommandError::Usage(format!("{}: {e}", dir.display())))?,
+        None => workspace.to_path_buf(),
+    };
+    if args.revoke {
+        let was = store.revoke(&folder);
+        store.save()?;
+        writeln!(out, "{} {}", if was { "no longer trusted:" } else { "was not trusted:" }, folder.display())?;
+        return Ok(());
+    }
+    let policy_path = workspace_policy_path(&folder);
+    // A malformed file is never trusted: the error names the line.
+    let policy = file::load(&policy_path, RuleSource::Workspace)?;
+    store.trust(&folder, &file_hash(&policy_path)?);
+    store.save()?;
+    writeln!(out, "trusted {}", folder.display())?;
+    if policy.grants.is_empty() && policy.rules.is_empty() {
+        writeln!(out, "its policy ({}) grants nothing and has no rules", policy_path.display())?;
+    }
+    for (plugin, grant) in &policy.grants {
+        writeln!(out, "  grants {plugin}: {}", super::plugins::describe_grant(grant))?;
+    }
+    for rule in &policy.rules {
+        writeln!(out, "  rule: {} → {} (priority {})", rule.scope(), rule.decision.as_str(), rule.priority)?;
+    }
+    writeln!(out, "if {} changes, airlock ignores it until you run `airlock trust` again", policy_path.display())?;
+    Ok(())
+}

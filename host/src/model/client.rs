@@ -1,0 +1,162 @@
+//! [`ModelClient`]: one configured provider, and the retry loop all providers share.
+//!
+//! Invariant: a request is only sent again while nothing of its answer has been passed on
+//! to the caller, so a retry never repeats text or calls. A failure after that point is
+//! [`ModelError::Interrupted`]; a failure that outlasts the retries is
+//! [`ModelError::GaveUp`] naming the last one.
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use super::{ModelError, ModelEvent, ModelRequest, ProviderConfig, ProviderKind, anthropic, gemini, openai};
+
+/// A client for one configured provider.
+#[derive(Debug, Clone)]
+pub struct ModelClient {
+    config: ProviderConfig,
+    http: reqwest::Client,
+}
+
+impl ModelClient {
+    /// Builds a client. Building is cheap: no connection is made until the first request.
+    /// Fails when an extra header is not valid HTTP.
+    pub fn new(config: ProviderConfig) -> Result<Self, ModelError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .default_headers(extra_headers(&config.headers)?)
+            .build()
+            .map_err(|e| ModelError::Connect { url: config.base_url.clone(), reason: e.to_string() })?;
+        Ok(Self { config, http })
+    }
+
+    pub fn config(&self) -> &ProviderConfig {
+        &self.config
+    }
+
+    /// Sends one request and passes every event of the streamed answer to `on_event`, in
+    /// order. Returns after [`ModelEvent::Finished`] was passed on, or with an error.
+    /// Transient failures before the answer starts are retried as the provider's
+    /// [`RetryPolicy`](super::RetryPolicy) says, each announced by a
+    /// [`ModelEvent::Retrying`]. Dropping the future abandons the request, waits included.
+    pub async fn stream(
+        &self,
+        request: ModelRequest<'_>,
+        on_event: &mut (dyn FnMut(ModelEvent) + Send),
+    ) -> Result<(), ModelError> {
+        let policy = self.config.retry;
+        let mut attempt = 1;
+        loop {
+            let mut passed_on = false;
+            let result = {
+                let mut forward = |event: ModelEvent| {
+                    passed_on = true;
+                    on_event(event);
+                };
+                self.attempt(request, &mut forward).await
+            };
+            let error = match result {
+                Ok(()) => return Ok(()),
+                Err(error) if passed_on => return Err(ModelError::Interrupted(Box::new(error))),
+                Err(error) if !error.is_retryable() => return Err(error),
+                Err(error) if attempt >= policy.max_attempts.max(1) => {
+                    return Err(if attempt == 1 {
+                        error
+                    } else {
+                        ModelError::GaveUp { attempts: attempt, last: Box::new(error) }
+                    });
+                }
+                Err(error) => error,
+            };
+            let delay = policy.delay(attempt, error.retry_after());
+            tracing::warn!(provider = %self.config.name, attempt, ?delay, %error, "retrying the model request");
+            on_event(ModelEvent::Retrying { attempt, max: policy.max_retries(), delay, reason: error.to_string() });
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    /// One request, no retries.
+    async fn attempt(
+        &self,
+        request: ModelRequest<'_>,
+        on_event: &mut (dyn FnMut(ModelEvent) + Send),
+    ) -> Result<(), ModelError> {
+        match self.config.kind {
+            ProviderKind::Gemini => gemini::stream(&self.http, &self.config, request, on_event).await,
+            ProviderKind::Openai => openai::stream(&self.http, &self.config, request, on_event).await,
+            ProviderKind::Anthropic => anthropic::stream(&self.http, &self.config, request, on_event).await,
+        }
+    }
+}
+
+/// The configured extra headers as reqwest sends them with every request.
+fn extra_headers(headers: &[(String, String)]) -> Result<HeaderMap, ModelError> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        let invalid = |reason: String| ModelError::InvalidHeader { name: name.clone(), reason };
+        let header = HeaderName::from_bytes(name.as_bytes()).map_err(|e| invalid(e.to_string()))?;
+        let value = HeaderValue::from_str(value).map_err(|e| invalid(e.to_string()))?;
+        map.insert(header, value);
+    }
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{config, sample_history, stream_all};
+    use super::*;
+
+    #[tokio::test]
+    async fn an_unreachable_server_is_retried_then_a_connect_error_naming_the_url() {
+        // A port that was free a moment ago: nothing listens there now.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port());
+        let base = format!("http://127.0.0.1:{}/v1", port.unwrap_or(9));
+        let history = sample_history();
+        let request = ModelRequest { system: None, messages: &history, tools: &[] };
+        let (events, result) = stream_all(config(ProviderKind::Openai, &base), request).await;
+        assert_eq!(events.iter().filter(|e| matches!(e, ModelEvent::Retrying { .. })).count(), 4);
+        match result {
+            Err(ModelError::GaveUp { attempts: 5, last }) => match *last {
+                ModelError::Connect { url, reason } => {
+                    assert_eq!(url, format!("{base}/chat/completions"));
+                    assert!(!reason.is_empty());
+                }
+                other => panic!("expected a connect error, got {other:?}"),
+            },
+            other => panic!("expected to give up, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unusable_base_url_is_not_retried() {
+        let history = sample_history();
+        let request = ModelRequest { system: None, messages: &history, tools: &[] };
+        let (events, result) = stream_all(config(ProviderKind::Anthropic, "not a url"), request).await;
+        assert!(events.is_empty());
+        assert!(matches!(&result, Err(ModelError::BadRequest { reason, .. }) if !reason.is_empty()), "{result:?}");
+    }
+
+    #[test]
+    fn invalid_extra_headers_are_refused_by_name() {
+        let mut config = config(ProviderKind::Openai, "http://127.0.0.1:9");
+        config.headers = vec![("X-Ok".into(), "fine".into()), ("bad header".into(), "x".into())];
+        match ModelClient::new(config.clone()) {
+            Err(ModelError::InvalidHeader { name, .. }) => assert_eq!(name, "bad header"),
+            other => panic!("expected an invalid header, got {other:?}"),
+        }
+        config.headers = vec![("X-Ok".into(), "line\nbreak".into())];
+        assert!(matches!(ModelClient::new(config), Err(ModelError::InvalidHeader { .. })));
+    }
+
+    #[test]
+    fn the_stream_future_can_move_between_threads() {
+        fn assert_send<T: Send>(_: &T) {}
+        let Ok(client) = ModelClient::new(config(ProviderKind::Gemini, "http://127.0.0.1:9")) else {
+            panic!("client");
+        };
+        let mut on_event = |_: ModelEvent| {};
+        let future = client.stream(ModelRequest { system: None, messages: &[], tools: &[] }, &mut on_event);
+        assert_send(&future);
+    }
+}

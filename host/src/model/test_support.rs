@@ -1,0 +1,109 @@
+//! Fixtures shared by the provider tests.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::*;
+
+/// A provider of `kind` at `base_url` with a key, and retries that wait a millisecond.
+pub fn config(kind: ProviderKind, base_url: &str) -> ProviderConfig {
+    let mut config = ProviderConfig::new(kind, base_url, "test-model");
+    config.api_key = Some("test-key".to_owned());
+    config.idle_timeout = Duration::from_secs(10);
+    config.retry = fast_retries(5);
+    config
+}
+
+/// Up to `max_attempts` attempts, a millisecond apart at most.
+pub fn fast_retries(max_attempts: u32) -> RetryPolicy {
+    RetryPolicy { max_attempts, base_delay: Duration::from_millis(1), max_delay: Duration::from_millis(1) }
+}
+
+/// A user prompt, a model turn with text and two calls (one with a signature, one with
+/// an id Gemini would have made up and malformed arguments), and the two responses, one
+/// an error.
+pub fn sample_history() -> Vec<Message> {
+    vec![
+        Message { role: Role::User, parts: vec![Part::Text { text: "read two files".into() }] },
+        Message {
+            role: Role::Model,
+            parts: vec![
+                Part::Text { text: "Reading them.".into() },
+                Part::FunctionCall(FunctionCall {
+                    id: "call-a".into(),
+                    name: "read_file".into(),
+                    arguments: r#"{"path":"a.txt"}"#.into(),
+                    signature: Some("sig-a".into()),
+                }),
+                Part::FunctionCall(FunctionCall {
+                    id: "gemini-call-1000".into(),
+                    name: "read_file".into(),
+                    arguments: r#"{"path": "b.txt""#.into(),
+                    signature: None,
+                }),
+            ],
+        },
+        Message {
+            role: Role::User,
+            parts: vec![
+                Part::FunctionResponse(FunctionResponse {
+                    id: "call-a".into(),
+                    name: "read_file".into(),
+                    content: "alpha".into(),
+                    is_error: false,
+                }),
+                Part::FunctionResponse(FunctionResponse {
+                    id: "gemini-call-1000".into(),
+                    name: "read_file".into(),
+                    content: "no such file: b.txt".into(),
+                    is_error: true,
+                }),
+            ],
+        },
+    ]
+}
+
+pub fn sample_tools() -> Vec<ToolDeclaration> {
+    vec![ToolDeclaration {
+        name: "read_file".into(),
+        description: "Reads a file".into(),
+        parameters: json!({ "type": "object", "properties": { "path": { "type": "string" } } }),
+    }]
+}
+
+/// Streams one request and collects every event, with the outcome.
+pub async fn stream_all(
+    config: ProviderConfig,
+    request: ModelRequest<'_>,
+) -> (Vec<ModelEvent>, Result<(), ModelError>) {
+    let client = match ModelClient::new(config) {
+        Ok(client) => client,
+        Err(e) => return (Vec::new(), Err(e)),
+    };
+    let mut events = Vec::new();
+    let result = client.stream(request, &mut |e| events.push(e)).await;
+    (events, result)
+}
+
+/// The text of the answer's deltas, joined.
+pub fn text_of(events: &[ModelEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ModelEvent::TextDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The calls among `events`.
+pub fn calls_of(events: &[ModelEvent]) -> Vec<&FunctionCall> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ModelEvent::FunctionCall(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}

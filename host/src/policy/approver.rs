@@ -1,0 +1,197 @@
+//! Asking the user. The scheduler hands an [`ApprovalRequest`] to the front end's
+//! [`Approver`]: headless runs refuse at once ([`RefuseAll`]) unless `--ask` is given, in
+//! which case [`Terminal`] shows the confirmation on stderr and reads the answer from
+//! stdin; the TUI plugs in its dialog the same way.
+
+use std::future::Future;
+use std::io::{BufRead, Write};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::ApprovalMode;
+use crate::contract::Confirmation;
+
+/// A call waiting for the user.
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    pub call_id: String,
+    pub tool: String,
+    pub description: String,
+    pub confirmation: Confirmation,
+    /// The path the call touches, workspace-relative when inside it (for "always" rules).
+    pub path: Option<String>,
+}
+
+/// What "allow always" covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlwaysScope {
+    /// Every call of the tool.
+    Tool,
+    /// Calls whose command starts with this program.
+    CommandRoot(String),
+    /// Calls that touch this path.
+    File(String),
+}
+
+impl AlwaysScope {
+    pub fn describe(&self, tool: &str) -> String {
+        match self {
+            Self::Tool => format!("every `{tool}` call"),
+            Self::CommandRoot(root) => format!("`{tool}` running `{root} …`"),
+            Self::File(path) => format!("`{tool}` on {path}"),
+        }
+    }
+}
+
+/// The user's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalOutcome {
+    /// Run it this once.
+    AllowOnce,
+    /// Run it, and calls like it without asking: for the session, or saved as a rule in
+    /// the user's policy file.
+    AllowAlways { scope: AlwaysScope, save: bool },
+    /// Run it with the proposed content the user edited (edit confirmations only).
+    Modify { proposed: String },
+    /// Do not run it; the message says why (for the model).
+    Refuse(String),
+    /// Cancel this call and the rest of the batch.
+    Cancel,
+}
+
+/// The front end that asks the user.
+pub trait Approver: Send + Sync {
+    fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>>;
+}
+
+/// Headless without `--ask`: nothing waits for input, so every question is answered "no".
+#[derive(Debug, Clone, Copy)]
+pub struct RefuseAll {
+    pub mode: ApprovalMode,
+}
+
+impl Approver for RefuseAll {
+    fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>> {
+        let hint = match &request.confirmation {
+            Confirmation::Edit { .. } => "--approval-mode auto-edit (or yolo), or --ask",
+            _ => "--approval-mode yolo, or --ask",
+        };
+        let message = format!(
+            "`{}` needs the user's approval, which this non-interactive run (approval mode {}) cannot ask for, \
+             so the call was refused and nothing was changed. Do not retry it; the user can re-run with {hint} to allow it.",
+            request.tool,
+            self.mode.as_str()
+        );
+        Box::pin(async move { ApprovalOutcome::Refuse(message) })
+    }
+}
+
+/// Asks on the terminal: the confirmation (a diff for edits) on stderr, one answer per line
+/// on stdin. Questions are asked one at a time.
+#[derive(Debug, Clone, Default)]
+pub struct Terminal {
+    lock: Arc<Mutex<()>>,
+}
+
+impl Approver for Terminal {
+    fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>> {
+        let lock = self.lock.clone();
+        Box::pin(async move {
+            let asked = tokio::task::spawn_blocking(move || {
+                let _turn = lock.lock().unwrap_or_else(PoisonError::into_inner);
+                ask_on_terminal(&request)
+            })
+            .await;
+            asked.unwrap_or_else(|_| ApprovalOutcome::Refuse("the approval prompt failed".into()))
+        })
+    }
+}
+
+fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "\n── {} wants to run: {}", request.tool, request.description);
+    let (scope, editable) = match &request.confirmation {
+        Confirmation::Edit { path, original, proposed, .. } => {
+            let _ = write!(err, "{}", super::diff::unified(path, original, proposed));
+            (AlwaysScope::File(request.path.clone().unwrap_or_else(|| path.clone())), true)
+        }
+        Confirmation::Exec { command, root_command, directory, risk } => {
+            let _ = writeln!(err, "  $ {command}\n  in {directory} (risk: {risk:?})");
+            (AlwaysScope::CommandRoot(root_command.clone()), false)
+        }
+        Confirmation::Info { prompt, urls } => {
+            let _ = writeln!(err, "  {prompt}");
+            for url in urls {
+                let _ = writeln!(err, "  - {url}");
+            }
+            (AlwaysScope::Tool, false)
+        }
+    };
+    let covered = scope.describe(&request.tool);
+    let _ = writeln!(err, "  y  allow once");
+    let _ = writeln!(err, "  a  allow always: {covered}, for this session");
+    let _ = writeln!(err, "  s  allow always: {covered}, saved as a rule in your policy.toml");
+    if scope != AlwaysScope::Tool {
+        let _ = writeln!(err, "  t  allow always: every `{}` call, for this session", request.tool);
+    }
+    if editable {
+        let _ = writeln!(err, "  e  modify the proposed content with $EDITOR, then allow");
+    }
+    let _ = writeln!(err, "  n  refuse          c  cancel this batch");
+    loop {
+        let _ = write!(err, "? ");
+        let _ = err.flush();
+        let mut answer = String::new();
+        match std::io::stdin().lock().read_line(&mut answer) {
+            Ok(0) | Err(_) => return ApprovalOutcome::Refuse("the user gave no answer (input closed)".into()),
+            Ok(_) => {}
+        }
+        match answer.trim() {
+            "y" | "yes" => return ApprovalOutcome::AllowOnce,
+            "a" => return ApprovalOutcome::AllowAlways { scope, save: false },
+            "s" => return ApprovalOutcome::AllowAlways { scope, save: true },
+            "t" => return ApprovalOutcome::AllowAlways { scope: AlwaysScope::Tool, save: false },
+            "e" if editable => {
+                if let Confirmation::Edit { path, proposed, .. } = &request.confirmation {
+                    match edit_in_editor(path, proposed) {
+                        Ok(proposed) => return ApprovalOutcome::Modify { proposed },
+                        Err(error) => {
+                            let _ = writeln!(err, "  cannot run the editor: {error}");
+                        }
+                    }
+                }
+            }
+            "n" | "no" => return ApprovalOutcome::Refuse("the user refused this call".into()),
+            "c" => return ApprovalOutcome::Cancel,
+            other => {
+                let _ = writeln!(err, "  unknown answer {other:?}");
+            }
+        }
+    }
+}
+
+/// Opens the proposed content in `$VISUAL` or `$EDITOR` (default `vi`) and returns what the
+/// user saved.
+fn edit_in_editor(path: &str, proposed: &str) -> std::io::Result<String> {
+    let extension = std::path::Path::new(path).extension().map(|e| e.to_string_lossy().into_owned());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("airlock-edit-");
+    let suffix = extension.map(|e| format!(".{e}"));
+    if let Some(suffix) = &suffix {
+        builder.suffix(suffix);
+    }
+    let file = builder.tempfile()?;
+    std::fs::write(file.path(), proposed)?;
+    let editor = std::env::var("VISUAL").or_else(|_| std::env::var("EDITOR")).unwrap_or_else(|_| "vi".into());
+    // Like git, let the shell split the editor command (`code --wait`).
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("airlock-editor")
+        .arg(file.path())
+        .status()?;
+    if !status.success() {
+        return Err(std::io::Error::other(format!("`{editor}` exited with {status}")));
+    }
+    std::fs::read_to_string(file.path())
+}

@@ -1,0 +1,108 @@
+//! Approval modes and what each decides when no rule does. The decision is the host's,
+//! from the tool's kind: a tool that is not read-only always needs approval (or a mode that
+//! grants it), even if its plugin claims nothing needs confirming, so a lying plugin cannot
+//! skip the prompt.
+
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{Confirmation, Kind};
+
+/// How much runs without asking, least to most permissive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalMode {
+    /// Read-only tools only; the others are not offered to the model.
+    Plan,
+    /// Read-only tools run; everything else asks.
+    Default,
+    /// File edits are approved too; other changes ask.
+    AutoEdit,
+    /// Everything is approved.
+    Yolo,
+}
+
+impl ApprovalMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Plan => "plan",
+            Self::Default => "default",
+            Self::AutoEdit => "auto-edit",
+            Self::Yolo => "yolo",
+        }
+    }
+
+    /// Whether a tool of `kind` may be offered at all.
+    pub fn offers(self, kind: Kind) -> bool {
+        self != Self::Plan || kind.is_read_only()
+    }
+}
+
+/// The policy's verdict on one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    Ask,
+    /// Refused; the message says why and what would change it.
+    Deny(String),
+}
+
+/// The mode's decision for a call that no rule decided.
+pub fn by_mode(mode: ApprovalMode, kind: Kind, confirmation: Option<&Confirmation>) -> Verdict {
+    if !mode.offers(kind) {
+        return Verdict::Deny(format!(
+            "plan mode runs read-only tools only; this {} tool is not available until the user leaves plan mode",
+            kind.as_str()
+        ));
+    }
+    if mode == ApprovalMode::Yolo {
+        return Verdict::Allow;
+    }
+    let is_edit = kind == Kind::Edit || matches!(confirmation, Some(Confirmation::Edit { .. }));
+    if kind.is_read_only() && confirmation.is_none() {
+        return Verdict::Allow;
+    }
+    if mode == ApprovalMode::AutoEdit && (is_edit || kind.is_read_only()) {
+        return Verdict::Allow;
+    }
+    Verdict::Ask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit() -> Confirmation {
+        Confirmation::Edit { path: "/w/a".into(), original: String::new(), proposed: "x".into(), is_new_file: true }
+    }
+
+    #[test]
+    fn read_only_tools_run_in_every_mode() {
+        for mode in [ApprovalMode::Plan, ApprovalMode::Default, ApprovalMode::AutoEdit, ApprovalMode::Yolo] {
+            assert_eq!(by_mode(mode, Kind::Read, None), Verdict::Allow);
+            assert_eq!(by_mode(mode, Kind::Search, None), Verdict::Allow);
+        }
+    }
+
+    #[test]
+    fn edits_ask_in_default_run_in_auto_edit_and_are_refused_in_plan() {
+        assert_eq!(by_mode(ApprovalMode::Default, Kind::Edit, Some(&edit())), Verdict::Ask);
+        assert_eq!(by_mode(ApprovalMode::AutoEdit, Kind::Edit, Some(&edit())), Verdict::Allow);
+        assert_eq!(by_mode(ApprovalMode::Yolo, Kind::Edit, Some(&edit())), Verdict::Allow);
+        assert!(matches!(by_mode(ApprovalMode::Plan, Kind::Edit, Some(&edit())), Verdict::Deny(_)));
+    }
+
+    #[test]
+    fn a_mutating_tool_that_claims_no_confirmation_still_asks() {
+        assert_eq!(by_mode(ApprovalMode::Default, Kind::Edit, None), Verdict::Ask);
+        assert_eq!(by_mode(ApprovalMode::Default, Kind::Execute, None), Verdict::Ask);
+        assert_eq!(by_mode(ApprovalMode::AutoEdit, Kind::Execute, None), Verdict::Ask);
+        assert_eq!(by_mode(ApprovalMode::Yolo, Kind::Execute, None), Verdict::Allow);
+    }
+
+    #[test]
+    fn modes_are_ordered_least_to_most_permissive() {
+        assert!(ApprovalMode::Plan < ApprovalMode::Default);
+        assert!(ApprovalMode::Default < ApprovalMode::AutoEdit);
+        assert!(ApprovalMode::AutoEdit < ApprovalMode::Yolo);
+    }
+}

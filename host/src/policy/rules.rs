@@ -1,0 +1,205 @@
+//! Approval rules (`[[rule]]` in a policy file, or remembered for the session): a tool, an
+//! optional command prefix and an optional path glob, and a decision. Among the rules of
+//! one source that match a call, the highest priority wins; on a tie deny beats ask beats
+//! allow. Sources are consulted in order — session, user, workspace — and the first source
+//! with a matching rule decides, so user rules beat workspace rules.
+
+use globset::{Glob, GlobMatcher};
+use serde::{Deserialize, Serialize};
+
+/// What a rule decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleDecision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl RuleDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask => "ask",
+            Self::Deny => "deny",
+        }
+    }
+}
+
+/// Where a rule comes from, in precedence order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RuleSource {
+    /// "Allow always … for this session".
+    Session,
+    /// `$AIRLOCK_HOME/policy.toml`.
+    User,
+    /// `<workspace>/.airlock/policy.toml` of a trusted workspace.
+    Workspace,
+}
+
+/// One rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// The tool it applies to; `None` for every tool (`"*"`).
+    pub tool: Option<String>,
+    /// A command prefix, matched against the command of an exec confirmation.
+    pub command: Option<String>,
+    /// A glob matched against the path a call touches (workspace-relative when inside it).
+    pub path: Option<PathGlob>,
+    pub decision: RuleDecision,
+    pub priority: i64,
+    pub source: RuleSource,
+    /// Where it was written (`file:line`), for messages.
+    pub origin: String,
+}
+
+/// A compiled path glob and its text.
+#[derive(Debug, Clone)]
+pub struct PathGlob {
+    pub text: String,
+    matcher: GlobMatcher,
+}
+
+impl PathGlob {
+    pub fn new(text: &str) -> Result<Self, String> {
+        let glob = Glob::new(text).map_err(|e| format!("invalid path glob {text:?}: {e}"))?;
+        Ok(Self { text: text.to_string(), matcher: glob.compile_matcher() })
+    }
+}
+
+/// What a rule can be matched against.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallFacts<'a> {
+    pub tool: &'a str,
+    /// The command an exec confirmation shows.
+    pub command: Option<&'a str>,
+    /// The path the call touches, workspace-relative when inside the workspace.
+    pub path: Option<&'a str>,
+}
+
+impl Rule {
+    pub fn matches(&self, facts: &CallFacts<'_>) -> bool {
+        if self.tool.as_deref().is_some_and(|tool| tool != facts.tool) {
+            return false;
+        }
+        if let Some(prefix) = &self.command {
+            match facts.command {
+                Some(command) if command_has_prefix(command, prefix) => {}
+                _ => return false,
+            }
+        }
+        if let Some(glob) = &self.path {
+            match facts.path {
+                Some(path) if glob.matcher.is_match(path) => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// The tool this rule removes from what the model is offered: a deny rule for one
+    /// tool with no command or path condition.
+    pub fn hidden_tool(&self) -> Option<&str> {
+        (self.decision == RuleDecision::Deny && self.command.is_none() && self.path.is_none())
+            .then_some(self.tool.as_deref())
+            .flatten()
+    }
+
+    /// A short description of what the rule covers.
+    pub fn scope(&self) -> String {
+        let mut scope = format!("tool {}", self.tool.as_deref().unwrap_or("*"));
+        if let Some(command) = &self.command {
+            scope.push_str(&format!(", command `{command}…`"));
+        }
+        if let Some(path) = &self.path {
+            scope.push_str(&format!(", path {}", path.text));
+        }
+        scope
+    }
+}
+
+/// `git push --force` has the prefix `git push` but `gitx` does not have the prefix `git`.
+fn command_has_prefix(command: &str, prefix: &str) -> bool {
+    let command = command.trim_start();
+    let prefix = prefix.trim();
+    command.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+}
+
+/// The rule that decides a call among `rules`, if any: the first source with a match, the
+/// highest priority within it, deny over ask over allow on a tie.
+pub fn deciding<'a>(rules: impl IntoIterator<Item = &'a Rule>, facts: &CallFacts<'_>) -> Option<&'a Rule> {
+    let matching: Vec<&Rule> = rules.into_iter().filter(|rule| rule.matches(facts)).collect();
+    let source = matching.iter().map(|rule| rule.source).min()?;
+    matching.into_iter().filter(|rule| rule.source == source).max_by_key(|rule| (rule.priority, rule.decision))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(
+        tool: Option<&str>,
+        command: Option<&str>,
+        path: Option<&str>,
+        decision: RuleDecision,
+        priority: i64,
+        source: RuleSource,
+    ) -> Rule {
+        Rule {
+            tool: tool.map(str::to_string),
+            command: command.map(str::to_string),
+            path: path.map(|p| PathGlob::new(p).unwrap()),
+            decision,
+            priority,
+            source,
+            origin: "test".into(),
+        }
+    }
+
+    fn facts<'a>(tool: &'a str, command: Option<&'a str>, path: Option<&'a str>) -> CallFacts<'a> {
+        CallFacts { tool, command, path }
+    }
+
+    #[test]
+    fn matches_tool_command_prefix_and_path_glob() {
+        let by_command = rule(None, Some("git push"), None, RuleDecision::Deny, 0, RuleSource::User);
+        assert!(by_command.matches(&facts("shell", Some("git push --force"), None)));
+        assert!(!by_command.matches(&facts("shell", Some("git pushx"), None)));
+        assert!(!by_command.matches(&facts("shell", None, None)));
+        let by_path = rule(Some("write_file"), None, Some("src/**"), RuleDecision::Allow, 0, RuleSource::User);
+        assert!(by_path.matches(&facts("write_file", None, Some("src/a/b.rs"))));
+        assert!(!by_path.matches(&facts("write_file", None, Some("docs/a.md"))));
+        assert!(!by_path.matches(&facts("replace", None, Some("src/a.rs"))));
+    }
+
+    #[test]
+    fn priority_then_deny_over_ask_over_allow() {
+        let rules = vec![
+            rule(None, None, None, RuleDecision::Allow, 5, RuleSource::User),
+            rule(None, None, None, RuleDecision::Deny, 1, RuleSource::User),
+        ];
+        assert_eq!(deciding(&rules, &facts("t", None, None)).unwrap().decision, RuleDecision::Allow);
+        let rules = vec![
+            rule(None, None, None, RuleDecision::Allow, 1, RuleSource::User),
+            rule(None, None, None, RuleDecision::Ask, 1, RuleSource::User),
+        ];
+        assert_eq!(deciding(&rules, &facts("t", None, None)).unwrap().decision, RuleDecision::Ask);
+    }
+
+    #[test]
+    fn user_rules_beat_workspace_rules_whatever_their_priority() {
+        let rules = vec![
+            rule(Some("t"), None, None, RuleDecision::Allow, 1000, RuleSource::Workspace),
+            rule(Some("t"), None, None, RuleDecision::Ask, 0, RuleSource::User),
+        ];
+        assert_eq!(deciding(&rules, &facts("t", None, None)).unwrap().source, RuleSource::User);
+    }
+
+    #[test]
+    fn only_unconditional_deny_rules_hide_a_tool() {
+        assert_eq!(rule(Some("t"), None, None, RuleDecision::Deny, 0, RuleSource::User).hidden_tool(), Some("t"));
+        assert_eq!(rule(Some("t"), Some("x"), None, RuleDecision::Deny, 0, RuleSource::User).hidden_tool(), None);
+        assert_eq!(rule(None, None, None, RuleDecision::Deny, 0, RuleSource::User).hidden_tool(), None);
+        assert_eq!(rule(Some("t"), None, None, RuleDecision::Ask, 0, RuleSource::User).hidden_tool(), None);
+    }
+}

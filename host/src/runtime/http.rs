@@ -1,0 +1,344 @@
+//! Outgoing HTTP for guests: `wasi:http` is linked for every component, and every request
+//! passes [`HttpGate::send_request`] before anything touches the network.
+//!
+//! Invariants:
+//! - a request goes out only when its scheme, host and port are allowed by the call's
+//!   [`NetRule`]s (exact `scheme://host:port` comparison, see [`crate::capability::net`]);
+//!   URLs with a user name are refused outright. The check runs synchronously in
+//!   `send_request`, before the connection is even started; a refused request fails with
+//!   `error-code::HTTP-request-denied` and is recorded as a [`NetDenial`].
+//! - `wasi:http` never follows redirects (wasmtime-wasi-http hands the guest the 3xx as it
+//!   came), so a guest that follows one sends a new request, checked like the first.
+//! - a guest reads at most `response_cap` bytes of each response body; the read past it
+//!   fails with `HTTP response body size exceeds limit` and is recorded as a denial.
+//! - nothing waits past the call's deadline: connecting, the response head and the body are
+//!   bounded by the time the call has left, whatever timeouts the guest asked for (epoch
+//!   interruption cannot stop a guest that is blocked in the host).
+//!
+//! Raw sockets are not here: `wasi:sockets` stays at its deny-all default (see
+//! `Runtime::instantiate`), and wasi:http requests do not go through it.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::BodyExt;
+use wasmtime_wasi_http::{Error as HttpError, RequestOptions, WasiBody, WasiHttpHooks};
+
+use super::state::truncate_chars;
+use crate::capability::net::NetRule;
+
+/// Denials kept per call; a guest retrying in a loop does not grow the list further.
+const MAX_DENIALS: usize = 64;
+/// Longest URL kept in a denial.
+const MAX_URL: usize = 300;
+
+/// Why a request, or the rest of its response, was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DenialReason {
+    #[error("no network grant allows it")]
+    NotGranted,
+    #[error("{0}")]
+    Unsupported(&'static str),
+    #[error("its response body is larger than the cap of {cap} bytes")]
+    ResponseTooLarge { cap: usize },
+}
+
+/// One request the gate refused, for the user's eyes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetDenial {
+    /// `scheme://host[:port]/path` of the request (no query), shortened.
+    pub url: String,
+    pub reason: DenialReason,
+    /// The narrowest rule that would have allowed the request (`https://api.example.com`);
+    /// `None` when no rule can (a user name in the URL, an oversized response).
+    pub grant: Option<NetRule>,
+}
+
+/// The denials of one call, shared with the response bodies the call is reading.
+#[derive(Debug, Clone, Default)]
+struct Denials(Arc<Mutex<Vec<NetDenial>>>);
+
+impl Denials {
+    fn push(&self, denial: NetDenial) {
+        tracing::info!(url = denial.url, "network request denied: {}", denial.reason);
+        let mut denials = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if denials.len() < MAX_DENIALS && !denials.contains(&denial) {
+            denials.push(denial);
+        }
+    }
+
+    fn snapshot(&self) -> Vec<NetDenial> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+}
+
+/// The `wasi:http` hooks of one call: its network rules, deadline and response cap.
+#[derive(Debug)]
+pub struct HttpGate {
+    rules: Vec<NetRule>,
+    deadline: Instant,
+    response_cap: usize,
+    denials: Denials,
+}
+
+impl HttpGate {
+    pub fn new(rules: Vec<NetRule>, deadline: Instant, response_cap: usize) -> Self {
+        Self { rules, deadline, response_cap, denials: Denials::default() }
+    }
+
+    /// Every request refused so far, oldest first.
+    pub fn denials(&self) -> Vec<NetDenial> {
+        self.denials.snapshot()
+    }
+
+    /// Allows the request or says why not.
+    fn check(&self, uri: &http::Uri) -> Result<(), NetDenial> {
+        let url = display_url(uri);
+        let deny = |reason, grant| Err(NetDenial { url: url.clone(), reason, grant });
+        let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+            return deny(DenialReason::Unsupported("the URL has no scheme or host"), None);
+        };
+        // The host connects to the authority as written; a user name there makes the host
+        // we check and the host we reach two different parsings of one string.
+        if authority.as_str().contains('@') {
+            return deny(DenialReason::Unsupported("URLs with a user name are not allowed"), None);
+        }
+        let Some(request) = NetRule::for_request(scheme, authority.host(), uri.port_u16()) else {
+            return deny(DenialReason::Unsupported("the host is not a host name or IP address"), None);
+        };
+        if self.rules.iter().any(|rule| rule.covers(&request)) {
+            Ok(())
+        } else {
+            deny(DenialReason::NotGranted, Some(request))
+        }
+    }
+
+    /// The guest's timeouts, none longer than what is left of the call.
+    fn bounded(&self, options: Option<RequestOptions>, left: Duration) -> RequestOptions {
+        let options = options.unwrap_or_default();
+        let bound = |asked: Option<Duration>| Some(asked.map_or(left, |asked| asked.min(left)));
+        RequestOptions {
+            connect_timeout: bound(options.connect_timeout),
+            first_byte_timeout: bound(options.first_byte_timeout),
+            between_bytes_timeout: bound(options.between_bytes_timeout),
+        }
+    }
+}
+
+type IoFuture = Box<dyn Future<Output = Result<(), HttpError>> + Send>;
+type SendFuture = Box<dyn Future<Output = Result<(http::Response<WasiBody>, IoFuture), HttpError>> + Send>;
+
+impl WasiHttpHooks for HttpGate {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        _request_outcome: IoFuture,
+    ) -> SendFuture {
+        if let Err(denial) = self.check(request.uri()) {
+            self.denials.push(denial);
+            return Box::new(async { Err(HttpError::HttpRequestDenied) });
+        }
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let options = self.bounded(options, left);
+        let guard = BodyGuard {
+            cap: self.response_cap,
+            deadline: tokio::time::Instant::from_std(self.deadline),
+            denials: self.denials.clone(),
+            url: display_url(request.uri()),
+        };
+        Box::new(async move {
+            // TLS handshakes have no timeout of their own in default_send_request.
+            let sent = tokio::time::timeout(left, wasmtime_wasi_http::default_send_request(request, Some(options)));
+            let (response, io) = sent.await.map_err(|_| HttpError::ConnectionTimeout)??;
+            let response = response.map(|body| guard.wrap(body.boxed_unsync()));
+            Ok((response, Box::new(io) as IoFuture))
+        })
+    }
+}
+
+/// What a response body is held to.
+struct BodyGuard {
+    cap: usize,
+    deadline: tokio::time::Instant,
+    denials: Denials,
+    url: String,
+}
+
+impl BodyGuard {
+    fn wrap(self, inner: WasiBody) -> WasiBody {
+        let sleep = Box::pin(tokio::time::sleep_until(self.deadline));
+        GuardedBody { inner, guard: self, read: 0, sleep, failed: None, done: false }.boxed_unsync()
+    }
+}
+
+/// A response body that ends in an error past the byte cap or the call's deadline.
+struct GuardedBody {
+    inner: WasiBody,
+    guard: BodyGuard,
+    read: usize,
+    sleep: Pin<Box<tokio::time::Sleep>>,
+    /// An error to return on the next poll, after the bytes up to the cap were handed out.
+    failed: Option<HttpError>,
+    done: bool,
+}
+
+impl GuardedBody {
+    fn over_cap(&mut self) -> HttpError {
+        self.guard.denials.push(NetDenial {
+            url: self.guard.url.clone(),
+            reason: DenialReason::ResponseTooLarge { cap: self.guard.cap },
+            grant: None,
+        });
+        HttpError::HttpResponseBodySize(Some(self.guard.cap as u64))
+    }
+}
+
+impl Body for GuardedBody {
+    type Data = Bytes;
+    type Error = HttpError;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, HttpError>>> {
+        let this = self.get_mut();
+        if let Some(error) = this.failed.take() {
+            this.done = true;
+            return Poll::Ready(Some(Err(error)));
+        }
+        if this.done {
+            return Poll::Ready(None);
+        }
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                let Some(data) = frame.data_ref() else {
+                    return Poll::Ready(Some(Ok(frame)));
+                };
+                let room = this.guard.cap - this.read;
+                if data.len() <= room {
+                    this.read += data.len();
+                    return Poll::Ready(Some(Ok(frame)));
+                }
+                let error = this.over_cap();
+                if room == 0 {
+                    this.done = true;
+                    return Poll::Ready(Some(Err(error)));
+                }
+                let allowed = data.slice(..room);
+                this.read = this.guard.cap;
+                this.failed = Some(error);
+                Poll::Ready(Some(Ok(Frame::data(allowed))))
+            }
+            Poll::Ready(Some(Err(error))) => {
+                this.done = true;
+                Poll::Ready(Some(Err(error)))
+            }
+            Poll::Ready(None) => {
+                this.done = true;
+                Poll::Ready(None)
+            }
+            Poll::Pending => {
+                if this.sleep.as_mut().poll(cx).is_ready() {
+                    this.done = true;
+                    return Poll::Ready(Some(Err(HttpError::ConnectionReadTimeout)));
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.failed.is_none() && (self.done || self.inner.is_end_stream())
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        if self.failed.is_some() || self.done {
+            return SizeHint::default();
+        }
+        self.inner.size_hint()
+    }
+}
+
+/// `scheme://authority/path` of a request, without the query, shortened for a message.
+fn display_url(uri: &http::Uri) -> String {
+    let scheme = uri.scheme_str().unwrap_or("?");
+    let authority = uri.authority().map_or("", |a| a.as_str());
+    let url = format!("{scheme}://{authority}{}", uri.path());
+    truncate_chars(&url, MAX_URL).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(rules: &[&str]) -> HttpGate {
+        let rules = rules.iter().map(|r| NetRule::parse(r).unwrap()).collect();
+        HttpGate::new(rules, Instant::now() + Duration::from_secs(5), 10)
+    }
+
+    fn check(gate: &HttpGate, url: &str) -> Result<(), NetDenial> {
+        gate.check(&url.parse::<http::Uri>().unwrap())
+    }
+
+    #[test]
+    fn denials_name_the_rule_that_would_allow_the_request() {
+        let gate = gate(&["https://api.example.com"]);
+        assert!(check(&gate, "https://api.example.com/v1?key=secret").is_ok());
+        let denial = check(&gate, "http://api.example.com:8080/v1?key=secret").unwrap_err();
+        assert_eq!(denial.url, "http://api.example.com:8080/v1");
+        assert_eq!(denial.reason, DenialReason::NotGranted);
+        assert_eq!(denial.grant.unwrap().to_string(), "http://api.example.com:8080");
+    }
+
+    #[test]
+    fn user_names_in_urls_are_refused_even_for_granted_hosts() {
+        let gate = gate(&["https://api.example.com"]);
+        let denial = check(&gate, "https://me@api.example.com/").unwrap_err();
+        assert!(denial.grant.is_none());
+        assert!(denial.reason.to_string().contains("user name"));
+    }
+
+    #[test]
+    fn guest_timeouts_are_bounded_by_the_deadline() {
+        let gate = gate(&[]);
+        let asked = RequestOptions {
+            connect_timeout: Some(Duration::from_secs(1)),
+            first_byte_timeout: Some(Duration::from_secs(600)),
+            between_bytes_timeout: None,
+        };
+        let bounded = gate.bounded(Some(asked), Duration::from_secs(3));
+        assert_eq!(bounded.connect_timeout, Some(Duration::from_secs(1)));
+        assert_eq!(bounded.first_byte_timeout, Some(Duration::from_secs(3)));
+        assert_eq!(bounded.between_bytes_timeout, Some(Duration::from_secs(3)));
+    }
+
+    #[tokio::test]
+    async fn bodies_yield_up_to_the_cap_then_fail() {
+        let gate = gate(&[]);
+        let guard = BodyGuard {
+            cap: gate.response_cap,
+            deadline: tokio::time::Instant::now() + Duration::from_secs(5),
+            denials: gate.denials.clone(),
+            url: "http://x/".into(),
+        };
+        let chunks: Vec<Result<Frame<Bytes>, HttpError>> =
+            vec![Ok(Frame::data(Bytes::from_static(b"1234567"))), Ok(Frame::data(Bytes::from_static(b"89abc")))];
+        let inner = http_body_util::StreamBody::new(futures_util::stream::iter(chunks)).boxed_unsync();
+        let mut body = guard.wrap(inner);
+        let mut read = Vec::new();
+        let error = loop {
+            match body.frame().await {
+                Some(Ok(frame)) => read.extend_from_slice(&frame.into_data().unwrap()),
+                Some(Err(error)) => break error,
+                None => panic!("the body ended without an error"),
+            }
+        };
+        assert_eq!(read, b"123456789a");
+        assert!(matches!(error, HttpError::HttpResponseBodySize(Some(10))), "{error}");
+        let denials = gate.denials();
+        assert_eq!(denials.len(), 1);
+        assert_eq!(denials[0].reason, DenialReason::ResponseTooLarge { cap: 10 });
+    }
+}

@@ -1,0 +1,178 @@
+//! Network targets for the sandbox tests, on 127.0.0.1: a small HTTP server ([`WebServer`])
+//! that records every request it receives, and a raw TCP listener ([`CountingListener`])
+//! that counts the connections it accepts. Both run on threads of their own, so sync and
+//! async tests can use them, and stop when dropped.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use tokio::sync::oneshot;
+
+/// An HTTP/1.1 server with four routes:
+///
+/// - `/hello`: 200, body `hello`;
+/// - `/bytes/<n>`: 200, a body of `n` bytes (`x`), sent in 64 KiB chunks;
+/// - `/slow/<ms>`: 200, body `late`, after waiting `ms` milliseconds;
+/// - `/redirect?to=<url>`: 302 to `<url>` (taken as is, not percent-decoded);
+///
+/// anything else is 404. Every request's path and query is recorded, in order.
+pub struct WebServer {
+    addr: SocketAddr,
+    requests: Arc<Mutex<Vec<String>>>,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for WebServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebServer").field("addr", &self.addr).finish_non_exhaustive()
+    }
+}
+
+impl WebServer {
+    /// Starts a server on a free port of 127.0.0.1; panics when it cannot.
+    pub fn start() -> WebServer {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("web server: cannot build a runtime: {e}"));
+        let std_listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("web server: cannot bind: {e}"));
+        let addr = std_listener.local_addr().unwrap_or_else(|e| panic!("web server: no local address: {e}"));
+        std_listener.set_nonblocking(true).unwrap_or_else(|e| panic!("web server: cannot set non-blocking: {e}"));
+        let listener = {
+            let _context = runtime.enter();
+            tokio::net::TcpListener::from_std(std_listener)
+                .unwrap_or_else(|e| panic!("web server: cannot register the listener: {e}"))
+        };
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let app = Router::new().fallback(handle).with_state(Arc::clone(&requests));
+        let (shutdown, stop) = oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("web-server".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    tokio::select! {
+                        _ = axum::serve(listener, app).into_future() => {}
+                        _ = stop => {}
+                    }
+                });
+            })
+            .unwrap_or_else(|e| panic!("web server: cannot start its thread: {e}"));
+        WebServer { addr, requests, shutdown: Some(shutdown), thread: Some(thread) }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// `http://127.0.0.1:<port><path>`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// The path and query of every request received so far.
+    pub fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+}
+
+impl Drop for WebServer {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn handle(State(requests): State<Arc<Mutex<Vec<String>>>>, uri: Uri) -> Response {
+    let target = uri.path_and_query().map_or_else(|| uri.path().to_string(), |p| p.as_str().to_string());
+    requests.lock().unwrap_or_else(PoisonError::into_inner).push(target);
+    let path = uri.path();
+    if path == "/hello" {
+        return "hello".into_response();
+    }
+    if let Some(size) = path.strip_prefix("/bytes/").and_then(|n| n.parse::<usize>().ok()) {
+        let chunks = (0..size).step_by(64 << 10).map(move |start| {
+            Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(vec![b'x'; (size - start).min(64 << 10)]))
+        });
+        return axum::body::Body::from_stream(futures_util::stream::iter(chunks)).into_response();
+    }
+    if let Some(millis) = path.strip_prefix("/slow/").and_then(|n| n.parse::<u64>().ok()) {
+        tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+        return "late".into_response();
+    }
+    if path == "/redirect"
+        && let Some(to) = uri.query().and_then(|q| q.strip_prefix("to="))
+    {
+        return (StatusCode::FOUND, [(header::LOCATION, to.to_string())]).into_response();
+    }
+    StatusCode::NOT_FOUND.into_response()
+}
+
+/// A TCP listener on a free port of 127.0.0.1 that accepts and counts connections.
+pub struct CountingListener {
+    addr: SocketAddr,
+    accepted: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for CountingListener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CountingListener").field("addr", &self.addr).finish_non_exhaustive()
+    }
+}
+
+impl CountingListener {
+    /// Starts listening; panics when it cannot.
+    pub fn start() -> CountingListener {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("listener: cannot bind: {e}"));
+        let addr = listener.local_addr().unwrap_or_else(|e| panic!("listener: no local address: {e}"));
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (count, stopped) = (Arc::clone(&accepted), Arc::clone(&stop));
+        let thread = std::thread::Builder::new()
+            .name("counting-listener".into())
+            .spawn(move || {
+                for connection in listener.incoming() {
+                    if stopped.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    if connection.is_ok() {
+                        count.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+            })
+            .unwrap_or_else(|e| panic!("listener: cannot start its thread: {e}"));
+        CountingListener { addr, accepted, stop, thread: Some(thread) }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Connections accepted so far.
+    pub fn accepted(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for CountingListener {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the blocking accept; this connection is not counted.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
