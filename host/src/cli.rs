@@ -43,7 +43,7 @@ pub enum ExitCode {
 
 /// airlock: an AI agent for the terminal whose tools are sandboxed WebAssembly components.
 #[derive(Debug, Parser)]
-#[command(name = "airlock", version, about, args_conflicts_with_subcommands = true)]
+#[command(name = "airlock", version, about)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -60,7 +60,7 @@ pub struct Cli {
     #[arg(long)]
     base_url: Option<String>,
     /// The project folder tools work in.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", global = true)]
     workspace: Option<PathBuf>,
     /// Which calls run without asking; headless runs refuse any call that would ask.
     #[arg(long, value_enum)]

@@ -159,7 +159,7 @@ fn anthropic_sends_tool_use_and_tool_result_blocks_back() {
     mock.push_turn(Turn::text("It says alpha."));
     let done = run(&s, &mock, "read a.txt");
     assert_eq!(done.code, Some(0), "{}", done.stderr);
-    assert!(done.stdout.starts_with("Reading.") && done.stdout.ends_with("It says alpha.\n"), "{}", done.stdout);
+    assert_eq!(done.stdout, "Reading.\nIt says alpha.\n", "each turn's text on its own line");
     let second = &mock.requests()[1];
     assert!(second["system"].as_str().is_some_and(|s| !s.is_empty()));
     assert!(second["max_tokens"].as_u64().is_some_and(|n| n > 0));

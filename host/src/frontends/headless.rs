@@ -88,6 +88,11 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
                 printed.text_ended_with_newline = delta.ends_with('\n');
             }
         }
+        Event::TurnStarted { .. } if printed.wrote_text && !printed.text_ended_with_newline => {
+            // Keep each turn's text on its own line.
+            let _ = writeln!(std::io::stdout().lock());
+            printed.text_ended_with_newline = true;
+        }
         Event::PluginProblem(problem) => {
             let _ = writeln!(stderr, "warning: plugin {}: {}", problem.path, problem.reason);
         }

@@ -223,6 +223,9 @@ impl Editor {
 
     /// Adds `values` to the list `key` of a plugin's grant (no duplicates).
     pub fn add_to_list(&mut self, plugin: &str, key: &str, values: &[String]) {
+        if values.is_empty() {
+            return;
+        }
         let Some(table) = self.grant_table(plugin) else { return };
         let item = table.entry(key).or_insert_with(|| toml_edit::value(toml_edit::Array::new()));
         if let Some(array) = item.as_array_mut() {

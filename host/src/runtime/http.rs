@@ -216,7 +216,7 @@ impl Body for GuardedBody {
                 let Some(data) = frame.data_ref() else {
                     return Poll::Ready(Some(Ok(frame)));
                 };
-                let room = this.guard.cap - this.read;
+                let room = this.guard.cap.saturating_sub(this.read);
                 if data.len() <= room {
                     this.read += data.len();
                     return Poll::Ready(Some(Ok(frame)));
