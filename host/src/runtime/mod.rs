@@ -355,11 +355,33 @@ fn classify(store: &Store<CallState>, deadline: Duration, error: &wasmtime::Erro
     if state.limiter.hit {
         return CallFault::MemoryExhausted(state.limiter.limit);
     }
-    let mut message = format!("{error:#}");
-    if let Some(line) = state.stderr.contents().0.lines().rev().find(|l| !l.trim().is_empty()) {
-        message.push_str(&format!(" (last stderr line: {})", state::truncate_chars(line.trim(), 500)));
+    // The trap itself, not the wasm backtrace wasmtime attaches (that goes to the log).
+    tracing::info!("guest fault: {error:?}");
+    let mut message = match error.downcast_ref::<wasmtime::Trap>() {
+        // Rust guests put their own stack in linear memory: overflowing it shows up as an
+        // access out of bounds.
+        Some(trap @ wasmtime::Trap::MemoryOutOfBounds) => {
+            format!("{trap} (a stack overflow or a memory bug in the plugin)")
+        }
+        Some(trap) => trap.to_string(),
+        None => error.to_string().lines().next().unwrap_or_default().to_string(),
+    };
+    if let Some(reason) = panic_message(&state.stderr.contents().0) {
+        message.push_str(&format!(" ({})", state::truncate_chars(&reason, 500)));
     }
     CallFault::Trap(message)
+}
+
+/// What a guest printed about its crash: a Rust panic's message, or the last line it wrote.
+fn panic_message(stderr: &str) -> Option<String> {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    if let Some(at) = lines.iter().rposition(|l| l.contains("panicked at")) {
+        return Some(match lines.get(at + 1) {
+            Some(reason) if !reason.starts_with("note: ") => format!("panicked: {reason}"),
+            _ => lines[at].to_string(),
+        });
+    }
+    lines.iter().rev().find(|l| !l.starts_with("note: run with")).map(|l| format!("last stderr line: {l}"))
 }
 
 /// Advances the engine's epoch every [`EPOCH_TICK`] for the life of the process.
