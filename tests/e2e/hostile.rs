@@ -288,6 +288,7 @@ fn live_output_floods_are_capped() {
     let live: usize =
         events.iter().filter(|e| e["type"] == "tool_output").map(|e| e["chunk"].as_str().unwrap().len()).sum();
     assert!(0 < live && live <= 1 << 20, "{live} bytes of live output reached the front end");
+    assert!(done.stdout.contains("live output capped at 1 MiB"), "the cut is announced");
     assert!(done.stdout.len() < 2 << 20, "{} bytes on stdout", done.stdout.len());
 }
 

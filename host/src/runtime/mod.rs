@@ -332,13 +332,19 @@ impl Instance {
     }
 
     fn finish<T>(&mut self, result: wasmtime::Result<T>) -> Result<T, CallFault> {
-        let (stdout, stderr) = self.captured_stdio();
-        let label = &*self.store.data().label;
-        if !stdout.is_empty() {
-            tracing::info!(plugin = label, "guest stdout: {}", stdout.trim_end());
-        }
-        if !stderr.is_empty() {
-            tracing::info!(plugin = label, "guest stderr: {}", stderr.trim_end());
+        let state = self.store.data();
+        let label = &*state.label;
+        for (name, stream) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
+            let (text, dropped) = stream.contents();
+            if !text.is_empty() {
+                tracing::info!(plugin = label, "guest {name}: {}", text.trim_end());
+            }
+            if dropped > 0 {
+                tracing::warn!(
+                    plugin = label,
+                    "guest {name}: {dropped} more bytes dropped past the {STDIO_CAP}-byte cap"
+                );
+            }
         }
         result.map_err(|error| classify(&self.store, self.deadline, &error))
     }

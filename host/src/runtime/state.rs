@@ -23,6 +23,8 @@ const MAX_LOG_LINES: u32 = 1_000;
 const MAX_LOG_LINE: usize = 4_096;
 /// Most live output one call may send, in bytes.
 const MAX_LIVE_OUTPUT: usize = 1 << 20;
+/// What the front end is shown when live output hits the cap.
+const LIVE_CAPPED_NOTE: &str = "\n[airlock: live output capped at 1 MiB; the rest was dropped]\n";
 
 /// Set to stop every call that shares it (Ctrl-C, a cancelled batch).
 #[derive(Debug, Clone, Default)]
@@ -87,6 +89,7 @@ pub struct CallState {
     pub live_output: Option<mpsc::UnboundedSender<String>>,
     log_lines: u32,
     live_bytes: usize,
+    live_capped: bool,
 }
 
 impl CallState {
@@ -120,6 +123,7 @@ impl CallState {
             live_output,
             log_lines: 0,
             live_bytes: 0,
+            live_capped: false,
         }
     }
 }
@@ -140,6 +144,13 @@ impl log::Host for CallState {
     fn log(&mut self, level: log::Level, message: String) {
         self.log_lines += 1;
         if self.log_lines > MAX_LOG_LINES {
+            if self.log_lines == MAX_LOG_LINES + 1 {
+                tracing::warn!(
+                    plugin = &*self.label,
+                    call = self.call_id,
+                    "more than {MAX_LOG_LINES} log lines; the rest of this call's are dropped"
+                );
+            }
             return;
         }
         let message = truncate_chars(&message, MAX_LOG_LINE);
@@ -157,14 +168,21 @@ impl log::Host for CallState {
 impl output::Host for CallState {
     fn emit(&mut self, chunk: String) {
         let Some(sender) = &self.live_output else { return };
-        let room = MAX_LIVE_OUTPUT.saturating_sub(self.live_bytes);
-        if room == 0 {
+        if self.live_capped {
             return;
         }
-        let chunk = truncate_chars(&chunk, room);
-        self.live_bytes += chunk.len();
+        // The note that says output was dropped fits inside the cap.
+        let room = (MAX_LIVE_OUTPUT - LIVE_CAPPED_NOTE.len()).saturating_sub(self.live_bytes);
+        let kept = truncate_chars(&chunk, room);
+        self.live_bytes += kept.len();
         // The receiver may be gone when the front end stopped listening; that is fine.
-        let _ = sender.send(chunk.to_string());
+        if !kept.is_empty() {
+            let _ = sender.send(kept.to_string());
+        }
+        if kept.len() < chunk.len() {
+            self.live_capped = true;
+            let _ = sender.send(LIVE_CAPPED_NOTE.to_string());
+        }
     }
 }
 
