@@ -331,3 +331,32 @@ fn broken_self_descriptions_are_reported_and_the_rest_load() {
     assert!(sent[0].1.starts_with("Error: tool_not_found:"), "{sent:?}");
     assert_eq!(sent[1].1, "fine");
 }
+
+#[test]
+fn network_denials_reach_the_model_and_name_the_grant_that_would_allow_them() {
+    let s = session();
+    s.install_plugin(fixtures::NET_PROBE);
+    s.install_plugin(fixtures::SOCKET_PROBE);
+    // Granted, but only for what it requested: port 80, not this one.
+    grant(&s, "[grants.net_probe]\nnetwork = [\"http://localhost\"]\n");
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![
+        call("fetch", json!({"url": "http://127.0.0.1/requested"})),
+        call("fetch", json!({"url": "http://127.0.0.2:9/never-requested"})),
+        call("connect", json!({"addr": "127.0.0.1:9"})),
+    ]));
+    mock.push_turn(Turn::text("done"));
+    let done = run(&s, &mock, &[]);
+    assert_survived(&done, &mock, "done");
+    let sent = function_responses(&mock.requests()[1]);
+    assert!(sent[0].1.contains("HttpRequestDenied"), "{sent:?}");
+    assert!(sent[1].1.contains("HttpRequestDenied"), "{sent:?}");
+    assert!(sent[2].1.to_lowercase().contains("denied") || sent[2].1.contains("Permission"), "{sent:?}");
+    assert!(
+        done.stderr.contains("was denied http://127.0.0.1/requested: ")
+            && done.stderr.contains("airlock plugins grant net_probe --net http://127.0.0.1"),
+        "{}",
+        done.stderr
+    );
+    assert!(done.stderr.contains("did not request it"), "{}", done.stderr);
+}

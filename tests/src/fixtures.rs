@@ -9,7 +9,8 @@
 //!   reach the terminal.
 //! - [`TRAP`] (plugin `trap`): `trap_now` panics in `execute`; `trap_in_validate` panics in
 //!   `validate`. Fixtures build with `panic = "abort"`, so a panic is a wasm trap.
-//! - [`SPIN_FOREVER`] (plugin `spin_forever`): `spin` loops forever in `execute`.
+//! - [`SPIN_FOREVER`] (plugin `spin_forever`): `spin` loops forever in `execute`; `sleep`
+//!   sleeps for an hour inside a host call, where no epoch check runs.
 //! - [`MEMORY_BOMB`] (plugin `memory_bomb`): `allocate` grows memory 1 MiB at a time in
 //!   `execute` until the memory cap makes an allocation fail.
 //! - [`BAD_NAME`] (plugin `bad_name`): `describe` returns a tool named `Bad Name!`.

@@ -19,6 +19,7 @@ mod state;
 mod stdio;
 
 use std::fmt;
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread;
@@ -284,23 +285,27 @@ pub type GuestResult<T> = Result<T, crate::contract::ToolError>;
 impl Instance {
     /// `describe()`: the raw self-description (validated by the registry).
     pub async fn describe(&mut self) -> Result<PluginInfo, CallFault> {
-        let result = self.plugin.airlock_tool_tool().call_describe(&mut self.store).await;
+        let watch = self.watch();
+        let result = watch.guard(self.plugin.airlock_tool_tool().call_describe(&mut self.store)).await;
         let info = self.finish(result)?;
         Ok(convert::plugin_info(info))
     }
 
     pub async fn validate(&mut self, tool: &str, args: &str) -> Result<GuestResult<()>, CallFault> {
-        let result = self.plugin.airlock_tool_tool().call_validate(&mut self.store, tool, args).await;
+        let watch = self.watch();
+        let result = watch.guard(self.plugin.airlock_tool_tool().call_validate(&mut self.store, tool, args)).await;
         Ok(self.finish(result)?.map_err(convert::tool_error))
     }
 
     pub async fn describe_call(&mut self, tool: &str, args: &str) -> Result<String, CallFault> {
-        let result = self.plugin.airlock_tool_tool().call_describe_call(&mut self.store, tool, args).await;
+        let watch = self.watch();
+        let result = watch.guard(self.plugin.airlock_tool_tool().call_describe_call(&mut self.store, tool, args)).await;
         self.finish(result)
     }
 
     pub async fn confirm(&mut self, tool: &str, args: &str) -> Result<GuestResult<Option<Confirmation>>, CallFault> {
-        let result = self.plugin.airlock_tool_tool().call_confirm(&mut self.store, tool, args).await;
+        let watch = self.watch();
+        let result = watch.guard(self.plugin.airlock_tool_tool().call_confirm(&mut self.store, tool, args)).await;
         Ok(self.finish(result)?.map(|c| c.map(convert::confirmation)).map_err(convert::tool_error))
     }
 
@@ -310,12 +315,15 @@ impl Instance {
         args: &str,
         proposed: &str,
     ) -> Result<GuestResult<String>, CallFault> {
-        let result = self.plugin.airlock_tool_tool().call_modify_args(&mut self.store, tool, args, proposed).await;
+        let watch = self.watch();
+        let result =
+            watch.guard(self.plugin.airlock_tool_tool().call_modify_args(&mut self.store, tool, args, proposed)).await;
         Ok(self.finish(result)?.map_err(convert::tool_error))
     }
 
     pub async fn execute(&mut self, tool: &str, args: &str) -> Result<GuestResult<ToolOutput>, CallFault> {
-        let result = self.plugin.airlock_tool_tool().call_execute(&mut self.store, tool, args).await;
+        let watch = self.watch();
+        let result = watch.guard(self.plugin.airlock_tool_tool().call_execute(&mut self.store, tool, args)).await;
         Ok(self.finish(result)?.map(convert::tool_output).map_err(convert::tool_error))
     }
 
@@ -331,7 +339,12 @@ impl Instance {
         (state.stdout.contents().0, state.stderr.contents().0)
     }
 
-    fn finish<T>(&mut self, result: wasmtime::Result<T>) -> Result<T, CallFault> {
+    fn watch(&self) -> Watch {
+        let state = self.store.data();
+        Watch { deadline: state.deadline, cancel: state.cancel.clone(), limit: self.deadline }
+    }
+
+    fn finish<T>(&mut self, result: Result<wasmtime::Result<T>, CallFault>) -> Result<T, CallFault> {
         let state = self.store.data();
         let label = &*state.label;
         for (name, stream) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
@@ -346,7 +359,34 @@ impl Instance {
                 );
             }
         }
-        result.map_err(|error| classify(&self.store, self.deadline, &error))
+        result?.map_err(|error| classify(&self.store, self.deadline, &error))
+    }
+}
+
+/// Stops a call whose guest is blocked in a host call (a sleep, a slow read), where the
+/// epoch callback never runs: the call is abandoned at its deadline (plus a few ticks, so a
+/// running guest is stopped by its epoch first) or when cancelled. The instance is dropped
+/// afterwards either way.
+struct Watch {
+    deadline: Instant,
+    cancel: CancelFlag,
+    limit: Duration,
+}
+
+impl Watch {
+    async fn guard<T>(self, call: impl Future<Output = wasmtime::Result<T>>) -> Result<wasmtime::Result<T>, CallFault> {
+        let cancel = self.cancel;
+        let cancelled = async move {
+            while !cancel.is_cancelled() {
+                tokio::time::sleep(EPOCH_TICK * 5).await;
+            }
+        };
+        tokio::select! {
+            biased;
+            result = call => Ok(result),
+            () = tokio::time::sleep_until((self.deadline + EPOCH_TICK * 5).into()) => Err(CallFault::Timeout(self.limit)),
+            () = cancelled => Err(CallFault::Cancelled),
+        }
     }
 }
 

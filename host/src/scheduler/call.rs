@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 
 use super::{CallLimits, CompletedCall, Scheduler};
 use crate::cancel::Cancellation;
+use crate::capability::net::{self, NetRule};
 use crate::capability::{Effective, Phase};
 use crate::contract::{Confirmation, ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
@@ -297,12 +298,17 @@ impl Scheduler {
             if !self.first_warning(format!("net:{plugin}:{}", denial.url)) {
                 continue;
             }
+            let requested: Vec<NetRule> =
+                tool.info.capabilities.network.iter().filter_map(|r| NetRule::parse(r).ok()).collect();
             let hint = match &denial.grant {
-                Some(rule) => format!("to allow it: airlock plugins grant {plugin} --net {rule}"),
-                None => "the plugin did not request it, so no grant can allow it".to_string(),
+                Some(rule) if !net::intersect(&requested, std::slice::from_ref(rule)).is_empty() => {
+                    format!("; to allow it: airlock plugins grant {plugin} --net {rule}")
+                }
+                Some(_) => "; the plugin did not request it, so no grant can allow it".to_string(),
+                None => String::new(),
             };
             events.send(Event::Warning {
-                message: format!("plugin {plugin} was denied {}: {}; {hint}", denial.url, denial.reason),
+                message: format!("plugin {plugin} was denied {}: {}{hint}", denial.url, denial.reason),
             });
         }
     }

@@ -213,3 +213,24 @@ async fn an_edit_keeps_the_files_permissions() {
     assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo two\n");
     assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o750);
 }
+
+#[tokio::test]
+async fn a_plugin_blocked_in_a_host_call_is_stopped_at_its_deadline_and_by_cancellation() {
+    let setup = Setup::new(&[fixtures::SPIN_FOREVER]);
+    let limits = CallLimits { deadline: Duration::from_millis(300), ..CallLimits::default() };
+    let scheduler = headless(&setup, ApprovalMode::Yolo, limits).await;
+    let started = std::time::Instant::now();
+    let (done, _) = run(&scheduler, &[call("s", "sleep", json!({}))], &Cancellation::default()).await;
+    assert_eq!(error_of(&done[0]).kind, ErrorKind::Timeout, "{:?}", done[0].result);
+    assert!(started.elapsed() < Duration::from_secs(30));
+
+    let scheduler = headless(&setup, ApprovalMode::Yolo, CallLimits::default()).await;
+    let cancel = Cancellation::default();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        trigger.cancel();
+    });
+    let (done, _) = run(&scheduler, &[call("s", "sleep", json!({}))], &cancel).await;
+    assert_eq!(done[0].status, Cancelled);
+}
