@@ -7,19 +7,20 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::agent::{self, Agent};
+use crate::agent::{self, Agent, context_files};
 use crate::cancel::Cancellation;
 use crate::capability::Roots;
 use crate::commands;
 use crate::config::{self, Paths};
 use crate::events::EventSink;
 use crate::frontends::headless::{self, OutputFormat};
-use crate::frontends::tools_list;
+use crate::frontends::{sessions_list, show_context, tools_list};
 use crate::model::ModelClient;
 use crate::policy::{ApprovalMode, Approver, Policy, RefuseAll, Terminal};
 use crate::registry::{PluginDirs, Registry};
 use crate::runtime::Runtime;
 use crate::scheduler::Scheduler;
+use crate::session;
 
 /// Process exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +38,9 @@ pub enum ExitCode {
     Config = 52,
     /// The model was still calling tools after `--max-turns` turns.
     TurnLimit = 53,
+    /// The model kept repeating itself (the same call, or the same text) after it was told
+    /// to change course.
+    LoopDetected = 54,
     /// The run was cancelled (Ctrl-C, SIGTERM).
     Cancelled = 130,
 }
@@ -75,6 +79,13 @@ pub struct Cli {
     /// answer read from stdin (give the prompt with -p). Without it, such calls are refused.
     #[arg(long)]
     ask: bool,
+    /// Continue a recorded session: `latest` (the default: this workspace's most recently
+    /// used one), a session id, or the start of one (see `airlock sessions list`).
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "latest")]
+    resume: Option<String>,
+    /// Print the AIRLOCK.md context files found and the assembled system prompt, and exit.
+    #[arg(long)]
+    show_context: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -91,6 +102,21 @@ enum Command {
     },
     /// Let this workspace's .airlock/policy.toml grant its plugins (pinned to its content).
     Trust(commands::trust::TrustArgs),
+    /// Inspect recorded sessions (continue one with --resume).
+    Sessions {
+        #[command(subcommand)]
+        command: SessionsCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionsCommand {
+    /// Print the recorded sessions, most recently used first.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -144,6 +170,21 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Trust(args)) = &cli.command {
         return commands::trust::run(&paths, &workspace, args).map(|()| ExitCode::Success).map_err(Fatal::config);
     }
+    if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
+        return list_sessions(&paths, *json);
+    }
+    let context_folders = context_files::folders(
+        &paths.home,
+        &workspace,
+        std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).as_deref(),
+    );
+    let context = context_files::load(&context_folders);
+    let system = agent::system_prompt(&workspace, &context);
+    if cli.show_context {
+        show_context::print(&context_folders, &context, &system, &mut std::io::stdout().lock())
+            .map_err(|e| Fatal::new(ExitCode::Failure, format!("cannot write: {e}")))?;
+        return Ok(ExitCode::Success);
+    }
     let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
     let roots = Roots { workspace: workspace.clone(), home: user_home() };
     let policy = Arc::new(Policy::load(&paths, roots, mode).map_err(|e| Fatal::new(ExitCode::Config, e))?);
@@ -165,7 +206,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
                 commands::plugins::Context { paths: &paths, runtime: &runtime, registry: &registry, policy: &policy };
             return commands::plugins::run(&context, command).await.map(|()| ExitCode::Success).map_err(Fatal::config);
         }
-        Some(Command::Trust(_)) | None => {}
+        Some(Command::Trust(_) | Command::Sessions { .. }) | None => {}
     }
 
     let prompt = read_prompt(cli.prompt, !cli.ask)?;
@@ -176,6 +217,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             _ => Fatal::new(ExitCode::Config, e),
         })?;
     let (provider_name, model) = (provider.name.clone(), provider.model.clone());
+    let context_window = provider.context_window_tokens;
     let max_turns = cli.max_turns.or(file.max_turns).unwrap_or(100);
     if max_turns == 0 {
         return Err(Fatal::new(ExitCode::Config, "--max-turns must be at least 1"));
@@ -184,13 +226,21 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let approver: Arc<dyn Approver> =
         if cli.ask { Arc::new(Terminal::default()) } else { Arc::new(RefuseAll { mode }) };
     let scheduler = Scheduler::new(runtime, registry.clone(), policy.clone(), approver, file.tools.limits());
-    let mut agent = Agent::new(client, scheduler, agent::system_prompt(&workspace), max_turns);
+    let settings = agent::Settings { max_turns, loop_detection: file.loop_detection.unwrap_or(true), context_window };
+    let mut agent = Agent::new(client, scheduler, system, settings);
+    let workspace_text = workspace.display().to_string();
+    let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
+    let (recorded, recording_problem) = match session::open(&paths.home, cli.resume.as_deref(), run_info) {
+        Ok(opened) => (Some(opened), None),
+        Err(e) if cli.resume.is_some() => return Err(Fatal::config(e)),
+        Err(e) => (None, Some(format!("{e}; this session is not recorded"))),
+    };
 
     let cancel = Cancellation::default();
     spawn_signal_handler(cancel.clone());
     let (events, receiver) = EventSink::new();
     let session = headless::Session {
-        id: session_id(),
+        id: recorded.as_ref().map_or_else(session::new_id, |o| o.recorder.id().to_owned()),
         provider: provider_name,
         model,
         workspace: workspace.display().to_string(),
@@ -199,6 +249,22 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     headless::announce(&session, &registry, &events);
     for notice in &policy.notices {
         events.send(crate::events::Event::Warning { message: notice.clone() });
+    }
+    for message in recording_problem.into_iter().chain(recorded.iter().flat_map(|o| o.warnings.clone())) {
+        events.send(crate::events::Event::Warning { message });
+    }
+    for file in context.iter().filter(|f| f.cut.is_some()) {
+        let cut = file.cut.as_deref().unwrap_or_default();
+        events.send(crate::events::Event::Warning { message: format!("{}: {cut}", file.path.display()) });
+    }
+    if let Some(opened) = recorded {
+        if let Some(message) = opened.notice {
+            events.send(crate::events::Event::Notice { message });
+        }
+        agent.record_to(opened.recorder);
+        if opened.resumed {
+            agent.resume(opened.history, &events);
+        }
     }
     let report = agent.run(&prompt, &events, &cancel).await;
     drop(events);
@@ -243,10 +309,14 @@ fn read_prompt(flag: Option<String>, use_stdin: bool) -> Result<String, Fatal> {
     Ok(prompt)
 }
 
-fn session_id() -> String {
-    use rand::Rng;
-    let bytes: [u8; 8] = rand::rng().random();
-    hex::encode(bytes)
+/// `airlock sessions list`.
+fn list_sessions(paths: &Paths, json: bool) -> Result<ExitCode, Fatal> {
+    let sessions = session::list(&session::dir(&paths.home)).map_err(Fatal::config)?;
+    let mut stdout = std::io::stdout().lock();
+    let written =
+        if json { sessions_list::json(&sessions, &mut stdout) } else { sessions_list::text(&sessions, &mut stdout) };
+    written.map_err(|e| Fatal::new(ExitCode::Failure, format!("cannot write: {e}")))?;
+    Ok(ExitCode::Success)
 }
 
 /// Ctrl-C and SIGTERM cancel the run: running calls stop at their next epoch tick, the

@@ -76,6 +76,11 @@ pub struct FileConfig {
     pub retry: RetrySettings,
     pub approval_mode: Option<ApprovalMode>,
     pub max_turns: Option<u32>,
+    /// The model's context window in tokens (default by provider kind); older history is
+    /// compressed into a summary before a request would fill 70 % of it.
+    pub context_window_tokens: Option<u64>,
+    /// Whether repeated calls and repeated text are detected (default on).
+    pub loop_detection: Option<bool>,
     #[serde(default)]
     pub tools: ToolSettings,
 }
@@ -152,13 +157,16 @@ mod tests {
         std::fs::write(
             &path,
             "provider = \"openai\"\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\napproval_mode = \"auto-edit\"\n\
-             max_turns = 7\n[tools]\ntimeout_secs = 5\nmemory_mb = 64\n",
+             max_turns = 7\ncontext_window_tokens = 32000\nloop_detection = false\n\
+             [tools]\ntimeout_secs = 5\nmemory_mb = 64\n",
         )
         .unwrap();
         let config = load(&path).unwrap();
         assert_eq!(config.provider.as_ref().map(|p| p.get_ref().as_str()), Some("openai"));
         assert_eq!(config.approval_mode, Some(ApprovalMode::AutoEdit));
         assert_eq!(config.max_turns, Some(7));
+        assert_eq!(config.context_window_tokens, Some(32000));
+        assert_eq!(config.loop_detection, Some(false));
         let limits = config.tools.limits();
         assert_eq!(limits.deadline, Duration::from_secs(5));
         assert_eq!(limits.memory, 64 << 20);

@@ -8,7 +8,7 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use crate::contract::{Confirmation, Display, ToolError};
-use crate::model::Usage;
+use crate::model::{Usage, UsageKind};
 use crate::registry::LoadProblem;
 
 /// The states of one tool call (DESIGN.md §1).
@@ -112,8 +112,14 @@ pub enum Event {
     ToolCall(Box<CallUpdate>),
     /// Live output of a running call.
     ToolOutput { call_id: String, chunk: String },
-    /// Token counts of one model response.
-    Usage(Usage),
+    /// Token counts of one model request: a response of turn `turn`, or a summary made
+    /// before that turn to compress the history.
+    Usage {
+        turn: u32,
+        kind: UsageKind,
+        #[serde(flatten)]
+        usage: Usage,
+    },
     /// Something the user should know that does not stop the run.
     Warning { message: String },
     /// Something that went as the user asked (a rule remembered, ...).

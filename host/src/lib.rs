@@ -17,5 +17,6 @@ pub mod policy;
 pub mod registry;
 pub mod runtime;
 pub mod scheduler;
+pub mod session;
 #[cfg(test)]
 mod testing;

@@ -1,6 +1,8 @@
 //! Grants, trust, rules and approvals through the real binary: what a plugin gets is what
 //! it requested and the user granted, a workspace cannot arm itself, rules and modes decide
 //! calls, and `--ask` takes the user's answers on stdin.
+// Set-up helpers unwrap: a failed set-up step should fail the test loudly.
+#![allow(clippy::unwrap_used)]
 
 use std::io::Write;
 use std::path::Path;

@@ -1,19 +1,36 @@
 //! The agent loop: send the conversation to the model, collect the streamed answer, run
 //! the batch of calls it asked for through the scheduler, send the results back, and repeat
-//! until the model answers without calls, the turn cap is reached, or the run is cancelled.
-//! A cancelled batch still records its responses in history, so a later prompt continues a
-//! consistent conversation.
+//! until the model answers without calls, the turn cap is reached, a loop is detected
+//! twice, or the run is cancelled. A cancelled batch still records its responses in
+//! history, so a later prompt continues a consistent conversation.
+//!
+//! Invariant: every model message with calls is followed by a user message answering each
+//! of them — also for calls that were not run (a detected loop) and, on resume, for calls
+//! a crash left unanswered. Every message appended to the history goes through
+//! [`Agent::push`], which also records it in the session file.
+//!
+//! Before each request the history is compressed when it nears the context window
+//! ([`compress`]); repeated calls and repeated text are detected ([`loop_detect`]).
 
+mod compress;
+pub mod context_files;
+mod loop_detect;
 mod prompt;
 
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use crate::cancel::Cancellation;
 use crate::events::{CallStatus, Event, EventSink};
 use crate::model::{
-    FunctionCall, Message, ModelClient, ModelError, ModelEvent, ModelRequest, Part, Role, ToolDeclaration, Usage,
+    FunctionCall, FunctionResponse, Message, ModelClient, ModelError, ModelEvent, ModelRequest, Part, Role,
+    ToolDeclaration, Usage, UsageKind,
 };
 use crate::scheduler::{CompletedCall, Scheduler};
+use crate::session::{Recorder, SessionError};
+pub use compress::SUMMARY_PREFIX;
+use compress::{Anchor, CompressError};
+use loop_detect::{CallRepeats, ContentRepeats, Repetition};
 pub use prompt::system_prompt;
 
 /// How a run ended.
@@ -23,10 +40,21 @@ pub enum Outcome {
     Completed,
     /// The model kept calling tools for `max_turns` turns.
     MaxTurns(u32),
+    /// The model kept repeating itself after it was told to change course; says how.
+    LoopDetected(String),
     /// The user cancelled the run.
     Cancelled,
     /// The model could not be reached or answered garbage.
     ModelFailed(ModelError),
+}
+
+/// The token counts of one model request of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnUsage {
+    /// The run's turn: the response it belongs to, or the one a summary made room for.
+    pub turn: u32,
+    pub kind: UsageKind,
+    pub usage: Usage,
 }
 
 /// What a run produced.
@@ -36,10 +64,25 @@ pub struct Report {
     /// All the text the model wrote during the run.
     pub response: String,
     pub calls: Vec<CompletedCall>,
-    /// Tokens over all turns.
+    /// Tokens over all requests, summaries included.
     pub usage: Usage,
+    /// Tokens per request, in order.
+    pub turn_usage: Vec<TurnUsage>,
     pub turns: u32,
+    /// How often older history was compressed.
+    pub compressions: u32,
     pub duration: Duration,
+}
+
+/// How the loop is bounded.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Most model responses per prompt.
+    pub max_turns: u32,
+    /// Whether repeated calls and text are detected.
+    pub loop_detection: bool,
+    /// The model's context window, in tokens.
+    pub context_window: u64,
 }
 
 /// One conversation with a model.
@@ -49,18 +92,26 @@ pub struct Agent {
     declarations: Vec<ToolDeclaration>,
     system: String,
     history: Vec<Message>,
-    max_turns: u32,
+    settings: Settings,
+    recorder: Option<Recorder>,
+    /// The latest reported token count and what it covers.
+    anchor: Option<Anchor>,
+    /// Estimated tokens of the system prompt and the tool declarations.
+    overhead: u64,
+    /// The run's turn before which no compression is tried again (after a failure).
+    compress_paused_until: u32,
+    warned_uncompressible: bool,
 }
 
 impl std::fmt::Debug for Agent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Agent").field("turns", &self.history.len()).finish_non_exhaustive()
+        f.debug_struct("Agent").field("messages", &self.history.len()).finish_non_exhaustive()
     }
 }
 
 impl Agent {
-    pub fn new(client: ModelClient, scheduler: Scheduler, system: String, max_turns: u32) -> Self {
-        let declarations = scheduler
+    pub fn new(client: ModelClient, scheduler: Scheduler, system: String, settings: Settings) -> Self {
+        let declarations: Vec<ToolDeclaration> = scheduler
             .registry()
             .tools()
             .iter()
@@ -71,11 +122,76 @@ impl Agent {
                 parameters: tool.info.parameters.clone(),
             })
             .collect();
-        Self { client, scheduler, declarations, system, history: Vec::new(), max_turns }
+        let overhead = compress::text_tokens(&system)
+            + declarations
+                .iter()
+                .map(|d| compress::text_tokens(&d.name) + compress::text_tokens(&d.description))
+                .sum::<u64>()
+            + declarations.iter().map(|d| compress::text_tokens(&d.parameters.to_string())).sum::<u64>();
+        Self {
+            client,
+            scheduler,
+            declarations,
+            system,
+            history: Vec::new(),
+            settings,
+            recorder: None,
+            anchor: None,
+            overhead,
+            compress_paused_until: 0,
+            warned_uncompressible: false,
+        }
     }
 
     pub fn history(&self) -> &[Message] {
         &self.history
+    }
+
+    /// Records every message appended from now on with `recorder`.
+    pub fn record_to(&mut self, recorder: Recorder) {
+        self.recorder = Some(recorder);
+    }
+
+    /// Continues from a recorded `history`. Calls a crash left unanswered are answered
+    /// with an error, so the history is one every provider accepts.
+    pub fn resume(&mut self, history: Vec<Message>, events: &EventSink) {
+        self.history = history;
+        self.anchor = None;
+        if let Some(answers) = unanswered_calls(&self.history) {
+            self.push(answers, events);
+        }
+    }
+
+    /// Appends `message` to the history and to the session file.
+    fn push(&mut self, message: Message, events: &EventSink) {
+        if let Some(recorder) = &mut self.recorder
+            && let Err(error) = recorder.message(&message)
+        {
+            self.recording_failed(error, events);
+        }
+        self.history.push(message);
+    }
+
+    /// Stops recording after a write failed, and says so once.
+    fn recording_failed(&mut self, error: SessionError, events: &EventSink) {
+        self.recorder = None;
+        events.send(Event::Warning { message: format!("{error}; the rest of this session is not recorded") });
+    }
+
+    /// Adds one request's token counts to the report, the session file and the events.
+    fn account(&mut self, report: &mut Report, turn: u32, kind: UsageKind, usage: Usage, events: &EventSink) {
+        if usage == Usage::default() {
+            return;
+        }
+        report.usage.input_tokens += usage.input_tokens;
+        report.usage.output_tokens += usage.output_tokens;
+        report.turn_usage.push(TurnUsage { turn, kind, usage });
+        if let Some(recorder) = &mut self.recorder
+            && let Err(error) = recorder.usage(kind, usage)
+        {
+            self.recording_failed(error, events);
+        }
+        events.send(Event::Usage { turn, kind, usage });
     }
 
     /// Runs one user prompt to its end.
@@ -86,43 +202,72 @@ impl Agent {
             response: String::new(),
             calls: Vec::new(),
             usage: Usage::default(),
+            turn_usage: Vec::new(),
             turns: 0,
+            compressions: 0,
             duration: Duration::ZERO,
         };
-        self.history.push(Message { role: Role::User, parts: vec![Part::Text { text: prompt.to_string() }] });
+        let mut repeats = CallRepeats::default();
+        let mut loops = 0;
+        self.compress_paused_until = 0;
+        self.push(Message { role: Role::User, parts: vec![Part::Text { text: prompt.to_string() }] }, events);
         report.outcome = loop {
-            if report.turns >= self.max_turns {
-                break Outcome::MaxTurns(self.max_turns);
+            if report.turns >= self.settings.max_turns {
+                break Outcome::MaxTurns(self.settings.max_turns);
+            }
+            if let Err(CompressError::Cancelled) =
+                self.compress_if_needed(report.turns + 1, events, cancel, &mut report).await
+            {
+                break Outcome::Cancelled;
             }
             report.turns += 1;
+            if let Some(recorder) = &mut self.recorder {
+                recorder.turn_started();
+            }
             events.send(Event::TurnStarted { turn: report.turns });
-            let (text, calls, usage) = match self.turn(events, cancel).await {
-                Ok(turn) => turn,
+            let answer = match self.turn(events, cancel).await {
+                Ok(answer) => answer,
                 Err(TurnError::Cancelled) => break Outcome::Cancelled,
                 Err(TurnError::Model(error)) => break Outcome::ModelFailed(error),
             };
-            report.usage.input_tokens += usage.input_tokens;
-            report.usage.output_tokens += usage.output_tokens;
-            if !text.is_empty() {
+            let turn = report.turns;
+            self.account(&mut report, turn, UsageKind::Answer, answer.usage, events);
+            if !answer.text.is_empty() {
                 if !report.response.is_empty() && !report.response.ends_with('\n') {
                     report.response.push('\n');
                 }
-                report.response.push_str(&text);
+                report.response.push_str(&answer.text);
             }
+            // A response cut off for chanting is kept without its calls: they were never run.
+            let calls = if answer.chanting.is_some() { Vec::new() } else { answer.calls };
             let mut parts = Vec::new();
-            if !text.is_empty() {
-                parts.push(Part::Text { text });
+            if !answer.text.is_empty() {
+                parts.push(Part::Text { text: answer.text });
             }
             parts.extend(calls.iter().cloned().map(Part::FunctionCall));
             if !parts.is_empty() {
-                self.history.push(Message { role: Role::Model, parts });
+                self.push(Message { role: Role::Model, parts }, events);
+            }
+            if answer.usage.input_tokens > 0 {
+                let tokens = answer.usage.input_tokens + answer.usage.output_tokens;
+                self.anchor = Some(Anchor { covered: self.history.len(), tokens });
+            }
+            let repetition = answer.chanting.or_else(|| {
+                self.settings.loop_detection.then(|| calls.iter().find_map(|c| repeats.observe(c))).flatten()
+            });
+            if let Some(repetition) = repetition {
+                if let Some(outcome) = self.on_loop(&repetition, &calls, &mut loops, events) {
+                    break outcome;
+                }
+                repeats.reset();
+                continue;
             }
             if calls.is_empty() {
                 break Outcome::Completed;
             }
             let completed = self.scheduler.run_batch(&calls, events, cancel).await;
             let responses = completed.iter().map(|c| Part::FunctionResponse(c.response())).collect();
-            self.history.push(Message { role: Role::User, parts: responses });
+            self.push(Message { role: Role::User, parts: responses }, events);
             let all_cancelled = completed.iter().all(|c| c.status == CallStatus::Cancelled);
             report.calls.extend(completed);
             if all_cancelled || cancel.is_cancelled() {
@@ -133,24 +278,62 @@ impl Agent {
         report
     }
 
-    /// One model request: streams its events out and returns the text, calls and usage.
-    async fn turn(
-        &self,
+    /// Answers the calls of a looping response without running them, then nudges the model
+    /// (the first time) or ends the run (the second time).
+    fn on_loop(
+        &mut self,
+        repetition: &Repetition,
+        calls: &[FunctionCall],
+        loops: &mut u32,
         events: &EventSink,
-        cancel: &Cancellation,
-    ) -> Result<(String, Vec<FunctionCall>, Usage), TurnError> {
+    ) -> Option<Outcome> {
+        if !calls.is_empty() {
+            let not_run = calls
+                .iter()
+                .map(|call| {
+                    Part::FunctionResponse(FunctionResponse {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        content: "not run: airlock detected a loop (the same call with the same arguments, again \
+                                  and again)"
+                            .into(),
+                        is_error: true,
+                    })
+                })
+                .collect();
+            self.push(Message { role: Role::User, parts: not_run }, events);
+        }
+        *loops += 1;
+        if *loops >= 2 {
+            return Some(Outcome::LoopDetected(repetition.describe()));
+        }
+        events.send(Event::Warning {
+            message: format!("loop detected: {}; told the model to change its approach", repetition.describe()),
+        });
+        self.push(Message { role: Role::User, parts: vec![Part::Text { text: repetition.nudge() }] }, events);
+        None
+    }
+
+    /// One model request: streams its events out and returns the text, calls and usage.
+    /// A response that starts chanting is abandoned at once.
+    async fn turn(&self, events: &EventSink, cancel: &Cancellation) -> Result<Answer, TurnError> {
         let request = ModelRequest { system: Some(&self.system), messages: &self.history, tools: &self.declarations };
-        let mut text = String::new();
-        let mut calls = Vec::new();
-        let mut usage = Usage::default();
+        let mut answer = Answer::default();
+        let mut content = self.settings.loop_detection.then(ContentRepeats::default);
+        let chanting = tokio::sync::Notify::new();
         let mut on_event = |event: ModelEvent| match event {
+            ModelEvent::TextDelta(_) if answer.chanting.is_some() => {}
             ModelEvent::TextDelta(delta) => {
-                text.push_str(&delta);
+                answer.text.push_str(&delta);
+                if let Some(found) = content.as_mut().and_then(|c| c.push(&delta)) {
+                    answer.chanting = Some(found);
+                    chanting.notify_one();
+                }
                 events.send(Event::Text { delta });
             }
             ModelEvent::Thought(delta) => events.send(Event::Thought { delta }),
-            ModelEvent::FunctionCall(call) => calls.push(call),
-            ModelEvent::Usage(u) => usage = u,
+            ModelEvent::FunctionCall(call) => answer.calls.push(call),
+            ModelEvent::Usage(u) => answer.usage = u,
             ModelEvent::Finished { .. } => {}
             ModelEvent::Retrying { attempt, max, delay, reason } => events.send(Event::Warning {
                 message: format!("retrying ({attempt}/{max}) in {:.1}s: {reason}", delay.as_secs_f64()),
@@ -158,17 +341,87 @@ impl Agent {
         };
         let streamed = tokio::select! {
             result = self.client.stream(request, &mut on_event) => result,
+            () = chanting.notified() => Ok(()),
             () = cancel.cancelled() => return Err(TurnError::Cancelled),
         };
         streamed.map_err(TurnError::Model)?;
-        if usage != Usage::default() {
-            events.send(Event::Usage(usage));
-        }
-        Ok((text, calls, usage))
+        Ok(answer)
     }
+}
+
+/// What one model response brought.
+#[derive(Debug, Default)]
+struct Answer {
+    text: String,
+    calls: Vec<FunctionCall>,
+    usage: Usage,
+    /// Set when the response was cut off for repeating itself.
+    chanting: Option<Repetition>,
 }
 
 enum TurnError {
     Cancelled,
     Model(ModelError),
+}
+
+/// Error answers to the calls of the last model message that no later message answers.
+fn unanswered_calls(history: &[Message]) -> Option<Message> {
+    let last_model = history.iter().rposition(|m| m.role == Role::Model)?;
+    let answered: HashSet<&str> = history[last_model + 1..]
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::FunctionResponse(r) => Some(r.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let parts: Vec<Part> = history[last_model]
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::FunctionCall(call) if !answered.contains(call.id.as_str()) => {
+                Some(Part::FunctionResponse(FunctionResponse {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: "not run: the session ended before this call finished".into(),
+                    is_error: true,
+                }))
+            }
+            _ => None,
+        })
+        .collect();
+    (!parts.is_empty()).then_some(Message { role: Role::User, parts })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str) -> Part {
+        Part::FunctionCall(FunctionCall { id: id.into(), name: "t".into(), arguments: "{}".into(), signature: None })
+    }
+
+    fn response(id: &str) -> Part {
+        Part::FunctionResponse(FunctionResponse {
+            id: id.into(),
+            name: "t".into(),
+            content: "ok".into(),
+            is_error: false,
+        })
+    }
+
+    #[test]
+    fn calls_a_crash_left_unanswered_get_error_answers() {
+        let prompt = Message { role: Role::User, parts: vec![Part::Text { text: "go".into() }] };
+        let calls = Message { role: Role::Model, parts: vec![call("a"), call("b")] };
+        assert_eq!(unanswered_calls(std::slice::from_ref(&prompt)), None);
+        let answers = unanswered_calls(&[prompt.clone(), calls.clone()]).unwrap();
+        assert_eq!(answers.role, Role::User);
+        assert_eq!(answers.parts.len(), 2);
+        let partly = Message { role: Role::User, parts: vec![response("a")] };
+        let rest = unanswered_calls(&[prompt.clone(), calls.clone(), partly.clone()]).unwrap();
+        assert!(matches!(&rest.parts[..], [Part::FunctionResponse(r)] if r.id == "b" && r.is_error));
+        let whole = Message { role: Role::User, parts: vec![response("a"), response("b")] };
+        assert_eq!(unanswered_calls(&[prompt, calls, whole]), None);
+    }
 }

@@ -1,10 +1,13 @@
-//! The system prompt: who the agent is, where it works, and how its tools behave.
+//! The system prompt: who the agent is, where it works, how its tools behave, and the
+//! user's `AIRLOCK.md` context files.
 
 use std::path::Path;
 
-/// The system prompt for a session in `workspace`.
-pub fn system_prompt(workspace: &Path) -> String {
-    format!(
+use super::context_files::{self, ContextFile};
+
+/// The system prompt for a session in `workspace`, with the context `files` appended.
+pub fn system_prompt(workspace: &Path, files: &[ContextFile]) -> String {
+    let mut prompt = format!(
         "You are airlock, an AI agent working in a terminal on the user's project.\n\
          The workspace root is {root}. Paths you pass to tools may be absolute or relative to it; \
          anything outside the workspace is refused.\n\
@@ -12,5 +15,7 @@ pub fn system_prompt(workspace: &Path) -> String {
          the error: it says what to change. Do not repeat a call that was refused by the user's policy.\n\
          Read files before you change them, keep changes minimal, and answer concisely.",
         root = workspace.display()
-    )
+    );
+    prompt.push_str(&context_files::section(files));
+    prompt
 }

@@ -11,6 +11,7 @@
 //! model = "qwen2.5-coder"
 //! headers = { "X-Org" = "acme" }       # sent with every request
 //! max_tokens = 8192                    # answer length limit (Anthropic)
+//! context_window_tokens = 32768        # the model's context window (default by kind)
 //!
 //! [retry]
 //! max_attempts = 5                     # requests per answer, the first included
@@ -52,6 +53,8 @@ pub struct ProviderTable {
     pub max_tokens: Option<u32>,
     /// Overrides the top-level `idle_timeout_secs` for this provider.
     pub idle_timeout_secs: Option<u64>,
+    /// The model's context window in tokens; overrides the top-level setting.
+    pub context_window_tokens: Option<u64>,
 }
 
 /// `[retry]`: how failed model requests are retried.
@@ -73,6 +76,10 @@ impl RetrySettings {
         }
     }
 }
+
+/// The smallest context window accepted: below it the system prompt and tool declarations
+/// alone would fill most of it.
+const MIN_CONTEXT_WINDOW: u64 = 1000;
 
 /// The provider flags of the command line; each wins over the file.
 #[derive(Debug, Default, Clone)]
@@ -99,6 +106,9 @@ pub(super) fn check(config: &FileConfig, text: &str) -> Result<(), String> {
     if config.idle_timeout_secs == Some(0) {
         return Err("idle_timeout_secs must be at least 1".into());
     }
+    if config.context_window_tokens.is_some_and(|t| t < MIN_CONTEXT_WINDOW) {
+        return Err(format!("context_window_tokens must be at least {MIN_CONTEXT_WINDOW}"));
+    }
     if config.retry.max_attempts == Some(0) {
         return Err("[retry] max_attempts must be at least 1 (1 means no retries)".into());
     }
@@ -118,6 +128,9 @@ fn check_table(name: &str, table: &ProviderTable) -> Result<(), String> {
     }
     if table.max_tokens == Some(0) || table.idle_timeout_secs == Some(0) {
         return Err("max_tokens and idle_timeout_secs must be at least 1".into());
+    }
+    if table.context_window_tokens.is_some_and(|t| t < MIN_CONTEXT_WINDOW) {
+        return Err(format!("context_window_tokens must be at least {MIN_CONTEXT_WINDOW}"));
     }
     for (header, value) in &table.headers {
         if reqwest::header::HeaderName::from_bytes(header.as_bytes()).is_err() {
@@ -187,6 +200,9 @@ pub fn resolve_provider(
     provider.retry = config.retry.policy();
     let idle_secs = table.and_then(|t| t.idle_timeout_secs).or(config.idle_timeout_secs);
     provider.idle_timeout = idle_secs.map_or(ProviderConfig::DEFAULT_IDLE_TIMEOUT, Duration::from_secs);
+    if let Some(tokens) = table.and_then(|t| t.context_window_tokens).or(config.context_window_tokens) {
+        provider.context_window_tokens = tokens;
+    }
     if let Some(table) = table {
         provider.headers = table.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         provider.max_tokens = table.max_tokens.unwrap_or(ProviderConfig::DEFAULT_MAX_TOKENS);

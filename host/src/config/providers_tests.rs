@@ -97,6 +97,24 @@ fn flags_win_and_top_level_settings_follow_the_top_level_provider() {
     assert_eq!((provider.kind, provider.model.as_str()), (ProviderKind::Gemini, "gemini-2.5-flash"));
     assert_eq!(provider.retry, RetryPolicy::default());
     assert_eq!(provider.idle_timeout, ProviderConfig::DEFAULT_IDLE_TIMEOUT);
+    assert_eq!(provider.context_window_tokens, 1_048_576);
+}
+
+#[test]
+fn the_context_window_comes_from_the_table_then_the_top_level_then_the_kind() {
+    let config =
+        file("context_window_tokens = 50000\n[providers.small]\nkind = \"openai\"\ncontext_window_tokens = 8192\n");
+    let resolve = |name: &str| {
+        resolve_provider(&config, &path(), flags(Some(name)), &env(&[("ANTHROPIC_API_KEY", "a")]))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .context_window_tokens
+    };
+    assert_eq!(resolve("small"), 8192);
+    assert_eq!(resolve("anthropic"), 50000);
+    let defaults = file("");
+    let provider = resolve_provider(&defaults, &path(), flags(Some("anthropic")), &env(&[("ANTHROPIC_API_KEY", "a")]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(provider.context_window_tokens, 200_000);
 }
 
 #[test]
@@ -150,6 +168,8 @@ fn file_problems_name_their_line() {
         ("[retry]\nmax_attempts = 0\n", "[retry] max_attempts must be at least 1"),
         ("[retry]\nattempts = 2\n", "line 2"),
         ("idle_timeout_secs = 0\n", "idle_timeout_secs must be at least 1"),
+        ("context_window_tokens = 10\n", "context_window_tokens must be at least 1000"),
+        ("[providers.openai]\ncontext_window_tokens = 999\n", "context_window_tokens must be at least 1000"),
     ];
     for (text, expected) in cases {
         let message = parse(text).err().unwrap_or_default();

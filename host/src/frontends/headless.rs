@@ -176,6 +176,17 @@ fn outcome(report: &Report) -> (ExitCode, &'static str, Option<(&'static str, St
                 ),
             )),
         ),
+        Outcome::LoopDetected(what) => (
+            ExitCode::LoopDetected,
+            "loop_detected",
+            Some((
+                "loop_detected",
+                format!(
+                    "stopped: {what}, again after being told to change course; rephrase the prompt, or set \
+                     loop_detection = false in config.toml if the repetition is intended"
+                ),
+            )),
+        ),
         Outcome::Cancelled => (ExitCode::Cancelled, "cancelled", Some(("cancelled", "the run was cancelled".into()))),
         Outcome::ModelFailed(error @ ModelError::Auth { .. }) => {
             (ExitCode::Auth, "error", Some(("auth", error.to_string())))
@@ -204,6 +215,19 @@ fn summary(session: &Session, report: &Report, status: &str, error: Option<&(&st
         })
         .collect();
     let count = |status: CallStatus| report.calls.iter().filter(|c| c.status == status).count();
+    let turns_detail: Vec<Value> = report
+        .turn_usage
+        .iter()
+        .map(|t| {
+            json!({
+                "turn": t.turn,
+                "kind": t.kind,
+                "input": t.usage.input_tokens,
+                "output": t.usage.output_tokens,
+                "total": t.usage.input_tokens + t.usage.output_tokens,
+            })
+        })
+        .collect();
     let mut object = json!({
         "session_id": session.id,
         "status": status,
@@ -216,6 +240,8 @@ fn summary(session: &Session, report: &Report, status: &str, error: Option<&(&st
                 "output": report.usage.output_tokens,
                 "total": report.usage.input_tokens + report.usage.output_tokens,
             },
+            "turns_detail": turns_detail,
+            "compressions": report.compressions,
             "tools": {
                 "total": report.calls.len(),
                 "success": count(CallStatus::Success),

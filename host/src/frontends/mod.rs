@@ -3,4 +3,6 @@
 //! come later over the same events.
 
 pub mod headless;
+pub mod sessions_list;
+pub mod show_context;
 pub mod tools_list;

@@ -81,6 +81,17 @@ impl ProviderKind {
             Self::Anthropic => "claude-sonnet-4-5",
         }
     }
+
+    /// The context window, in tokens, assumed when none is configured: what the kind's
+    /// current models offer (Gemini 2.5: 1M; Claude: 200k), and 128k for OpenAI-compatible
+    /// servers, whose models vary most (set `context_window_tokens` for a small local one).
+    pub fn default_context_window(self) -> u64 {
+        match self {
+            Self::Gemini => 1_048_576,
+            Self::Openai => 128_000,
+            Self::Anthropic => 200_000,
+        }
+    }
 }
 
 /// Everything needed to reach a provider.
@@ -103,6 +114,9 @@ pub struct ProviderConfig {
     /// How long a stream may stay silent before it is abandoned.
     pub idle_timeout: Duration,
     pub retry: RetryPolicy,
+    /// The model's context window in tokens; older history is compressed before a request
+    /// would outgrow it.
+    pub context_window_tokens: u64,
 }
 
 impl ProviderConfig {
@@ -125,6 +139,7 @@ impl ProviderConfig {
             max_tokens: Self::DEFAULT_MAX_TOKENS,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             retry: RetryPolicy::default(),
+            context_window_tokens: kind.default_context_window(),
         }
     }
 }
@@ -203,6 +218,16 @@ pub struct ModelRequest<'a> {
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+}
+
+/// What a model request was for, where token counts are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageKind {
+    /// A response of the conversation.
+    Answer,
+    /// A request that summarised older history to make room.
+    Summary,
 }
 
 /// What a model stream yields, in order.
