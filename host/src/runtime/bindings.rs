@@ -8,4 +8,4 @@ wasmtime::component::bindgen!({
     exports: { default: async },
 });
 
-pub use airlock::tool::types;
+pub use self::airlock::tool::types;
