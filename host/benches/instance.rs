@@ -4,15 +4,17 @@
 //! runtime:
 //!
 //! - instantiate + drop;
+//! - the first execute on a fresh instance (instantiation untimed);
 //! - execute on a live instance;
 //! - fresh: instantiate + execute + drop (the goal is about this one);
 //! - the scheduler's path for one call: a check instance (validate, describe-call,
 //!   confirm) and an execute instance;
-//! - a batch of 8 fresh `read_file` calls, joined on one task as the scheduler does, and
-//!   spawned as tasks of their own.
+//! - a batch of 8 fresh `read_file` calls, joined on one task, and spawned as tasks of
+//!   their own (as the scheduler runs calls).
 //!
 //! `cargo bench -p airlock --bench instance`; `AIRLOCK_BENCH_ITERS` sets the timed
-//! iterations per measurement (10 000).
+//! iterations per measurement (10 000); a first argument keeps only the lines whose label
+//! holds it (`cargo bench -p airlock --bench instance -- "fresh:"`).
 
 #![allow(
     clippy::print_stdout,
@@ -29,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use airlock::contract::ToolOutput;
 use airlock::registry::{PluginDirs, Registry};
-use airlock::runtime::{LoadedComponent, Preopen, Runtime, Sandbox, cache::content_hash};
+use airlock::runtime::{Instance, LoadedComponent, Preopen, Runtime, Sandbox, cache::content_hash};
 use airlock_tests::fixtures;
 use futures_util::future::join_all;
 use support::{Summary, count_from_env, header, report};
@@ -51,13 +53,17 @@ struct Subject {
 fn main() {
     let iterations = count_from_env("AIRLOCK_BENCH_ITERS", 10_000);
     let warmup = (iterations / 10).max(10);
+    // `cargo bench -p airlock --bench instance -- fresh` runs the lines whose label holds
+    // "fresh" (cargo passes `--bench` itself, which is skipped).
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let wanted = |label: &str| filter.as_deref().is_none_or(|f| label.contains(f));
     header(
         "one tool call through airlock::runtime",
         &format!("{warmup} warm-up + {iterations} timed iterations per line"),
     );
     let cache = tempfile::tempdir().expect("temp cache");
-    let workspace = tempfile::tempdir().expect("temp workspace");
-    let workspace = workspace.path().canonicalize().expect("canonical workspace");
+    let workspace_dir = tempfile::tempdir().expect("temp workspace");
+    let workspace = workspace_dir.path().canonicalize().expect("canonical workspace");
     let body: String = (0..40).map(|n| format!("fn function_{n}() -> u32 {{\n    {n}\n}}\n\n")).collect();
     std::fs::create_dir_all(workspace.join("src")).expect("mkdir");
     std::fs::write(workspace.join("src/lib.rs"), &body).expect("write");
@@ -71,63 +77,95 @@ fn main() {
         println!("-- tokio {flavour} runtime --");
         for subject in &subjects {
             runtime.block_on(check(&airlock, subject, &body));
-            let name = format!("{} [{flavour}]", subject.label);
-            let samples = runtime.block_on(measure(warmup, iterations, || async {
-                let instance = airlock.instantiate(&subject.component, label(), &subject.sandbox).await;
-                drop(instance.expect("instantiate"));
-            }));
-            report(&format!("{name} instantiate + drop"), &Summary::of(&samples));
-            let samples = runtime.block_on(async {
-                let mut instance =
-                    airlock.instantiate(&subject.component, label(), &subject.sandbox).await.expect("instantiate");
-                let mut samples = Vec::with_capacity(iterations);
-                for i in 0..warmup + iterations {
-                    let started = Instant::now();
-                    instance.execute(subject.tool, &subject.args).await.expect("execute").expect("tool ok");
-                    if i >= warmup {
-                        samples.push(started.elapsed());
+            let name = |what: &str| format!("{} [{flavour}] {what}", subject.label);
+            let label = name("instantiate + drop");
+            if wanted(&label) {
+                let samples = runtime.block_on(measure(warmup, iterations, || async {
+                    drop(instantiate(&airlock, subject, &subject.sandbox).await);
+                }));
+                report(&label, &Summary::of(&samples));
+            }
+            let label = name("first execute on a fresh instance");
+            if wanted(&label) {
+                let samples = runtime.block_on(async {
+                    let mut samples = Vec::with_capacity(iterations);
+                    for i in 0..warmup + iterations {
+                        let mut instance = instantiate(&airlock, subject, &subject.sandbox).await;
+                        let started = Instant::now();
+                        execute(&mut instance, subject).await;
+                        if i >= warmup {
+                            samples.push(started.elapsed());
+                        }
                     }
-                }
-                samples
-            });
-            report(&format!("{name} execute on a live instance"), &Summary::of(&samples));
-            let samples = runtime.block_on(measure(warmup, iterations, || async {
-                fresh_call(&airlock, subject).await;
-            }));
-            report(&format!("{name} fresh: instantiate + execute + drop"), &Summary::of(&samples));
-            let samples = runtime.block_on(measure(warmup, iterations, || scheduler_path(&airlock, subject)));
-            report(&format!("{name} scheduler path: check + execute instances"), &Summary::of(&samples));
+                    samples
+                });
+                report(&label, &Summary::of(&samples));
+            }
+            let label = name("execute on a live instance");
+            if wanted(&label) {
+                let samples = runtime.block_on(async {
+                    let mut instance = instantiate(&airlock, subject, &subject.sandbox).await;
+                    let mut samples = Vec::with_capacity(iterations);
+                    for i in 0..warmup + iterations {
+                        let started = Instant::now();
+                        execute(&mut instance, subject).await;
+                        if i >= warmup {
+                            samples.push(started.elapsed());
+                        }
+                    }
+                    samples
+                });
+                report(&label, &Summary::of(&samples));
+            }
+            let label = name("fresh: instantiate + execute + drop");
+            if wanted(&label) {
+                let samples = runtime.block_on(measure(warmup, iterations, || async {
+                    fresh_call(&airlock, subject).await;
+                }));
+                report(&label, &Summary::of(&samples));
+            }
+            let label = name("scheduler path: check + execute instances");
+            if wanted(&label) {
+                let samples = runtime.block_on(measure(warmup, iterations, || scheduler_path(&airlock, subject)));
+                report(&label, &Summary::of(&samples));
+            }
         }
         let read_file = subjects.iter().find(|s| s.tool == "read_file").expect("read_file subject");
         let batch_iterations = (iterations / BATCH).max(10);
-        let samples = runtime.block_on(measure(warmup / BATCH, batch_iterations, || async {
-            join_all((0..BATCH).map(|_| fresh_call(&airlock, read_file))).await;
-        }));
-        report(&format!("8 x read_file fresh, join_all on one task [{flavour}]"), &Summary::of(&samples));
-        let shared = Arc::new(Subject {
-            label: read_file.label,
-            tool: read_file.tool,
-            args: read_file.args.clone(),
-            component: read_file.component.clone(),
-            sandbox: read_file.sandbox.clone(),
-        });
-        let samples = runtime.block_on(measure(warmup / BATCH, batch_iterations, || {
-            let (airlock, shared) = (airlock.clone(), shared.clone());
-            async move {
-                let tasks: Vec<_> = (0..BATCH)
-                    .map(|_| {
-                        let (airlock, shared) = (airlock.clone(), shared.clone());
-                        tokio::spawn(async move {
-                            fresh_call(&airlock, &shared).await;
+        let label = format!("8 x read_file fresh, join_all on one task [{flavour}]");
+        if wanted(&label) {
+            let samples = runtime.block_on(measure(warmup / BATCH, batch_iterations, || async {
+                join_all((0..BATCH).map(|_| fresh_call(&airlock, read_file))).await;
+            }));
+            report(&label, &Summary::of(&samples));
+        }
+        let label = format!("8 x read_file fresh, tokio::spawn each [{flavour}]");
+        if wanted(&label) {
+            let shared = Arc::new(Subject {
+                label: read_file.label,
+                tool: read_file.tool,
+                args: read_file.args.clone(),
+                component: read_file.component.clone(),
+                sandbox: read_file.sandbox.clone(),
+            });
+            let samples = runtime.block_on(measure(warmup / BATCH, batch_iterations, || {
+                let (airlock, shared) = (airlock.clone(), shared.clone());
+                async move {
+                    let tasks: Vec<_> = (0..BATCH)
+                        .map(|_| {
+                            let (airlock, shared) = (airlock.clone(), shared.clone());
+                            tokio::spawn(async move {
+                                fresh_call(&airlock, &shared).await;
+                            })
                         })
-                    })
-                    .collect();
-                for task in tasks {
-                    task.await.expect("task");
+                        .collect();
+                    for task in tasks {
+                        task.await.expect("task");
+                    }
                 }
-            }
-        }));
-        report(&format!("8 x read_file fresh, tokio::spawn each [{flavour}]"), &Summary::of(&samples));
+            }));
+            report(&label, &Summary::of(&samples));
+        }
     }
 }
 
@@ -168,17 +206,24 @@ async fn subjects(runtime: &Runtime, workspace: &Path) -> Vec<Subject> {
     ]
 }
 
+async fn instantiate(runtime: &Runtime, subject: &Subject, sandbox: &Sandbox) -> Instance {
+    runtime.instantiate(&subject.component, label(), sandbox).await.expect("instantiate")
+}
+
+async fn execute(instance: &mut Instance, subject: &Subject) -> ToolOutput {
+    instance.execute(subject.tool, &subject.args).await.expect("execute").expect("tool ok")
+}
+
 /// One call of the subject's tool on a fresh instance.
 async fn fresh_call(runtime: &Runtime, subject: &Subject) -> ToolOutput {
-    let mut instance = runtime.instantiate(&subject.component, label(), &subject.sandbox).await.expect("instantiate");
-    instance.execute(subject.tool, &subject.args).await.expect("execute").expect("tool ok")
+    execute(&mut instantiate(runtime, subject, &subject.sandbox).await, subject).await
 }
 
 /// What the scheduler does for one approved call: validate, describe-call and confirm on a
 /// read-only check instance, then execute on an instance of its own.
 async fn scheduler_path(runtime: &Runtime, subject: &Subject) {
     let check = subject.sandbox.read_only();
-    let mut instance = runtime.instantiate(&subject.component, label(), &check).await.expect("instantiate");
+    let mut instance = instantiate(runtime, subject, &check).await;
     instance.validate(subject.tool, &subject.args).await.expect("validate").expect("valid");
     instance.describe_call(subject.tool, &subject.args).await.expect("describe-call");
     instance.confirm(subject.tool, &subject.args).await.expect("confirm").expect("confirm ok");

@@ -48,7 +48,9 @@ fn main() {
         plain.run(&session, &mock, |c| c);
         reads.check(&session, &mock);
         for scenario in [plain, reads] {
-            let samples = support::sample(WARMUP, runs, || scenario.run(&session, &mock, |c| c));
+            let samples = support::sample(WARMUP, runs, || {
+                scenario.run(&session, &mock, |c| c);
+            });
             report(&format!("{} [{wire:?}] wall", scenario.label()), &Summary::of(&samples));
         }
         for scenario in [plain, reads] {

@@ -2,7 +2,10 @@
 //!
 //! - `airlock tools list` with an empty `AIRLOCK_CACHE_DIR` (every built-in is compiled and
 //!   described) and with a warm one (cached descriptions, nothing compiled or loaded);
-//! - a whole plain-text run against the mock model, cold and warm.
+//! - a whole plain-text run against the mock model, cold and warm;
+//! - in process, the set-up phases of a warm start: `Runtime::new` (engine, linker, epoch
+//!   ticker), `Registry::load` (cached descriptions) and the first load of a component from
+//!   the compile cache (deserialize + link), which the first call of a tool pays.
 //!
 //! `cargo bench -p airlock --bench startup`; `AIRLOCK_BENCH_RUNS` sets the warm runs (50),
 //! `AIRLOCK_BENCH_COLD_RUNS` the cold ones (10).
@@ -19,6 +22,8 @@ mod support;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use airlock::registry::{PluginDirs, Registry};
+use airlock::runtime::Runtime;
 use airlock_tests::{MockModel, Session, Turn, Wire};
 use support::{Summary, count_from_env, header, report};
 
@@ -59,6 +64,34 @@ fn main() {
     report("(d) plain-text run, cold cache", &Summary::of(&samples));
     let samples = support::sample(5, runs, || plain_run(&session, &mock, &warm_cache));
     report("(d) plain-text run, warm cache", &Summary::of(&samples));
+
+    in_process_phases(&warm_cache, runs * 2);
+}
+
+/// The engine's share of a warm start, measured in this process.
+fn in_process_phases(warm_cache: &Path, runs: usize) {
+    let tokio = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio");
+    let samples = support::sample(3, runs, || drop(Runtime::new(warm_cache.to_path_buf()).expect("runtime")));
+    report("    Runtime::new (engine, linker, epoch ticker)", &Summary::of(&samples));
+    let runtime = Runtime::new(warm_cache.to_path_buf()).expect("runtime");
+    let none = scratch_path("airlock-bench-no-plugins");
+    let dirs = PluginDirs { user: none.clone(), workspace: none };
+    let samples = support::sample(3, runs, || {
+        let registry = tokio.block_on(Registry::load(&runtime, &dirs));
+        assert!(registry.problems.is_empty(), "{:?}", registry.problems);
+    });
+    report("    Registry::load, warm (6 cached descriptions)", &Summary::of(&samples));
+    let registry = tokio.block_on(Registry::load(&runtime, &dirs));
+    let source = &registry.get("read_file").expect("built-in read_file").plugin.source;
+    let samples = support::sample(3, runs, || {
+        runtime.load(&source.content_hash, || source.bytes()).expect("load read_file");
+    });
+    report("    Runtime::load of read_file, cached (deserialize + link)", &Summary::of(&samples));
+}
+
+/// A path that does not exist (no plugin folders).
+fn scratch_path(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(name).join("missing")
 }
 
 fn tools_list(session: &Session, cache: &Path) {
