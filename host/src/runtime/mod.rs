@@ -333,22 +333,18 @@ impl Instance {
         self.store.data().http_gate.denials()
     }
 
-    /// What the guest wrote to stdout and stderr so far (for the log).
-    pub fn captured_stdio(&self) -> (String, String) {
-        let state = self.store.data();
-        (state.stdout.contents().0, state.stderr.contents().0)
-    }
-
     fn watch(&self) -> Watch {
         let state = self.store.data();
         Watch { deadline: state.deadline, cancel: state.cancel.clone(), limit: self.deadline }
     }
 
     fn finish<T>(&mut self, result: Result<wasmtime::Result<T>, CallFault>) -> Result<T, CallFault> {
+        // Classify first: a crash report quotes the guest's stderr, which is drained below.
+        let result = result?.map_err(|error| classify(&self.store, self.deadline, &error));
         let state = self.store.data();
         let label = &*state.label;
         for (name, stream) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
-            let (text, dropped) = stream.contents();
+            let (text, dropped) = stream.take();
             if !text.is_empty() {
                 tracing::info!(plugin = label, "guest {name}: {}", text.trim_end());
             }
@@ -359,7 +355,7 @@ impl Instance {
                 );
             }
         }
-        result?.map_err(|error| classify(&self.store, self.deadline, &error))
+        result
     }
 }
 

@@ -7,8 +7,10 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
+use bytes::Bytes;
 use tokio::io::AsyncWrite;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
 
 #[derive(Debug, Default)]
 struct Buffer {
@@ -35,6 +37,17 @@ impl CapturedOutput {
         (String::from_utf8_lossy(&buffer.bytes).into_owned(), buffer.dropped)
     }
 
+    /// Like [`Self::contents`], but empties the buffer, so each guest call's output is
+    /// read (and logged) once. Cheap when nothing was written.
+    pub fn take(&self) -> (String, u64) {
+        let mut buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
+        if buffer.bytes.is_empty() && buffer.dropped == 0 {
+            return (String::new(), 0);
+        }
+        let taken = std::mem::take(&mut *buffer);
+        (String::from_utf8_lossy(&taken.bytes).into_owned(), taken.dropped)
+    }
+
     fn write(&self, data: &[u8]) {
         let mut buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
         let room = self.cap.saturating_sub(buffer.bytes.len());
@@ -54,6 +67,32 @@ impl StdoutStream for CapturedOutput {
     fn async_stream(&self) -> Box<dyn AsyncWrite + Send + Sync> {
         Box::new(self.clone())
     }
+
+    /// A synchronous stream: the default adapter would hand every write to a tokio task.
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+}
+
+impl OutputStream for CapturedOutput {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        CapturedOutput::write(self, &bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        // Always ready: past the cap, writes are accepted and dropped.
+        Ok(64 * 1024)
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for CapturedOutput {
+    async fn ready(&mut self) {}
 }
 
 impl AsyncWrite for CapturedOutput {
@@ -81,5 +120,9 @@ mod tests {
         out.write(b"hello world");
         out.write(b"!");
         assert_eq!(out.contents(), ("hello".to_string(), 7));
+        assert_eq!(out.take(), ("hello".to_string(), 7));
+        assert_eq!(out.take(), (String::new(), 0), "taking empties the buffer");
+        out.write(b"again");
+        assert_eq!(out.contents(), ("again".to_string(), 0));
     }
 }
