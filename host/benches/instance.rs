@@ -222,7 +222,10 @@ async fn fresh_call(runtime: &Runtime, subject: &Subject) -> ToolOutput {
 /// What the scheduler does for one approved call: validate, describe-call and confirm on a
 /// read-only check instance, then execute on an instance of its own.
 async fn scheduler_path(runtime: &Runtime, subject: &Subject) {
-    let check = subject.sandbox.read_only();
+    let mut check = subject.sandbox.clone();
+    for preopen in &mut check.preopens {
+        preopen.writable = false;
+    }
     let mut instance = instantiate(runtime, subject, &check).await;
     instance.validate(subject.tool, &subject.args).await.expect("validate").expect("valid");
     instance.describe_call(subject.tool, &subject.args).await.expect("describe-call");

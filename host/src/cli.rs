@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 use crate::agent::{self, Agent, context_files};
 use crate::cancel::Cancellation;
@@ -360,18 +360,4 @@ fn init_logging(paths: &Paths) {
         .with_writer(std::sync::Mutex::new(file))
         .with_ansi(false)
         .try_init();
-}
-
-impl ValueEnum for OutputFormat {
-    fn value_variants<'a>() -> &'a [Self] {
-        &[Self::Text, Self::Json, Self::StreamJson]
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(match self {
-            Self::Text => "text",
-            Self::Json => "json",
-            Self::StreamJson => "stream-json",
-        }))
-    }
 }

@@ -143,10 +143,6 @@ impl Agent {
         }
     }
 
-    pub fn history(&self) -> &[Message] {
-        &self.history
-    }
-
     /// Records every message appended from now on with `recorder`.
     pub fn record_to(&mut self, recorder: Recorder) {
         self.recorder = Some(recorder);

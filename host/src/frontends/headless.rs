@@ -15,8 +15,8 @@ use crate::events::{CallStatus, Event, EventSink};
 use crate::model::ModelError;
 use crate::registry::Registry;
 
-/// How a headless run prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a headless run prints (clap's kebab-case names: `text`, `json`, `stream-json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     Text,
     Json,

@@ -96,10 +96,6 @@ impl Policy {
         Self { mode, roots, user, workspace: None, protect_home: false, notices: Vec::new(), session: Mutex::default() }
     }
 
-    pub fn mode(&self) -> ApprovalMode {
-        self.mode
-    }
-
     pub fn roots(&self) -> &Roots {
         &self.roots
     }
@@ -127,23 +123,29 @@ impl Policy {
 
     /// What one tool of `plugin` gets: requested ∩ granted.
     pub fn effective(&self, plugin: &Plugin, tool: &ToolInfo) -> Effective {
-        let mut effective = capability::effective(tool, &self.grant(plugin).0, &self.roots);
+        self.effective_under(&self.grant(plugin).0, tool)
+    }
+
+    /// What one call of `tool` gets: its capabilities, and its limits (the grant's, else
+    /// `defaults`).
+    pub fn access(&self, plugin: &Plugin, tool: &ToolInfo, defaults: CallLimits) -> (Effective, CallLimits) {
+        let (grant, _) = self.grant(plugin);
+        let limits = CallLimits {
+            memory: grant.memory_mb.map_or(defaults.memory, |mb| mb << 20),
+            deadline: grant.timeout_secs.map_or(defaults.deadline, Duration::from_secs),
+            output: grant.max_output_bytes.unwrap_or(defaults.output),
+        };
+        (self.effective_under(&grant, tool), limits)
+    }
+
+    fn effective_under(&self, grant: &Grant, tool: &ToolInfo) -> Effective {
+        let mut effective = capability::effective(tool, grant, &self.roots);
         if self.protect_home {
             for (_, access) in &mut effective.files {
                 *access = Access::Read;
             }
         }
         effective
-    }
-
-    /// The limits of `plugin`'s calls: its grant's, else the defaults.
-    pub fn limits(&self, plugin: &Plugin, defaults: CallLimits) -> CallLimits {
-        let (grant, _) = self.grant(plugin);
-        CallLimits {
-            memory: grant.memory_mb.map_or(defaults.memory, |mb| mb << 20),
-            deadline: grant.timeout_secs.map_or(defaults.deadline, Duration::from_secs),
-            output: grant.max_output_bytes.unwrap_or(defaults.output),
-        }
     }
 
     /// Whether the model is offered `tool` at all.

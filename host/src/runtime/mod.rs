@@ -136,15 +136,6 @@ impl Sandbox {
             http_response_cap: DEFAULT_HTTP_RESPONSE_CAP,
         }
     }
-
-    /// The same sandbox with every preopen made read-only.
-    pub fn read_only(&self) -> Self {
-        let mut sandbox = self.clone();
-        for preopen in &mut sandbox.preopens {
-            preopen.writable = false;
-        }
-        sandbox
-    }
 }
 
 /// The process-wide runtime.

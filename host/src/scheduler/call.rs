@@ -89,10 +89,8 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return fail(cancelled());
         }
-        let access = Access {
-            effective: self.policy.effective(&tool.plugin, &tool.info),
-            limits: self.policy.limits(&tool.plugin, self.limits),
-        };
+        let (effective, limits) = self.policy.access(&tool.plugin, &tool.info, self.limits);
+        let access = Access { effective, limits };
         self.warn_missing(&tool, &access.effective, events);
         let (description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
             Ok(checked) => checked,
