@@ -11,6 +11,7 @@ pub mod commands;
 pub mod config;
 pub mod contract;
 pub mod events;
+pub mod files;
 pub mod frontends;
 pub mod model;
 pub mod policy;
