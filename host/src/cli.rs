@@ -178,7 +178,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         &workspace,
         std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).as_deref(),
     );
-    let context = context_files::load(&context_folders);
+    let context = context_files::load(&paths.home, &workspace, &context_folders);
     let system = agent::system_prompt(&workspace, &context);
     if cli.show_context {
         show_context::print(&context_folders, &context, &system, &mut std::io::stdout().lock())

@@ -114,8 +114,15 @@ fn kind_name(kind: FileType) -> &'static str {
     }
 }
 
+/// Folders are opened for path resolution only where the platform allows it (a folder the
+/// user may search but not list is still reachable, as with a path).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const DIR_ACCESS: OFlags = OFlags::PATH;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const DIR_ACCESS: OFlags = OFlags::RDONLY;
+
 fn open_child_dir(parent: &impl AsFd, name: &OsStr) -> Result<OwnedFd, FileError> {
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let flags = DIR_ACCESS | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     rustix::fs::openat(parent, name, flags, Mode::empty()).map_err(|e| match e {
         // A symlink opened with O_DIRECTORY|O_NOFOLLOW fails with ENOTDIR or ELOOP.
         rustix::io::Errno::NOTDIR => match rustix::fs::statat(parent, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
@@ -133,7 +140,7 @@ pub fn open_dir(path: &Path) -> Result<DirHandle, FileError> {
     if !path.is_absolute() {
         return Err(FileError::BadPath);
     }
-    let root = rustix::fs::open("/", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+    let root = rustix::fs::open("/", DIR_ACCESS | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
         .map_err(FileError::from_errno)?;
     open_dir_in(&DirHandle { fd: root }, path.strip_prefix("/").map_err(|_| FileError::BadPath)?)
 }
@@ -204,6 +211,72 @@ pub fn read_bounded(file: File, stat: rustix::fs::Stat, limit: u64) -> Result<Ve
     Ok(bytes)
 }
 
+/// Reads at most `limit` bytes from the start of the regular file `relative` below `base`
+/// (opened as [`read_file_in`] does); returns them and the file's size (at least what was
+/// read, for a file that reads past the size it claims).
+pub fn read_prefix_in(base: &DirHandle, relative: &Path, limit: u64) -> Result<(Vec<u8>, u64), FileError> {
+    let (parent, name) = split(relative)?;
+    let (file, stat) = open_dir_in(base, parent)?.open_regular(name)?;
+    read_prefix(file, &stat, limit)
+}
+
+/// Opens a file of the user's own (links followed: the user put them there) for reading,
+/// without blocking, a regular file only.
+pub fn open_regular_following(path: &Path) -> Result<(File, rustix::fs::Stat), FileError> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(FileError::from_errno)?;
+    let stat = rustix::fs::fstat(&fd).map_err(FileError::from_errno)?;
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => Ok((File::from(fd), stat)),
+        other => Err(FileError::NotRegular(kind_name(other))),
+    }
+}
+
+/// At most `limit` bytes from the start of `file`, and its size.
+pub fn read_prefix(file: File, stat: &rustix::fs::Stat, limit: u64) -> Result<(Vec<u8>, u64), FileError> {
+    let size = u64::try_from(stat.st_size).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(usize::try_from(size.min(limit)).unwrap_or(0));
+    file.take(limit).read_to_end(&mut bytes).map_err(FileError::Io)?;
+    let read = bytes.len() as u64;
+    Ok((bytes, size.max(read)))
+}
+
+/// `path` made absolute and canonical, resolved physically (`link/..` is the link target's
+/// parent, as the kernel sees it); when it does not exist (yet), its nearest existing
+/// ancestor is canonicalised and the missing rest appended (`.` and `..` in that rest name no
+/// link, so they resolve lexically).
+pub fn canonical_lenient(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf())
+    };
+    let mut existing = absolute.as_path();
+    let mut missing = Vec::new();
+    let mut base = loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            break canonical;
+        }
+        match (existing.parent(), existing.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                missing.push(last.as_os_str().to_os_string());
+                existing = parent;
+            }
+            _ => break PathBuf::from("/"),
+        }
+    };
+    for part in missing.iter().rev() {
+        match Path::new(part).components().next() {
+            Some(Component::ParentDir) => {
+                base.pop();
+            }
+            Some(Component::Normal(name)) => base.push(name),
+            _ => {}
+        }
+    }
+    base
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,9 +336,34 @@ mod tests {
 
     #[test]
     fn a_file_that_reads_past_its_size_is_cut_at_the_limit() {
-        // /proc files report size 0 and read on; the limit holds anyway.
-        let error = read_file(Path::new("/proc/self/pagemap"), 4096);
-        assert!(matches!(error, Err(FileError::TooLarge { .. }) | Err(FileError::Io(_))), "{error:?}");
+        // `pagemap` is a regular file of size 0 that reads on for the whole address space.
+        let path = PathBuf::from(format!("/proc/{}/pagemap", std::process::id()));
+        let stat = rustix::fs::stat(&path).unwrap();
+        assert_eq!((FileType::from_raw_mode(stat.st_mode), stat.st_size), (FileType::RegularFile, 0));
+        // (pagemap refuses reads that are not a multiple of 8 bytes: either way, it stops.)
+        let error = read_file(&path, 4096).unwrap_err();
+        assert!(matches!(error, FileError::TooLarge { size: 4097, .. } | FileError::Io(_)), "{error:?}");
+        let (file, stat) = open_regular_following(&path).unwrap();
+        assert_eq!(read_prefix(file, &stat, 4096).unwrap().0.len(), 4096);
+    }
+
+    #[test]
+    fn canonical_lenient_resolves_every_spelling_of_a_folder_alike() {
+        let (_dir, root) = tree();
+        symlink(root.join("ws"), root.join("ws_link")).unwrap();
+        symlink(root.join("ws/sub"), root.join("outside/sub_link")).unwrap();
+        let want = root.join("ws");
+        for spelling in [
+            root.join("ws"),
+            root.join("ws_link"),
+            root.join("ws/sub/.."),
+            root.join("ws/./sub/../"),
+            root.join("outside/sub_link/.."),
+            root.join("outside/../ws_link"),
+        ] {
+            assert_eq!(canonical_lenient(&spelling), want, "{}", spelling.display());
+        }
+        assert_eq!(canonical_lenient(&root.join("ws_link/new/../new2/x")), root.join("ws/new2/x"));
     }
 
     #[test]

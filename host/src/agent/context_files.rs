@@ -10,6 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::files;
+
 /// The name of a context file.
 pub const FILE_NAME: &str = "AIRLOCK.md";
 /// The most of one file that is used.
@@ -45,36 +47,48 @@ pub fn folders(home: &Path, workspace: &Path, cwd: Option<&Path>) -> Vec<PathBuf
     folders
 }
 
-/// Reads the context files of `folders`, in order, within the size caps. Unreadable files
-/// are reported as cut to nothing rather than failing the run.
-pub fn load(folders: &[PathBuf]) -> Vec<ContextFile> {
+/// Reads the context files of `folders`, in order, within the size caps. `home`'s file is
+/// the user's own; every other folder must lie inside `workspace`, whose files are read
+/// through a handle on it without following any link (a repository's `AIRLOCK.md` that
+/// links to `~/.ssh/id_ed25519` or `/proc/self/environ` is not read) and never blocking.
+/// Files that cannot be used are reported as cut to nothing rather than failing the run.
+pub fn load(home: &Path, workspace: &Path, folders: &[PathBuf]) -> Vec<ContextFile> {
     let mut files = Vec::new();
     let mut budget = MAX_TOTAL_BYTES;
+    let workspace_dir = files::open_dir(workspace);
     for folder in folders {
         let path = folder.join(FILE_NAME);
-        if path.is_dir() {
-            continue;
-        }
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
+        // One byte past the cap tells a file that must be cut from one that fits.
+        let limit = MAX_FILE_BYTES as u64 + 1;
+        let read = if folder == home {
+            files::open_regular_following(&path).and_then(|(file, stat)| files::read_prefix(file, &stat, limit))
+        } else {
+            match (&workspace_dir, path.strip_prefix(workspace)) {
+                (Ok(dir), Ok(relative)) => files::read_prefix_in(dir, relative, limit),
+                (Err(error), _) => Err(files::FileError::Io(std::io::Error::other(error.to_string()))),
+                (_, Err(_)) => Err(files::FileError::BadPath),
+            }
+        };
+        let (bytes, size) = match read {
+            Ok(read) => read,
+            Err(files::FileError::NotFound | files::FileError::NotRegular("folder")) => continue,
+            Err(error) => {
                 files.push(ContextFile {
                     path,
                     size: 0,
                     content: String::new(),
-                    cut: Some(format!("unreadable: {e}")),
+                    cut: Some(format!("not read: it {error}")),
                 });
                 continue;
             }
         };
-        let size = bytes.len();
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
         let text = String::from_utf8_lossy(&bytes);
         let limit = MAX_FILE_BYTES.min(budget);
-        let (content, cut) = if text.len() <= limit {
+        let (content, cut) = if size <= limit && text.len() <= limit {
             (text.into_owned(), None)
         } else {
-            let end = floor_boundary(&text, limit);
+            let end = floor_boundary(&text, limit.min(text.len()));
             let reason = if limit < MAX_FILE_BYTES {
                 format!("cut at {end} of {size} bytes: all context files together may hold {MAX_TOTAL_BYTES}")
             } else {
@@ -142,7 +156,7 @@ mod tests {
         std::fs::write(dirs[0].join(FILE_NAME), "home rules").unwrap();
         std::fs::write(dirs[1].join(FILE_NAME), "é".repeat(MAX_FILE_BYTES)).unwrap();
         std::fs::write(dirs[2].join(FILE_NAME), "x".repeat(MAX_FILE_BYTES + 10)).unwrap();
-        let files = load(&dirs);
+        let files = load(&dirs[0], &dirs[1], &dirs);
         assert_eq!(files.len(), 3);
         assert_eq!((files[0].content.as_str(), files[0].cut.as_deref()), ("home rules", None));
         assert_eq!(files[1].size, 2 * MAX_FILE_BYTES);
@@ -158,5 +172,56 @@ mod tests {
         assert!(home < sub);
         assert!(prompt.contains("[… cut at"));
         assert_eq!(section(&[]), "");
+    }
+
+    #[test]
+    fn a_workspace_context_file_never_leads_out_of_it_and_never_blocks_or_floods() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (home, ws) = (root.join("home"), root.join("ws"));
+        for dir in [&home, &ws, &ws.join("a"), &ws.join("b"), &ws.join("c"), &ws.join("d"), &ws.join("e")] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(root.join("secret"), "TOP-SECRET").unwrap();
+        std::os::unix::fs::symlink(root.join("secret"), ws.join(FILE_NAME)).unwrap();
+        std::os::unix::fs::symlink("../../secret", ws.join("a").join(FILE_NAME)).unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", ws.join("b").join(FILE_NAME)).unwrap();
+        rustix::fs::mkfifoat(rustix::fs::CWD, ws.join("c").join(FILE_NAME), rustix::fs::Mode::from_raw_mode(0o600))
+            .unwrap();
+        std::fs::File::create(ws.join("d").join(FILE_NAME)).unwrap().set_len(4 << 30).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", ws.join("e").join(FILE_NAME)).unwrap();
+        let folders: Vec<PathBuf> =
+            [&home, &ws, &ws.join("a"), &ws.join("b"), &ws.join("c"), &ws.join("d"), &ws.join("e")]
+                .into_iter()
+                .cloned()
+                .collect();
+        let files = load(&home, &ws, &folders);
+        let prompt = section(&files);
+        assert!(!prompt.contains("TOP-SECRET"), "{prompt}");
+        let cuts: Vec<&str> = files.iter().filter_map(|f| f.cut.as_deref()).collect();
+        assert_eq!(cuts.iter().filter(|c| c.contains("symbolic link")).count(), 4, "{cuts:?}");
+        assert!(cuts.iter().any(|c| c.contains("FIFO")), "{cuts:?}");
+        // The sparse file is read only up to the cap, and says how large it claims to be.
+        let sparse = files.iter().find(|f| f.path.starts_with(ws.join("d"))).unwrap();
+        assert_eq!(sparse.size, 4 << 30);
+        assert_eq!(sparse.content.len(), MAX_FILE_BYTES);
+    }
+
+    #[test]
+    fn the_users_own_context_file_may_be_a_link_but_is_still_bounded() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (home, ws) = (root.join("home"), root.join("ws"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(root.join("mine.md"), "my rules").unwrap();
+        std::os::unix::fs::symlink(root.join("mine.md"), home.join(FILE_NAME)).unwrap();
+        let files = load(&home, &ws, &[home.clone(), ws.clone()]);
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].content, "my rules");
+        std::fs::remove_file(home.join(FILE_NAME)).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", home.join(FILE_NAME)).unwrap();
+        let files = load(&home, &ws, &[home.clone(), ws.clone()]);
+        assert!(files[0].cut.as_deref().unwrap().contains("character device"), "{files:?}");
     }
 }

@@ -177,6 +177,51 @@ impl Effective {
     }
 }
 
+impl Effective {
+    /// The preopens for executing an approved edit of a file in `dir` (its canonical,
+    /// existing folder): everything read-only except `dir` itself, which is writable when the
+    /// grant lets the tool write there. The call can change what its confirmation showed —
+    /// that folder — and nothing else, whatever its code does.
+    pub fn edit_preopens(&self, tool: &ToolInfo, dir: &Path) -> Vec<Preopen> {
+        let mut preopens = self.preopens(tool, Phase::Check);
+        let writable = !tool.kind.is_read_only()
+            && self.files.iter().any(|(host, access)| *access == Access::ReadWrite && dir.starts_with(host));
+        if !writable {
+            return preopens;
+        }
+        match preopens.iter_mut().find(|p| p.host == dir) {
+            Some(same) => same.writable = true,
+            None => preopens.push(Preopen {
+                host: dir.to_path_buf(),
+                guest: dir.to_string_lossy().into_owned(),
+                writable: true,
+            }),
+        }
+        preopens
+    }
+
+    /// The folders a call could write while executing (for confirmations).
+    pub fn writable(&self, tool: &ToolInfo) -> Vec<&Path> {
+        if tool.kind.is_read_only() {
+            return Vec::new();
+        }
+        self.files.iter().filter(|(_, access)| *access == Access::ReadWrite).map(|(host, _)| host.as_path()).collect()
+    }
+
+    /// Makes every folder read-only that contains or lies inside one of `protected` (airlock's
+    /// own home and cache): no grant may reach them for writing. Returns the folders changed.
+    pub fn protect(&mut self, protected: &[PathBuf]) -> Vec<PathBuf> {
+        let mut changed = Vec::new();
+        for (host, access) in &mut self.files {
+            if *access == Access::ReadWrite && protected.iter().any(|p| p.starts_with(&*host) || host.starts_with(p)) {
+                *access = Access::Read;
+                changed.push(host.clone());
+            }
+        }
+        changed
+    }
+}
+
 /// Intersects a tool's requests with a grant.
 pub fn effective(tool: &ToolInfo, grant: &Grant, roots: &Roots) -> Effective {
     let mut result = Effective::default();

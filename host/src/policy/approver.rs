@@ -20,6 +20,9 @@ pub struct ApprovalRequest {
     pub confirmation: Confirmation,
     /// The path the call touches, workspace-relative when inside it (for "always" rules).
     pub path: Option<String>,
+    /// Every folder the call will be able to write in if allowed — what the person really
+    /// approves, whatever the confirmation claims.
+    pub writable: Vec<std::path::PathBuf>,
 }
 
 /// What "allow always" covers.
@@ -127,6 +130,16 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
             (AlwaysScope::Tool, false)
         }
     };
+    match request.writable.as_slice() {
+        [] => {
+            let _ = writeln!(err, "  it can write nothing");
+        }
+        folders => {
+            for folder in folders {
+                let _ = writeln!(err, "  it can write anywhere in {}", folder.display());
+            }
+        }
+    }
     let covered = scope.describe(&request.tool);
     let _ = writeln!(err, "  y  allow once");
     let _ = writeln!(err, "  a  allow always: {covered}, for this session");

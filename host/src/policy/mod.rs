@@ -28,7 +28,7 @@ use trust::{TrustStatus, TrustStore};
 
 use crate::capability::{self, Effective, Grant, Roots};
 use crate::config::Paths;
-use crate::contract::{Access, Confirmation, ToolInfo};
+use crate::contract::{Confirmation, ToolInfo};
 use crate::registry::{Origin, Plugin};
 use crate::scheduler::CallLimits;
 use file::PolicyFile;
@@ -52,9 +52,9 @@ pub struct Policy {
     user: PolicyFile,
     /// The workspace's policy, when the workspace is trusted.
     workspace: Option<PolicyFile>,
-    /// `$AIRLOCK_HOME` lies inside the workspace: nothing gets write access, or a tool
-    /// could rewrite the user's own policy.
-    protect_home: bool,
+    /// airlock's own folders (`$AIRLOCK_HOME`, the compile cache), canonical: no grant
+    /// reaches them for writing, or a tool could rewrite the user's policy, trust or cache.
+    protected: Vec<PathBuf>,
     /// What the user should know about how the policy was assembled.
     pub notices: Vec<String>,
     session: Mutex<Vec<Rule>>,
@@ -81,19 +81,32 @@ impl Policy {
                 )),
             }
         }
-        if paths.home.starts_with(&policy.roots.workspace) {
-            policy.protect_home = true;
-            policy.notices.push(format!(
-                "the workspace contains {}, so no tool gets write access; pick a narrower workspace",
-                paths.home.display()
-            ));
+        // Every spelling of a folder (`x/..`, a relative path, a link) names it the same way
+        // once canonical, so "contains" below cannot be dodged.
+        policy.protected = [&paths.home, &paths.cache].iter().map(|p| crate::files::canonical_lenient(p)).collect();
+        for folder in &policy.protected {
+            if folder.starts_with(&policy.roots.workspace) {
+                policy.notices.push(format!(
+                    "the workspace contains {}, so no tool gets write access there (nor to any folder holding it); \
+                     pick a narrower workspace",
+                    folder.display()
+                ));
+            }
         }
         Ok(policy)
     }
 
     /// A policy from the user's file alone (and the built-in defaults).
     pub fn new(mode: ApprovalMode, roots: Roots, user: PolicyFile) -> Self {
-        Self { mode, roots, user, workspace: None, protect_home: false, notices: Vec::new(), session: Mutex::default() }
+        Self {
+            mode,
+            roots,
+            user,
+            workspace: None,
+            protected: Vec::new(),
+            notices: Vec::new(),
+            session: Mutex::default(),
+        }
     }
 
     pub fn roots(&self) -> &Roots {
@@ -140,11 +153,7 @@ impl Policy {
 
     fn effective_under(&self, grant: &Grant, tool: &ToolInfo) -> Effective {
         let mut effective = capability::effective(tool, grant, &self.roots);
-        if self.protect_home {
-            for (_, access) in &mut effective.files {
-                *access = Access::Read;
-            }
-        }
+        effective.protect(&self.protected);
         effective
     }
 

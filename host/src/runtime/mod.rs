@@ -75,7 +75,8 @@ pub enum CallFault {
     Instantiate(String),
 }
 
-/// A directory made visible to the guest.
+/// A directory made visible to the guest, named by its canonical host path (opened without
+/// following links when the instance starts).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Preopen {
     /// The directory on the host.
@@ -206,7 +207,14 @@ impl Runtime {
         wasi.allow_tcp(false).allow_udp(false).allow_ip_name_lookup(false);
         for preopen in &sandbox.preopens {
             let perms = if preopen.writable { FsPerms::ReadWrite } else { FsPerms::ReadOnly };
-            wasi.preopened_dir(&preopen.host, &preopen.guest, perms).map_err(|e| {
+            // The folder was resolved (and checked) by its canonical path; opening it again
+            // without following any link means a link swapped in since — by another call of
+            // the batch, say — fails the open instead of leading out of the grant. wasmtime
+            // opens by path, so it is handed the handle's own `/proc/self/fd` path.
+            let opened = crate::files::open_dir(&preopen.host).map_err(|e| {
+                CallFault::Instantiate(format!("cannot open {} for the plugin: {e}", preopen.host.display()))
+            })?;
+            wasi.preopened_dir(opened.wasi_path(), &preopen.guest, perms).map_err(|e| {
                 CallFault::Instantiate(format!("cannot open {} for the plugin: {e:#}", preopen.host.display()))
             })?;
         }

@@ -1,7 +1,7 @@
 //! One call's path through the states: [`Scheduler::prepare`] takes it from `validating`
 //! to `scheduled` (or a terminal state), [`Scheduler::execute`] from `executing` to the end.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,7 +17,7 @@ use crate::model::FunctionCall;
 use crate::policy::rules::CallFacts;
 use crate::policy::{ApprovalOutcome, ApprovalRequest, Verdict};
 use crate::registry::RegisteredTool;
-use crate::runtime::{CallFault, Instance, Sandbox};
+use crate::runtime::{CallFault, Instance, Preopen, Sandbox};
 
 /// The outcome of the steps before execution.
 pub(super) enum Prepared {
@@ -35,11 +35,47 @@ pub(super) struct Ready {
     pub tool: Arc<RegisteredTool>,
     args: String,
     started: Instant,
-    /// The file an approved edit changes, when it is inside the workspace.
-    edit_path: Option<PathBuf>,
+    /// What the execution may write.
+    writes: Writes,
     access: Access,
     /// The user edited the proposal before approving it.
     modified: bool,
+}
+
+/// What an approved call may write while it executes.
+pub(super) enum Writes {
+    /// What its grant allows (calls whose confirmation is not an edit: the person was shown
+    /// that grant).
+    Grant,
+    /// An edit: the folder of the file its confirmation showed, nothing else.
+    Edit(EditTarget),
+    /// An edit of a file that cannot be resolved: nothing.
+    Nothing,
+}
+
+/// The file an edit confirmation names, resolved.
+#[derive(Debug, Clone)]
+pub(super) struct EditTarget {
+    /// The file, canonical (links followed).
+    file: PathBuf,
+    /// Its folder — or, for a file in folders still to be made, the deepest one that exists:
+    /// the only folder the approved execution may write in (if its grant covers it).
+    dir: PathBuf,
+}
+
+impl EditTarget {
+    /// Resolves the path of an edit confirmation (workspace-relative or absolute).
+    fn resolve(workspace: &Path, raw: &str) -> Option<Self> {
+        if raw.is_empty() {
+            return None;
+        }
+        let file = crate::files::canonical_lenient(&workspace.join(raw));
+        let mut dir = file.parent()?.to_path_buf();
+        while !dir.is_dir() {
+            dir = dir.parent()?.to_path_buf();
+        }
+        Some(Self { file, dir })
+    }
 }
 
 /// What a call's instances get: its capabilities and limits.
@@ -50,6 +86,23 @@ pub(super) struct Access {
 
 /// Bytes of an HTTP response body a guest may read per request.
 const HTTP_RESPONSE_CAP: usize = 10 << 20;
+
+impl Access {
+    /// The folders an execution under `writes` could write in.
+    fn writable(&self, tool: &crate::contract::ToolInfo, writes: &Writes) -> Vec<PathBuf> {
+        match writes {
+            Writes::Grant => self.effective.writable(tool).into_iter().map(Path::to_path_buf).collect(),
+            Writes::Edit(target) => self
+                .effective
+                .edit_preopens(tool, &target.dir)
+                .into_iter()
+                .filter(|p| p.writable)
+                .map(|p| p.host)
+                .collect(),
+            Writes::Nothing => Vec::new(),
+        }
+    }
+}
 
 impl Ready {
     pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
@@ -97,6 +150,12 @@ impl Scheduler {
             Err(error) => return fail(error),
         };
 
+        let writes = match &confirmation {
+            Some(Confirmation::Edit { path, .. }) => {
+                EditTarget::resolve(&self.workspace, path).map_or(Writes::Nothing, Writes::Edit)
+            }
+            _ => Writes::Grant,
+        };
         let path = touched_path(confirmation.as_ref(), &args, &self.workspace);
         let command = match &confirmation {
             Some(Confirmation::Exec { command, .. }) => Some(command.as_str()),
@@ -116,12 +175,14 @@ impl Scheduler {
                 update.description = Some(description.clone());
                 update.confirmation = Some(confirmation.clone());
                 events.send(Event::ToolCall(Box::new(update)));
+                let writable = access.writable(&tool.info, &writes);
                 let request = ApprovalRequest {
                     call_id: call.id.clone(),
                     tool: call.name.clone(),
                     description: description.clone(),
                     confirmation,
                     path: path.clone(),
+                    writable,
                 };
                 let outcome = tokio::select! {
                     outcome = self.approver.ask(request) => outcome,
@@ -154,16 +215,10 @@ impl Scheduler {
                 }
             }
         }
-        let edit_path = match &confirmation {
-            Some(Confirmation::Edit { path, .. }) => {
-                Some(PathBuf::from(path)).filter(|p| p.is_absolute() && p.starts_with(&self.workspace))
-            }
-            _ => None,
-        };
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
         update.description = Some(description);
         events.send(Event::ToolCall(Box::new(update)));
-        Prepared::Ready(Ready { call: call.clone(), tool, args, started, edit_path, access, modified })
+        Prepared::Ready(Ready { call: call.clone(), tool, args, started, writes, access, modified })
     }
 
     /// validate, describe-call and confirm, in one read-only instance.
@@ -209,12 +264,21 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
         }
-        let Ready { call, tool, args, started, edit_path, access, modified } = ready;
+        let Ready { call, tool, args, started, writes, access, modified } = ready;
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
-        // WASI has no chmod, so a plugin's atomic rewrite resets the file's mode: keep it.
-        let permissions = edit_path.as_ref().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.permissions());
+        // WASI has no chmod, so a plugin's atomic rewrite resets the file's mode: keep it —
+        // through a handle on the folder, never by a path the plugin could re-point.
+        let kept_mode = match &writes {
+            Writes::Edit(target) if !access.writable(&tool.info, &writes).is_empty() => KeptMode::read(target),
+            _ => None,
+        };
         let live = tool.info.streams_output.then(|| forward_live_output(&call.id, events));
-        let result = match self.instance(&tool, &call, &access, Phase::Execute, cancel, live).await {
+        let sandboxing = match &writes {
+            Writes::Grant => Sandboxing::Phase(Phase::Execute),
+            Writes::Edit(target) => Sandboxing::Edit(Some(&target.dir)),
+            Writes::Nothing => Sandboxing::Edit(None),
+        };
+        let result = match self.instance(&tool, &call, &access, sandboxing, cancel, live).await {
             Ok(mut instance) => {
                 let result = match instance.execute(&tool.info.name, &args).await {
                     Ok(Ok(output)) => Ok(cap_output(output, access.limits.output)),
@@ -234,11 +298,8 @@ impl Scheduler {
             }
             output
         });
-        if let (Ok(_), Some(path), Some(permissions)) = (&result, &edit_path, permissions)
-            && std::fs::metadata(path).is_ok_and(|m| m.permissions() != permissions)
-            && let Err(error) = std::fs::set_permissions(path, permissions)
-        {
-            tracing::warn!("cannot restore the permissions of {}: {error}", path.display());
+        if let (Ok(_), Some(kept)) = (&result, kept_mode) {
+            kept.restore();
         }
         finish(&call, started, result, events)
     }
@@ -248,24 +309,42 @@ impl Scheduler {
         tool: &RegisteredTool,
         call: &FunctionCall,
         access: &Access,
-        phase: Phase,
+        sandboxing: impl Into<Sandboxing<'_>>,
         cancel: &Cancellation,
         live_output: Option<mpsc::UnboundedSender<String>>,
     ) -> Result<Instance, ToolError> {
         let component = tool.plugin.component(&self.runtime).map_err(|e| {
             ToolError::new(ErrorKind::PluginFault, format!("the plugin {} cannot be loaded: {e}", tool.plugin.label()))
         })?;
-        let env =
-            access.effective.env.iter().filter_map(|name| Some((name.clone(), std::env::var(name).ok()?))).collect();
+        let (preopens, phase): (Vec<Preopen>, Phase) = match sandboxing.into() {
+            Sandboxing::Phase(phase) => (access.effective.preopens(&tool.info, phase), phase),
+            Sandboxing::Edit(Some(dir)) => (access.effective.edit_preopens(&tool.info, dir), Phase::Execute),
+            Sandboxing::Edit(None) => (access.effective.preopens(&tool.info, Phase::Check), Phase::Execute),
+        };
+        // The check phases (validate, describe-call, confirm, modify-args) run before anyone
+        // approved anything: no network and no environment, so they cannot send or use what
+        // they read.
+        let (network, env) = match phase {
+            Phase::Check => (Vec::new(), Vec::new()),
+            Phase::Execute => (
+                access.effective.network.clone(),
+                access
+                    .effective
+                    .env
+                    .iter()
+                    .filter_map(|name| Some((name.clone(), std::env::var(name).ok()?)))
+                    .collect(),
+            ),
+        };
         let sandbox = Sandbox {
-            preopens: access.effective.preopens(&tool.info, phase),
+            preopens,
             memory_limit: access.limits.memory,
             deadline: access.limits.deadline,
             workspace_root: self.workspace.to_string_lossy().into_owned(),
             call_id: call.id.clone(),
             cancel: cancel.flag(),
             live_output,
-            network: access.effective.network.clone(),
+            network,
             env,
             http_response_cap: HTTP_RESPONSE_CAP,
         };
@@ -341,8 +420,10 @@ fn check_schema(tool: &RegisteredTool, args: &serde_json::Value) -> Result<(), T
 }
 
 /// The path a call touches, for rules: the edit's file, else a `file_path`, `dir_path` or
-/// `path` argument; workspace-relative when inside the workspace.
-fn touched_path(confirmation: Option<&Confirmation>, args: &str, workspace: &std::path::Path) -> Option<String> {
+/// `path` argument. Canonical — links followed, so `docs/sym -> ../src` makes `docs/sym/x`
+/// the path `src/x` that a `docs/**` rule does not match — and workspace-relative when
+/// inside the workspace.
+fn touched_path(confirmation: Option<&Confirmation>, args: &str, workspace: &Path) -> Option<String> {
     let raw = match confirmation {
         Some(Confirmation::Edit { path, .. }) => path.clone(),
         _ => {
@@ -350,21 +431,61 @@ fn touched_path(confirmation: Option<&Confirmation>, args: &str, workspace: &std
             ["file_path", "dir_path", "path"].iter().find_map(|key| args.get(*key)?.as_str().map(str::to_string))?
         }
     };
-    let path = workspace.join(&raw);
-    let mut normal = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::ParentDir => {
-                normal.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => normal.push(other),
+    let canonical = crate::files::canonical_lenient(&workspace.join(&raw));
+    Some(match canonical.strip_prefix(workspace) {
+        Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
+        Ok(relative) => relative.to_string_lossy().into_owned(),
+        Err(_) => canonical.to_string_lossy().into_owned(),
+    })
+}
+
+/// Which preopens an instance gets.
+enum Sandboxing<'a> {
+    /// The tool's grant, read-only unless executing.
+    Phase(Phase),
+    /// An approved edit's execution: writable in this folder only (if the grant covers it),
+    /// or nowhere.
+    Edit(Option<&'a Path>),
+}
+
+impl From<Phase> for Sandboxing<'_> {
+    fn from(phase: Phase) -> Self {
+        Self::Phase(phase)
+    }
+}
+
+/// A file's mode before an edit, to put back after the plugin's rewrite reset it. Held
+/// through a handle on the file's folder, opened without following links, so the file
+/// changed afterwards is the one in that folder — never one a link or a planted hard link
+/// leads to.
+struct KeptMode {
+    dir: crate::files::DirHandle,
+    name: std::ffi::OsString,
+    mode: u32,
+}
+
+impl KeptMode {
+    fn read(target: &EditTarget) -> Option<Self> {
+        if target.file.parent() != Some(target.dir.as_path()) {
+            return None;
+        }
+        let dir = crate::files::open_dir(&target.dir).ok()?;
+        let name = target.file.file_name()?.to_os_string();
+        let stat = dir.stat_entry(&name).ok()?;
+        let regular = rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile;
+        (regular && stat.st_nlink == 1).then(|| Self { dir, name, mode: stat.st_mode & 0o777 })
+    }
+
+    fn restore(self) {
+        // A file with another name elsewhere (a hard link) is not ours to change.
+        let Ok((file, stat)) = self.dir.open_regular(&self.name) else { return };
+        if stat.st_nlink != 1 || stat.st_mode & 0o777 == self.mode {
+            return;
+        }
+        if let Err(error) = rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(self.mode)) {
+            tracing::warn!("cannot restore the permissions of {:?}: {error}", self.name);
         }
     }
-    Some(match normal.strip_prefix(workspace) {
-        Ok(relative) => relative.to_string_lossy().into_owned(),
-        Err(_) => normal.to_string_lossy().into_owned(),
-    })
 }
 
 /// Parses the model's arguments: a JSON object (an empty string counts as `{}`).

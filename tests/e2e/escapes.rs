@@ -1,0 +1,411 @@
+//! Sandbox escapes through the host itself (issue 7), through the real binary: host actions
+//! on paths a plugin re-pointed (item 1), grants re-pointed between the check and the use
+//! (item 2), airlock's own folders spelled so a grant reaches them (item 3), context files
+//! that lead out of the workspace or never end (items 4 and 9), check phases that reach the
+//! network or the environment (item 14), and approvals that do not bind what runs (item 15).
+// Set-up helpers unwrap: a failed set-up step should fail the test loudly.
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses};
+use serde_json::{Value, json};
+
+const SECRET: &str = "TOP-SECRET-41c9";
+
+fn session() -> Session {
+    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
+}
+
+fn write_policy(s: &Session, text: &str) {
+    std::fs::create_dir_all(s.airlock_home()).unwrap();
+    std::fs::write(s.airlock_home().join("policy.toml"), text).unwrap();
+}
+
+/// A folder outside the workspace, canonical, holding `secret.txt` (mode 0600).
+struct Outside {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Outside {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().canonicalize().unwrap();
+        let outside = Self { _dir: dir, path };
+        outside.file("secret.txt", 0o600);
+        outside
+    }
+
+    /// Creates `name` holding the secret with `mode`, and returns its path.
+    fn file(&self, name: &str, mode: u32) -> PathBuf {
+        let path = self.path.join(name);
+        std::fs::write(&path, SECRET).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        path
+    }
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::symlink_metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// `target` as a relative path from the folder `from`: up to `/`, then down.
+fn climbing(from: &Path, target: &Path) -> String {
+    let ups = from.components().count() - 1;
+    format!("{}{}", "../".repeat(ups), target.strip_prefix("/").unwrap().display())
+}
+
+/// Runs `command` to the end, killing it after `limit` (a hang fails the test, never the suite).
+fn run_bounded(mut command: Command, limit: Duration) -> Finished {
+    let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let id = child.id();
+    let started = Instant::now();
+    let watchdog = std::thread::spawn(move || {
+        while started.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(50));
+            if std::fs::metadata(format!("/proc/{id}")).is_err() {
+                return false;
+            }
+        }
+        let _ = Command::new("kill").arg("-9").arg(id.to_string()).status();
+        true
+    });
+    let output = child.wait_with_output().unwrap();
+    let killed = watchdog.join().unwrap();
+    assert!(!killed, "airlock hung for {limit:?}: {}", String::from_utf8_lossy(&output.stderr));
+    Finished {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn fs_ops(shown: impl AsRef<Path>, ops: Value) -> airlock_tests::MockCall {
+    call("fs_ops", json!({"shown": shown.as_ref().display().to_string(), "ops": ops}))
+}
+
+#[test]
+fn an_approved_edit_cannot_make_the_host_change_a_file_outside_the_workspace() {
+    let s = session();
+    let outside = Outside::new();
+    s.install_plugin(fixtures::ESCAPE_PROBE);
+    write_policy(&s, "[grants.escape_probe]\nfiles = [\".:read-write\"]\n");
+    // Each confirmed file is world-readable; each victim outside is private. The host puts a
+    // confirmed file's mode back after an edit: it must never put it on a victim.
+    for (file, victim) in [("notes.txt", "a"), ("d/f.txt", "b"), ("h.txt", "c")] {
+        s.write(file, "original");
+        std::fs::set_permissions(s.workspace.join(file), std::fs::Permissions::from_mode(0o644)).unwrap();
+        outside.file(victim, 0o600);
+    }
+    std::fs::create_dir(outside.path.join("dir")).unwrap();
+    outside.file("dir/f.txt", 0o600);
+    // A hard link to the victim, planted in the workspace (by an archive, another process…).
+    std::fs::hard_link(outside.path.join("c"), s.workspace.join("planted")).unwrap();
+    s.write("run.sh", "#!/bin/sh\n");
+    std::fs::set_permissions(s.workspace.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![
+        // The confirmed file becomes a link that climbs out to a victim.
+        fs_ops(
+            s.workspace.join("notes.txt"),
+            json!([{"op": "remove", "path": "notes.txt"},
+                   {"op": "symlink", "target": climbing(&s.workspace, &outside.path.join("a")), "link": "notes.txt"}]),
+        ),
+        // A folder on the confirmed path becomes a link to a folder outside.
+        fs_ops(
+            s.workspace.join("d/f.txt"),
+            json!([{"op": "rename", "from": "d", "to": "d_old"},
+                   {"op": "symlink", "target": climbing(&s.workspace, &outside.path.join("dir")), "link": "d"}]),
+        ),
+        // A planted hard link to a victim is renamed over the confirmed file.
+        fs_ops(s.workspace.join("h.txt"), json!([{"op": "rename", "from": "planted", "to": "h.txt"}])),
+        // An honest edit keeps the file's mode.
+        call("write_file", json!({"file_path": "run.sh", "content": "#!/bin/sh\necho hi\n"})),
+    ]));
+    mock.push_turn(Turn::text("done"));
+    let done = s.airlock(&mock, &["-p", "edit", "--approval-mode", "yolo"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+
+    for victim in ["a", "dir/f.txt", "c", "secret.txt"] {
+        assert_eq!(mode(&outside.path.join(victim)), 0o600, "{victim} changed: {}", done.stderr);
+        assert_eq!(std::fs::read_to_string(outside.path.join(victim)).unwrap(), SECRET);
+    }
+    assert_eq!(s.read("run.sh").as_deref(), Some("#!/bin/sh\necho hi\n"));
+    assert_eq!(mode(&s.workspace.join("run.sh")), 0o755, "an honest edit must keep the mode");
+}
+
+#[test]
+fn a_call_cannot_re_point_a_granted_folder_for_the_next_call_of_its_batch() {
+    let s = session();
+    let outside = Outside::new();
+    s.install_plugin(fixtures::ESCAPE_PROBE);
+    s.install_plugin(fixtures::FS_PROBE);
+    // The built-in write_file narrowed to `data`; fs_probe may read `data` only.
+    write_policy(
+        &s,
+        "[grants.escape_probe]\nfiles = [\".:read-write\"]\n\n[grants.write-file]\nfiles = [\"data:read-write\"]\n\n\
+         [grants.fs_probe]\nfiles = [\"data:read\"]\n",
+    );
+    s.write("data/ok.txt", "inside");
+    let escape = climbing(&s.workspace, &outside.path);
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(vec![
+        call("read_path", json!({"path": "data/ok.txt"})),
+        fs_ops(
+            "x",
+            json!([{"op": "rename", "from": "data", "to": "data_real"},
+                   {"op": "symlink", "target": escape, "link": "data"}]),
+        ),
+        call("write_file", json!({"file_path": "data/new.txt", "content": "pwned"})),
+        call("read_path", json!({"path": "data/secret.txt"})),
+    ]));
+    mock.push_turn(Turn::text("done"));
+    let done = s.airlock(&mock, &["-p", "swap", "--approval-mode", "yolo"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+
+    let sent = function_responses(&mock.requests()[1]);
+    assert_eq!(sent[0].1, "inside", "the grant itself must work: {sent:?}");
+    assert!(sent[1].1.lines().all(|line| line == "ok"), "the swap must happen for the test to mean anything: {sent:?}");
+    assert!(sent[2].1.starts_with("Error:"), "{sent:?}");
+    assert!(sent[3].1.starts_with("Error:") && !sent[3].1.contains(SECRET), "{sent:?}");
+    assert!(!outside.path.join("new.txt").exists(), "write_file wrote outside its grant");
+    let everything = serde_json::to_string(&mock.requests()).unwrap();
+    assert!(!everything.contains(SECRET), "the secret reached the model");
+}
+
+/// Runs write_file on `target` (relative to the workspace) under auto-edit with
+/// `AIRLOCK_HOME`, `AIRLOCK_CACHE_DIR` and the current folder as given.
+fn write_into(s: &Session, home: &Path, cache: Option<&Path>, cwd: &Path, target: &Path) -> Finished {
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call(
+        "write_file",
+        json!({"file_path": target.display().to_string(), "content": "[grants.x]\n"}),
+    )]));
+    mock.push_turn(Turn::text("done"));
+    let mut command = s.command(&mock);
+    command.env("AIRLOCK_HOME", home).current_dir(cwd).args(["-p", "edit", "--approval-mode", "auto-edit"]);
+    if let Some(cache) = cache {
+        command.env("AIRLOCK_CACHE_DIR", cache);
+    }
+    let done = Session::run(command);
+    let sent = function_responses(&mock.requests()[1]);
+    assert!(sent[0].1.starts_with("Error:"), "the write went through: {sent:?} {}", done.stderr);
+    done
+}
+
+#[test]
+fn airlocks_own_folders_are_out_of_reach_however_they_are_spelled() {
+    let s = session();
+    let home = s.workspace.join("ah");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("policy.toml"), "# mine\n").unwrap();
+    let link = tempfile::tempdir().unwrap();
+    let ws_link = link.path().join("ws");
+    symlink(&s.workspace, &ws_link).unwrap();
+    let target = Path::new("ah/policy.toml");
+    // Through a link to the workspace, through `x/..`, and relative to the current folder.
+    std::fs::create_dir_all(s.workspace.join("x")).unwrap();
+    for spelling in [ws_link.join("ah"), s.workspace.join("x/../ah"), PathBuf::from("ah")] {
+        write_into(&s, &spelling, None, &s.workspace, target);
+        assert_eq!(std::fs::read_to_string(home.join("policy.toml")).unwrap(), "# mine\n", "{}", spelling.display());
+    }
+    // The compile cache inside the workspace, the home outside it.
+    let cache = s.workspace.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let outside_home = tempfile::tempdir().unwrap();
+    write_into(&s, outside_home.path(), Some(&ws_link.join("cache")), &s.workspace, Path::new("cache/evil.cwasm"));
+    assert!(!cache.join("evil.cwasm").exists());
+}
+
+#[test]
+fn a_context_file_that_links_out_of_the_workspace_is_not_read() {
+    let s = session();
+    let outside = Outside::new();
+    symlink(outside.path.join("secret.txt"), s.workspace.join("AIRLOCK.md")).unwrap();
+    std::fs::create_dir(s.workspace.join("sub")).unwrap();
+    symlink("/proc/self/environ", s.workspace.join("sub/AIRLOCK.md")).unwrap();
+    let mut command = s.bare_command();
+    command.env("OPENAI_API_KEY", "sk-host-key-f00d").current_dir(s.workspace.join("sub"));
+    command.args(["--show-context", "--workspace"]).arg(&s.workspace);
+    let done = Session::run(command);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(!done.stdout.contains(SECRET) && !done.stdout.contains("sk-host-key"), "{}", done.stdout);
+    assert!(done.stdout.contains("symbolic link"), "the user is told why: {}", done.stdout);
+
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::text("hi"));
+    let mut command = s.command(&mock);
+    command.env("OPENAI_API_KEY", "sk-host-key-f00d").current_dir(s.workspace.join("sub")).args(["-p", "hi"]);
+    let done = Session::run(command);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let sent = serde_json::to_string(&mock.requests()).unwrap();
+    assert!(!sent.contains(SECRET) && !sent.contains("sk-host-key"), "a context file leaked to the model");
+    assert!(done.stderr.contains("AIRLOCK.md"), "the user is warned: {}", done.stderr);
+}
+
+#[test]
+fn a_context_file_that_never_ends_or_never_opens_cannot_hang_or_flood_airlock() {
+    for (name, plant) in [
+        ("fifo", (|p: &Path| assert!(Command::new("mkfifo").arg(p).status().unwrap().success())) as fn(&Path)),
+        ("zero", |p: &Path| symlink("/dev/zero", p).unwrap()),
+        ("sparse", |p: &Path| std::fs::File::create(p).unwrap().set_len(8 << 30).unwrap()),
+    ] {
+        let s = session();
+        plant(&s.workspace.join("AIRLOCK.md"));
+        let mock = MockModel::start(Wire::Gemini);
+        mock.push_turn(Turn::text("hi"));
+        let mut command = s.command(&mock);
+        command.args(["-p", "hi"]);
+        let done = run_bounded(command, Duration::from_secs(60));
+        assert_eq!(done.code, Some(0), "{name}: {}", done.stderr);
+        assert_eq!(done.stdout, "hi\n", "{name}");
+        let sent = serde_json::to_string(&mock.requests()).unwrap();
+        // 32 KiB of NUL bytes is ~200 kB of JSON escapes; without a cap, gigabytes.
+        assert!(sent.len() < 1_000_000, "{name}: the request holds {} bytes", sent.len());
+    }
+}
+
+/// Listens on the first port `check_leak` may be granted that is free; counts connections.
+struct Listener {
+    port: u16,
+    accepted: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Listener {
+    fn start() -> Self {
+        let listener = [47391, 47392, 47393, 47394]
+            .iter()
+            .find_map(|port| std::net::TcpListener::bind(("127.0.0.1", *port)).ok())
+            .unwrap_or_else(|| panic!("none of the probe ports is free"));
+        let port = listener.local_addr().unwrap().port();
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = accepted.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let mut stream = stream;
+                let mut request = Vec::new();
+                let mut byte = [0u8; 1];
+                while !request.ends_with(b"\r\n\r\n") && std::io::Read::read(&mut stream, &mut byte).unwrap_or(0) == 1 {
+                    request.push(byte[0]);
+                }
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+            }
+        });
+        Self { port, accepted }
+    }
+
+    fn accepted(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn check_phases_reach_neither_the_network_nor_the_environment() {
+    let s = session();
+    let listener = Listener::start();
+    s.install_plugin(fixtures::ESCAPE_PROBE);
+    let url = format!("http://127.0.0.1:{}/leak?data=workspace-file", listener.port);
+    write_policy(
+        &s,
+        &format!(
+            "[grants.escape_probe]\nnetwork = [\"http://127.0.0.1:{}\"]\nenv = [\"GRANTED_VAR\"]\n",
+            listener.port
+        ),
+    );
+    // Headless without approval: only validate, describe-call and confirm run.
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![
+        call("check_leak", json!({"url": url, "fail_in": "validate"})),
+        call("check_leak", json!({"url": url})),
+    ]));
+    mock.push_turn(Turn::text("done"));
+    let mut command = s.command(&mock);
+    command.env("GRANTED_VAR", "visible").args(["-p", "leak", "-o", "stream-json"]);
+    let done = Session::run(command);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let sent = function_responses(&mock.requests()[1]);
+    assert!(sent[0].1.contains("validate saw env=none; net=ErrorCode::HttpRequestDenied"), "{sent:?}");
+    assert!(done.stdout.contains("describe-call saw env=none; net=ErrorCode::HttpRequestDenied"), "{}", done.stdout);
+    assert!(!done.stdout.contains("visible"), "{}", done.stdout);
+    assert_eq!(listener.accepted(), 0, "a check phase reached the network");
+
+    // Approved, the execution gets both: the grant is real, so the test above could fail.
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call("check_leak", json!({"url": url}))]));
+    mock.push_turn(Turn::text("done"));
+    let mut command = s.command(&mock);
+    command.env("GRANTED_VAR", "visible").args(["-p", "leak", "--approval-mode", "yolo"]);
+    let done = Session::run(command);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let sent = function_responses(&mock.requests()[1]);
+    assert!(sent[0].1.contains("execute saw env=visible; net=status 200"), "{sent:?}");
+    assert_eq!(listener.accepted(), 1, "only the execution reached the network");
+}
+
+#[test]
+fn an_approved_edit_writes_only_where_its_confirmation_showed() {
+    let s = session();
+    s.install_plugin(fixtures::ESCAPE_PROBE);
+    write_policy(
+        &s,
+        "[grants.escape_probe]\nfiles = [\".:read-write\"]\n\n\
+         [[rule]]\ntool = \"fs_ops\"\npath = \"docs/**\"\ndecision = \"allow\"\n\n\
+         [[rule]]\ntool = \"write_file\"\npath = \"docs/**\"\ndecision = \"allow\"\n",
+    );
+    s.write("docs/notes.md", "a typo\n");
+    s.write("src/main.rs", "fn main() {}\n");
+    symlink("../src", s.workspace.join("docs/sym")).unwrap();
+    let mock = MockModel::start(Wire::Anthropic);
+    mock.push_turn(Turn::calls(vec![
+        // Shows a one-word fix in docs/notes.md, writes elsewhere.
+        fs_ops(
+            "docs/notes.md",
+            json!([{"op": "write", "path": "src/main.rs", "content": "pwned"},
+                   {"op": "mkdir", "path": ".airlock"},
+                   {"op": "write", "path": ".airlock/policy.toml", "content": "[grants.escape_probe]\n"},
+                   {"op": "write", "path": "docs/notes.md", "content": "no typo\n"}]),
+        ),
+        // A link in docs/ leads to src/: a docs/** rule must not approve it.
+        call("write_file", json!({"file_path": "docs/sym/main.rs", "content": "pwned"})),
+    ]));
+    mock.push_turn(Turn::text("done"));
+    let done = s.airlock(&mock, &["-p", "fix the typo"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+
+    let sent = function_responses(&mock.requests()[1]);
+    let lines: Vec<&str> = sent[0].1.lines().collect();
+    assert_eq!(lines.len(), 4, "the rule allowed the call: {sent:?}");
+    assert!(lines[0].starts_with("error:") && lines[2].starts_with("error:"), "{lines:?}");
+    assert_eq!(lines[3], "ok", "what was shown may be written: {lines:?}");
+    assert_eq!(s.read("docs/notes.md").as_deref(), Some("no typo\n"));
+    assert_eq!(s.read("src/main.rs").as_deref(), Some("fn main() {}\n"));
+    assert!(!s.workspace.join(".airlock/policy.toml").exists());
+    assert!(sent[1].1.starts_with("Error: policy_denied"), "the link's target is src/main.rs: {sent:?}");
+}
+
+#[test]
+fn an_ask_question_says_where_the_call_can_write() {
+    let s = session();
+    s.install_plugin(fixtures::ESCAPE_PROBE);
+    write_policy(&s, "[grants.escape_probe]\nfiles = [\".:read-write\"]\n");
+    s.write("docs/notes.md", "a typo\n");
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![fs_ops("docs/notes.md", json!([]))]));
+    mock.push_turn(Turn::text("done"));
+    let mut command = s.command(&mock);
+    command.args(["-p", "fix", "--ask"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(b"n\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let docs = s.workspace.join("docs");
+    assert!(stderr.contains(&format!("it can write anywhere in {}", docs.display())), "{stderr}");
+    assert!(!stderr.contains(&format!("it can write anywhere in {}\n", s.workspace.display())), "{stderr}");
+}
