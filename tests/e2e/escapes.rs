@@ -150,9 +150,12 @@ fn a_call_cannot_re_point_a_granted_folder_for_the_next_call_of_its_batch() {
     write_policy(
         &s,
         "[grants.escape_probe]\nfiles = [\".:read-write\"]\n\n[grants.write-file]\nfiles = [\"data:read-write\"]\n\n\
-         [grants.fs_probe]\nfiles = [\"data:read\"]\n",
+         [grants.fs_probe]\nfiles = [\"data:read\", \"deep/er:read\"]\n",
     );
     s.write("data/ok.txt", "inside");
+    s.write("deep/er/ok.txt", "inside too");
+    std::fs::create_dir_all(outside.path.join("er")).unwrap();
+    outside.file("er/secret.txt", 0o600);
     let escape = climbing(&s.workspace, &outside.path);
     let mock = MockModel::start(Wire::Gemini);
     mock.push_turn(Turn::calls(vec![
@@ -164,6 +167,13 @@ fn a_call_cannot_re_point_a_granted_folder_for_the_next_call_of_its_batch() {
         ),
         call("write_file", json!({"file_path": "data/new.txt", "content": "pwned"})),
         call("read_path", json!({"path": "data/secret.txt"})),
+        // A folder above the granted one is swapped: `deep/er` now leads outside.
+        fs_ops(
+            "x",
+            json!([{"op": "rename", "from": "deep", "to": "deep_real"},
+                   {"op": "symlink", "target": escape, "link": "deep"}]),
+        ),
+        call("read_path", json!({"path": "deep/er/secret.txt"})),
     ]));
     mock.push_turn(Turn::text("done"));
     let done = s.airlock(&mock, &["-p", "swap", "--approval-mode", "yolo"]);
@@ -174,6 +184,8 @@ fn a_call_cannot_re_point_a_granted_folder_for_the_next_call_of_its_batch() {
     assert!(sent[1].1.lines().all(|line| line == "ok"), "the swap must happen for the test to mean anything: {sent:?}");
     assert!(sent[2].1.starts_with("Error:"), "{sent:?}");
     assert!(sent[3].1.starts_with("Error:") && !sent[3].1.contains(SECRET), "{sent:?}");
+    assert!(sent[4].1.lines().all(|line| line == "ok"), "{sent:?}");
+    assert!(sent[5].1.starts_with("Error:") && !sent[5].1.contains(SECRET), "{sent:?}");
     assert!(!outside.path.join("new.txt").exists(), "write_file wrote outside its grant");
     let everything = serde_json::to_string(&mock.requests()).unwrap();
     assert!(!everything.contains(SECRET), "the secret reached the model");
@@ -215,6 +227,17 @@ fn airlocks_own_folders_are_out_of_reach_however_they_are_spelled() {
         write_into(&s, &spelling, None, &s.workspace, target);
         assert_eq!(std::fs::read_to_string(home.join("policy.toml")).unwrap(), "# mine\n", "{}", spelling.display());
     }
+    // The workspace named through a link, the home spelled plainly.
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "ah/policy.toml", "content": "x"}))]));
+    mock.push_turn(Turn::text("done"));
+    let mut command = s.bare_command();
+    command.env("AIRLOCK_HOME", &home).env("OPENAI_API_KEY", "k");
+    command.args(["--provider", "openai", "--base-url", &mock.base_url(), "-m", "m", "--approval-mode", "auto-edit"]);
+    command.args(["-p", "edit", "--workspace"]).arg(&ws_link);
+    let done = Session::run(command);
+    assert!(function_responses(&mock.requests()[1])[0].1.starts_with("Error:"), "{}", done.stderr);
+    assert_eq!(std::fs::read_to_string(home.join("policy.toml")).unwrap(), "# mine\n");
     // The compile cache inside the workspace, the home outside it.
     let cache = s.workspace.join("cache");
     std::fs::create_dir_all(&cache).unwrap();
@@ -408,4 +431,24 @@ fn an_ask_question_says_where_the_call_can_write() {
     let docs = s.workspace.join("docs");
     assert!(stderr.contains(&format!("it can write anywhere in {}", docs.display())), "{stderr}");
     assert!(!stderr.contains(&format!("it can write anywhere in {}\n", s.workspace.display())), "{stderr}");
+}
+
+#[test]
+fn an_edit_whose_file_lies_outside_every_grant_can_write_nothing() {
+    let s = session();
+    let outside = Outside::new();
+    s.install_plugin(fixtures::ESCAPE_PROBE);
+    write_policy(&s, "[grants.escape_probe]\nfiles = [\".:read-write\"]\n");
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(vec![
+        fs_ops(outside.path.join("secret.txt"), json!([{"op": "write", "path": "inside.txt", "content": "x"}])),
+        fs_ops("", json!([{"op": "write", "path": "inside.txt", "content": "x"}])),
+    ]));
+    mock.push_turn(Turn::text("done"));
+    let done = s.airlock(&mock, &["-p", "edit", "--approval-mode", "yolo"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let sent = function_responses(&mock.requests()[1]);
+    assert!(sent.iter().all(|(_, text)| text.starts_with("error:")), "{sent:?}");
+    assert_eq!(s.read("inside.txt"), None);
+    assert_eq!(std::fs::read_to_string(outside.path.join("secret.txt")).unwrap(), SECRET);
 }
