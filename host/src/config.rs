@@ -220,7 +220,7 @@ mod tests {
             let paths = Paths::new(&spelling, None).unwrap();
             assert_eq!(paths.home, expected, "{}", spelling.display());
             assert_eq!(paths.cache, expected.join("cache"));
-            assert_eq!(paths.protected(), [expected.clone()], "the cache lies inside the home");
+            assert_eq!(paths.protected(), std::slice::from_ref(&expected), "the cache lies inside the home");
         }
         // A cache given through a link is canonical too, and protected on its own.
         let paths = Paths::new(&real.join("link/.airlock"), Some(&real.join("link/x/../cache"))).unwrap();

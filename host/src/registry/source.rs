@@ -112,13 +112,16 @@ fn problem(path: &Path, reason: impl std::fmt::Display) -> LoadProblem {
     LoadProblem { path: path.display().to_string(), reason: reason.to_string() }
 }
 
+/// A plugin file opened for reading, or why it could not be.
+type Opened = Result<(File, rustix::fs::Stat), FileError>;
+
 /// Every `*.wasm` file directly in `dir`, by file name, and what was wrong with the others.
 /// A missing folder holds nothing. A workspace folder (`origin` Workspace) is opened without
 /// following links, from `dir` (canonical) down; the user's folder follows them.
 /// Without a `cache`, every file is hashed (as `airlock trust` does).
 pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<PluginSource>, Vec<LoadProblem>) {
     let mut problems = Vec::new();
-    let names: Vec<(PathBuf, Result<(File, rustix::fs::Stat), FileError>)> = if origin == Origin::Workspace {
+    let names: Vec<(PathBuf, Opened)> = if origin == Origin::Workspace {
         let handle = match files::open_dir(dir) {
             Ok(handle) => handle,
             Err(FileError::NotFound) => return (Vec::new(), problems),

@@ -388,8 +388,7 @@ async fn workspace_plugin_files_that_are_links_fifos_or_huge_are_reported_not_re
     std::os::unix::fs::symlink("/dev/zero", workspace.join("zero.wasm")).unwrap();
     std::os::unix::fs::symlink("/proc/self/pagemap", workspace.join("pagemap.wasm")).unwrap();
     std::os::unix::fs::symlink(fixtures::ECHO_TOOLS, workspace.join("outside.wasm")).unwrap();
-    rustix::fs::mkfifoat(rustix::fs::CWD, &workspace.join("fifo.wasm"), rustix::fs::Mode::from_raw_mode(0o600))
-        .unwrap();
+    rustix::fs::mkfifoat(rustix::fs::CWD, workspace.join("fifo.wasm"), rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
     std::fs::File::create(workspace.join("sparse.wasm")).unwrap().set_len(2 << 30).unwrap();
     std::fs::create_dir(workspace.join("folder.wasm")).unwrap();
     let runtime = runtime();

@@ -149,7 +149,7 @@ impl CompileCache {
             return None;
         }
         let body = bytes.split_off(TAG_LEN);
-        if !self.tag(kind, subject, &body).is_some_and(|mac| mac.verify_slice(&bytes).is_ok()) {
+        if self.tag(kind, subject, &body).is_none_or(|mac| mac.verify_slice(&bytes).is_err()) {
             tracing::warn!(
                 "discarding cache entry {}: its tag does not match (tampered, corrupt or from another entry)",
                 path.display()
