@@ -420,3 +420,31 @@ async fn a_linked_workspace_plugin_folder_is_not_followed() {
     assert!(registry.get("echo").is_none());
     assert!(problem_for(&registry, "plugins").reason.contains("symbolic link"));
 }
+
+#[tokio::test]
+async fn a_grant_never_crosses_from_one_origin_to_another() {
+    let setup = Setup::new(&[]);
+    let policy = setup.policy(
+        crate::policy::ApprovalMode::Default,
+        "[grants.read-file]\nfiles = [\"~/notes:read\"]\n[grants.helper]\nfiles = [\".:read-write\"]\n",
+    );
+    let builtin = source::builtins().into_iter().find(|s| s.path == Path::new("read_file.wasm")).unwrap();
+    let plugin = |origin: Origin, name: &str| {
+        let mut source = builtin.clone();
+        source.origin = origin;
+        let info = PluginInfo { name: name.into(), version: "1.0.0".into(), tools: Vec::new() };
+        Plugin { source, info, component: OnceLock::new() }
+    };
+    // The built-in gets the user's grant of its name.
+    let (grant, from) = policy.grant(&plugin(Origin::Builtin, "read-file"));
+    assert_eq!(grant.files.len(), 1);
+    assert!(from.is_some());
+    // A user- or workspace-folder plugin calling itself `read-file` gets none of it.
+    for origin in [Origin::User, Origin::Workspace] {
+        let (grant, _) = policy.grant(&plugin(origin, "read-file"));
+        assert!(grant.is_empty(), "{origin:?} inherited the built-in's grant");
+    }
+    // The user's grant of a user plugin never reaches a workspace plugin of that name.
+    assert_eq!(policy.grant(&plugin(Origin::User, "helper")).0.files.len(), 1);
+    assert!(policy.grant(&plugin(Origin::Workspace, "helper")).0.is_empty());
+}
