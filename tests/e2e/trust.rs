@@ -133,6 +133,13 @@ fn a_plugin_added_after_trust_gets_nothing_from_the_trusted_policy() {
     let (done, sent) = read_secret_with(&s, "read_path");
     assert!(sent.starts_with("Error"), "an added plugin was armed by the old trust: {sent}");
     assert!(done.stderr.contains("fs_probe.wasm was added since you trusted"), "{}", done.stderr);
+
+    // Editing the grant through airlock keeps the folder trusted but does not pin new code.
+    let granted = run_args(&s, &["plugins", "grant", "fs_probe", "--read", "."]);
+    assert_eq!(granted.code, Some(0), "{}", granted.stderr);
+    assert!(granted.stdout.contains("is not pinned by this folder's trust"), "{}", granted.stdout);
+    let (_, sent) = read_secret_with(&s, "read_path");
+    assert!(sent.starts_with("Error"), "a grant edit armed unpinned code: {sent}");
 }
 
 #[test]

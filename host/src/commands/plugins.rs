@@ -257,6 +257,12 @@ fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revoke: bool) -
     }
     if plugin.source.origin == Origin::Workspace && context.policy_trust()? != TrustStatus::Trusted {
         writeln!(out, "  this workspace is not trusted: the grant takes effect after `airlock trust`")?;
+    } else if plugin.source.origin == Origin::Workspace && !context.policy.is_pinned(plugin) {
+        writeln!(
+            out,
+            "  {} is not pinned by this folder's trust: the grant takes effect after `airlock trust`",
+            plugin.source.display()
+        )?;
     }
     Ok(())
 }

@@ -166,7 +166,7 @@ impl Policy {
     }
 
     /// Whether trust pinned this workspace plugin's exact content.
-    fn is_pinned(&self, plugin: &Plugin) -> bool {
+    pub fn is_pinned(&self, plugin: &Plugin) -> bool {
         self.pinned.values().any(|digest| *digest == plugin.source.content_hash)
     }
 
