@@ -29,6 +29,7 @@ const FIXTURES: &[&str] = &[
     "net-probe",
     "socket-probe",
     "escape-probe",
+    "trust-probe",
 ];
 
 fn main() {

@@ -247,7 +247,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     };
     let printer = tokio::spawn(headless::print_events(cli.output_format, receiver));
     headless::announce(&session, &registry, &events);
-    for notice in &policy.notices {
+    for notice in policy.notices.iter().chain(&policy.plugin_notices(&registry)) {
         events.send(crate::events::Event::Warning { message: notice.clone() });
     }
     for message in recording_problem.into_iter().chain(recorded.iter().flat_map(|o| o.warnings.clone())) {

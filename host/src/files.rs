@@ -10,6 +10,9 @@
 //!   without following links and without blocking (a FIFO cannot hang us), with a byte
 //!   limit checked against its size first and enforced while reading (a `/proc` file that
 //!   says it is empty and reads on for ever is still cut);
+//! - [`read_user_file`] / [`open_user_file`] do the same for the user's own files (their
+//!   links are followed: the user made them), still regular-only, non-blocking and bounded;
+//! - [`sha256_bounded`] hashes an open file as a stream, with the same limit;
 //! - [`DirHandle::wasi_path`] names an open folder for wasmtime's preopens, which open by
 //!   path: `/proc/self/fd/N` re-opens the very folder we hold, not whatever the path names
 //!   now.
@@ -77,6 +80,22 @@ impl DirHandle {
     pub fn stat_entry(&self, name: &OsStr) -> Result<rustix::fs::Stat, FileError> {
         check_name(name)?;
         rustix::fs::statat(&self.fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).map_err(FileError::from_errno)
+    }
+
+    /// The names in this folder (not `.` or `..`), unsorted.
+    pub fn entries(&self) -> Result<Vec<std::ffi::OsString>, FileError> {
+        let fd = rustix::fs::openat(&self.fd, ".", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+            .map_err(FileError::from_errno)?;
+        let mut dir = rustix::fs::Dir::read_from(&fd).map_err(FileError::from_errno)?;
+        let mut names = Vec::new();
+        while let Some(entry) = dir.read() {
+            let entry = entry.map_err(FileError::from_errno)?;
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            if name != "." && name != ".." {
+                names.push(name.to_os_string());
+            }
+        }
+        Ok(names)
     }
 
     /// Opens `name` in this folder for reading: a regular file only, no link followed,
@@ -185,6 +204,52 @@ pub fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
     read_bounded(file, stat, limit)
 }
 
+/// Opens the user's own file at `path` (links followed) for reading: a regular file only,
+/// never blocking.
+pub fn open_user_file(path: &Path) -> Result<(File, rustix::fs::Stat), FileError> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(FileError::from_errno)?;
+    let stat = rustix::fs::fstat(&fd).map_err(FileError::from_errno)?;
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => Ok((File::from(fd), stat)),
+        other => Err(FileError::NotRegular(kind_name(other))),
+    }
+}
+
+/// Reads the user's own file at `path` (links followed), bounded like [`read_file`].
+pub fn read_user_file(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    let (file, stat) = open_user_file(path)?;
+    read_bounded(file, stat, limit)
+}
+
+/// The hex sha-256 of `file`, read as a stream: refused when its size says it holds more
+/// than `limit` bytes, and cut (refused) at `limit` bytes whatever the size said.
+pub fn sha256_bounded(file: &File, stat: &rustix::fs::Stat, limit: u64) -> Result<String, FileError> {
+    use sha2::Digest;
+    let size = u64::try_from(stat.st_size).unwrap_or(0);
+    if size > limit {
+        return Err(FileError::TooLarge { size, limit });
+    }
+    let mut hasher = sha2::Sha256::new();
+    let mut buffer = vec![0u8; 256 * 1024];
+    let mut total: u64 = 0;
+    let mut reader = file.take(limit + 1);
+    loop {
+        let read = match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(FileError::Io(e)),
+        };
+        total += read as u64;
+        if total > limit {
+            return Err(FileError::TooLarge { size: total, limit });
+        }
+        hasher.update(&buffer[..read]);
+    }
+    Ok(hex::encode(hasher.finalize()))
+}
+
 fn split(path: &Path) -> Result<(&Path, &OsStr), FileError> {
     match (path.parent(), path.file_name()) {
         (Some(parent), Some(name)) if !matches!(path.components().next_back(), Some(Component::ParentDir)) => {
@@ -218,18 +283,6 @@ pub fn read_prefix_in(base: &DirHandle, relative: &Path, limit: u64) -> Result<(
     let (parent, name) = split(relative)?;
     let (file, stat) = open_dir_in(base, parent)?.open_regular(name)?;
     read_prefix(file, &stat, limit)
-}
-
-/// Opens a file of the user's own (links followed: the user put them there) for reading,
-/// without blocking, a regular file only.
-pub fn open_regular_following(path: &Path) -> Result<(File, rustix::fs::Stat), FileError> {
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
-    let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(FileError::from_errno)?;
-    let stat = rustix::fs::fstat(&fd).map_err(FileError::from_errno)?;
-    match FileType::from_raw_mode(stat.st_mode) {
-        FileType::RegularFile => Ok((File::from(fd), stat)),
-        other => Err(FileError::NotRegular(kind_name(other))),
-    }
 }
 
 /// At most `limit` bytes from the start of `file`, and its size.
@@ -335,6 +388,30 @@ mod tests {
     }
 
     #[test]
+    fn lists_a_folder_and_hashes_a_file_as_a_bounded_stream() {
+        let (_dir, root) = tree();
+        let ws = open_dir(&root.join("ws")).unwrap();
+        std::fs::write(root.join("ws/a"), "abc").unwrap();
+        let mut names = ws.entries().unwrap();
+        names.sort();
+        assert_eq!(names, ["a", "sub"]);
+        let (file, stat) = ws.open_regular(OsStr::new("a")).unwrap();
+        assert_eq!(
+            sha256_bounded(&file, &stat, 3).unwrap(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert!(matches!(sha256_bounded(&file, &stat, 2).unwrap_err(), FileError::TooLarge { .. }));
+        // /proc files say they are empty and read on: the stream is cut at the limit.
+        let (file, stat) = open_user_file(Path::new("/proc/self/pagemap")).unwrap();
+        assert!(matches!(sha256_bounded(&file, &stat, 1 << 20), Err(FileError::TooLarge { .. } | FileError::Io(_))));
+        // The user's own links are followed, but only to regular files.
+        symlink(root.join("ws/a"), root.join("user_link")).unwrap();
+        assert_eq!(read_user_file(&root.join("user_link"), 10).unwrap(), b"abc");
+        symlink("/dev/zero", root.join("zero_link")).unwrap();
+        assert!(matches!(read_user_file(&root.join("zero_link"), 10).unwrap_err(), FileError::NotRegular(_)));
+    }
+
+    #[test]
     fn a_file_that_reads_past_its_size_is_cut_at_the_limit() {
         // `pagemap` is a regular file of size 0 that reads on for the whole address space.
         let path = PathBuf::from(format!("/proc/{}/pagemap", std::process::id()));
@@ -343,7 +420,7 @@ mod tests {
         // (pagemap refuses reads that are not a multiple of 8 bytes: either way, it stops.)
         let error = read_file(&path, 4096).unwrap_err();
         assert!(matches!(error, FileError::TooLarge { size: 4097, .. } | FileError::Io(_)), "{error:?}");
-        let (file, stat) = open_regular_following(&path).unwrap();
+        let (file, stat) = open_user_file(&path).unwrap();
         assert_eq!(read_prefix(file, &stat, 4096).unwrap().0.len(), 4096);
     }
 

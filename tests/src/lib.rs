@@ -6,6 +6,7 @@ pub mod fixtures;
 pub mod http_server;
 pub mod mock_model;
 pub mod session;
+pub mod variants;
 
 pub use mock_model::{
     MockCall, MockModel, NO_MORE_TURNS, RecordedRequest, Turn, Wire, call, declared_tools, function_responses,

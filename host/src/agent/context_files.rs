@@ -61,7 +61,7 @@ pub fn load(home: &Path, workspace: &Path, folders: &[PathBuf]) -> Vec<ContextFi
         // One byte past the cap tells a file that must be cut from one that fits.
         let limit = MAX_FILE_BYTES as u64 + 1;
         let read = if folder == home {
-            files::open_regular_following(&path).and_then(|(file, stat)| files::read_prefix(file, &stat, limit))
+            files::open_user_file(&path).and_then(|(file, stat)| files::read_prefix(file, &stat, limit))
         } else {
             match (&workspace_dir, path.strip_prefix(workspace)) {
                 (Ok(dir), Ok(relative)) => files::read_prefix_in(dir, relative, limit),

@@ -19,7 +19,7 @@ use crate::config::Paths;
 use crate::contract::{Access, PluginInfo};
 use crate::policy::rules::RuleSource;
 use crate::policy::trust::{TrustStatus, TrustStore};
-use crate::policy::{Policy, file, file_hash, workspace_policy_path};
+use crate::policy::{Policy, file, workspace_policy_hash, workspace_policy_path};
 use crate::registry::{Origin, Plugin, Registry};
 use crate::runtime::Runtime;
 
@@ -160,10 +160,10 @@ pub async fn run(context: &Context<'_>, command: PluginsCommand) -> Result<(), C
             if all {
                 let plugin = find(context.registry, &name)?;
                 let path = policy_path(context, plugin);
-                let mut editor = file::Editor::open(&path)?;
+                let mut editor = editor(context, plugin, &path)?;
                 editor.remove_grant(&name);
                 editor.save(source(plugin))?;
-                repin(context, plugin, &path)?;
+                repin(context, plugin)?;
                 writeln!(out, "revoked everything granted to {name} in {}", path.display())?;
                 if plugin.source.origin == Origin::Builtin {
                     writeln!(out, "(built-in plugins fall back to their default grant: what they request)")?;
@@ -190,6 +190,14 @@ fn policy_path(context: &Context<'_>, plugin: &Plugin) -> PathBuf {
     }
 }
 
+/// An editor on the plugin's policy file; a workspace's is read without following links.
+fn editor(context: &Context<'_>, plugin: &Plugin, path: &std::path::Path) -> Result<file::Editor, CommandError> {
+    Ok(match plugin.source.origin {
+        Origin::Workspace => file::Editor::open_workspace(&context.policy.roots().workspace)?,
+        Origin::Builtin | Origin::User => file::Editor::open(path)?,
+    })
+}
+
 fn source(plugin: &Plugin) -> RuleSource {
     if plugin.source.origin == Origin::Workspace { RuleSource::Workspace } else { RuleSource::User }
 }
@@ -204,7 +212,7 @@ fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revoke: bool) -
     let plugin = find(context.registry, name)?;
     let path = policy_path(context, plugin);
     let (current, from) = context.policy.grant(plugin);
-    let mut editor = file::Editor::open(&path)?;
+    let mut editor = editor(context, plugin, &path)?;
     // A built-in without a grant of its own has its default: write it out before narrowing.
     if revoke && from.is_none() && plugin.source.origin == Origin::Builtin {
         let files: Vec<String> = current.files.iter().map(FileGrant::to_text).collect();
@@ -236,7 +244,7 @@ fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revoke: bool) -
         }
     }
     let written = editor.save(source(plugin))?;
-    repin(context, plugin, &path)?;
+    repin(context, plugin)?;
     let mut out = std::io::stdout().lock();
     let grant = written.grants.get(name).cloned().unwrap_or_default();
     writeln!(out, "{} {name} in {}", if revoke { "updated the grant of" } else { "granted" }, path.display())?;
@@ -247,28 +255,36 @@ fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revoke: bool) -
             writeln!(out, "  note: {name} does not request {flag} {value}; that grant has no effect")?;
         }
     }
-    if plugin.source.origin == Origin::Workspace && context.policy_trust(&path)? != TrustStatus::Trusted {
+    if plugin.source.origin == Origin::Workspace && context.policy_trust()? != TrustStatus::Trusted {
         writeln!(out, "  this workspace is not trusted: the grant takes effect after `airlock trust`")?;
+    } else if plugin.source.origin == Origin::Workspace && !context.policy.is_pinned(plugin) {
+        writeln!(
+            out,
+            "  {} is not pinned by this folder's trust: the grant takes effect after `airlock trust`",
+            plugin.source.display()
+        )?;
     }
     Ok(())
 }
 
 impl Context<'_> {
-    fn policy_trust(&self, path: &std::path::Path) -> Result<TrustStatus, CommandError> {
+    fn policy_trust(&self) -> Result<TrustStatus, CommandError> {
         let store = TrustStore::load(&self.paths.trust_file())?;
-        Ok(store.status(&self.policy.roots().workspace, &file_hash(path)?))
+        let workspace = &self.policy.roots().workspace;
+        Ok(store.status(workspace, &workspace_policy_hash(workspace)?))
     }
 }
 
-/// After the user changed a trusted workspace's policy through airlock, keep it trusted.
-fn repin(context: &Context<'_>, plugin: &Plugin, path: &std::path::Path) -> Result<(), CommandError> {
+/// After the user changed a trusted workspace's policy through airlock, keep it trusted
+/// (its plugin pins stay as they were: the user reviewed a grant, not new code).
+fn repin(context: &Context<'_>, plugin: &Plugin) -> Result<(), CommandError> {
     if plugin.source.origin != Origin::Workspace {
         return Ok(());
     }
     let workspace = &context.policy.roots().workspace;
     let mut store = TrustStore::load(&context.paths.trust_file())?;
     if store.folders().any(|f| f == workspace) && context.policy.workspace_trusted() {
-        store.trust(workspace, &file_hash(path)?);
+        store.repin_policy(workspace, &workspace_policy_hash(workspace)?);
         store.save()?;
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! `airlock trust [DIR] [--revoke] [--list]`: let a workspace's own policy file grant its
-//! plugins. The trust is pinned to the file's current content; the command prints what the
-//! file grants, so the user sees what they trust.
+//! plugins. The trust is pinned to the file's current content and to the digest of every
+//! workspace plugin file as it is now; the command prints what the file grants and the
+//! plugins it pins, so the user sees what they trust.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,8 @@ use super::CommandError;
 use crate::config::Paths;
 use crate::policy::rules::RuleSource;
 use crate::policy::trust::TrustStore;
-use crate::policy::{file, file_hash, workspace_policy_path};
+use crate::policy::{PolicyError, WorkspacePolicy, file, read_workspace_policy, workspace_policy_path};
+use crate::registry::workspace_digests;
 
 #[derive(Debug, clap::Args)]
 pub struct TrustArgs {
@@ -43,11 +45,31 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
         return Ok(());
     }
     let policy_path = workspace_policy_path(&folder);
-    // A malformed file is never trusted: the error names the line.
-    let policy = file::load(&policy_path, RuleSource::Workspace)?;
-    store.trust(&folder, &file_hash(&policy_path)?);
+    // A malformed file is never trusted: the error names the line. The bytes parsed are the
+    // bytes pinned.
+    let policy = match read_workspace_policy(&folder) {
+        WorkspacePolicy::Missing => {
+            file::PolicyFile { path: policy_path.clone(), hash: "none".into(), ..Default::default() }
+        }
+        WorkspacePolicy::File { bytes, .. } => file::parse(&policy_path, bytes, RuleSource::Workspace)?,
+        WorkspacePolicy::Unusable(reason) => return Err(PolicyError::Read { path: policy_path, reason }.into()),
+    };
+    let plugin_dir = folder.join(".airlock").join("plugins");
+    let (plugins, problems) = workspace_digests(&plugin_dir);
+    store.trust(&folder, &policy.hash, plugins.clone());
     store.save()?;
     writeln!(out, "trusted {}", folder.display())?;
+    for (name, digest) in &plugins {
+        writeln!(
+            out,
+            "  pins plugin {} (sha256 {})",
+            plugin_dir.join(name).display(),
+            &digest[..16.min(digest.len())]
+        )?;
+    }
+    for problem in &problems {
+        writeln!(out, "  not pinned: {}: {}", problem.path, problem.reason)?;
+    }
     if policy.grants.is_empty() && policy.rules.is_empty() {
         writeln!(out, "its policy ({}) grants nothing and has no rules", policy_path.display())?;
     }
@@ -57,6 +79,11 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     for rule in &policy.rules {
         writeln!(out, "  rule: {} → {} (priority {})", rule.scope(), rule.decision.as_str(), rule.priority)?;
     }
-    writeln!(out, "if {} changes, airlock ignores it until you run `airlock trust` again", policy_path.display())?;
+    writeln!(
+        out,
+        "if {} or a plugin in {} changes, airlock ignores it until you run `airlock trust` again",
+        policy_path.display(),
+        plugin_dir.display()
+    )?;
     Ok(())
 }

@@ -81,15 +81,27 @@ struct RawRule {
     priority: i64,
 }
 
-/// Reads a policy file; a missing file is an empty policy.
+/// Reads a policy file of the user's (links followed; bounded, regular only); a missing
+/// file is an empty policy.
 pub fn load(path: &Path, source: RuleSource) -> Result<PolicyFile, PolicyError> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(PolicyFile { path: path.to_path_buf(), hash: "none".into(), ..PolicyFile::default() });
-        }
-        Err(e) => return Err(PolicyError::Read { path: path.to_path_buf(), reason: e.to_string() }),
-    };
+    match read_user_file(path)? {
+        Some(bytes) => parse(path, bytes, source),
+        None => Ok(PolicyFile { path: path.to_path_buf(), hash: "none".into(), ..PolicyFile::default() }),
+    }
+}
+
+/// The bytes of one of the user's own files (policy, trust), at most
+/// [`super::MAX_POLICY_BYTES`]; `None` when it does not exist. Never blocks on a FIFO.
+pub fn read_user_file(path: &Path) -> Result<Option<Vec<u8>>, PolicyError> {
+    match crate::files::read_user_file(path, super::MAX_POLICY_BYTES) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(crate::files::FileError::NotFound) => Ok(None),
+        Err(e) => Err(PolicyError::Read { path: path.to_path_buf(), reason: e.to_string() }),
+    }
+}
+
+/// Parses the policy file `path` whose content is `bytes`.
+pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFile, PolicyError> {
     let hash = crate::runtime::cache::content_hash(&bytes);
     let text = String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {
         path: path.to_path_buf(),
@@ -194,17 +206,39 @@ pub struct Editor {
 
 impl Editor {
     pub fn open(path: &Path) -> Result<Self, PolicyError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(PolicyError::Read { path: path.to_path_buf(), reason: e.to_string() }),
-        };
+        let bytes = read_user_file(path)?.unwrap_or_default();
+        let text = String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the file is not UTF-8".into(),
+        })?;
         let document = text.parse::<toml_edit::DocumentMut>().map_err(|e| PolicyError::Invalid {
             path: path.to_path_buf(),
             line: e.span().map_or(1, |s| line_of(&text, s.start)),
             message: e.message().to_string(),
         })?;
         Ok(Self { path: path.to_path_buf(), document })
+    }
+
+    /// Opens `<workspace>/.airlock/policy.toml`, read without following links.
+    pub fn open_workspace(workspace: &Path) -> Result<Self, PolicyError> {
+        let path = super::workspace_policy_path(workspace);
+        let bytes = match super::read_workspace_policy(workspace) {
+            super::WorkspacePolicy::Missing => Vec::new(),
+            super::WorkspacePolicy::File { bytes, .. } => bytes,
+            super::WorkspacePolicy::Unusable(reason) => return Err(PolicyError::Read { path, reason }),
+        };
+        let text = String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {
+            path: path.clone(),
+            line: 1,
+            message: "the file is not UTF-8".into(),
+        })?;
+        let document = text.parse::<toml_edit::DocumentMut>().map_err(|e| PolicyError::Invalid {
+            path: path.clone(),
+            line: e.span().map_or(1, |s| line_of(&text, s.start)),
+            message: e.message().to_string(),
+        })?;
+        Ok(Self { path, document })
     }
 
     /// The `[grants.NAME]` table, created when missing.
@@ -298,7 +332,7 @@ impl Editor {
         let text = self.document.to_string();
         write_atomically(&self.path, text.as_bytes())
             .map_err(|e| PolicyError::Write { path: self.path.clone(), reason: e.to_string() })?;
-        load(&self.path, source)
+        parse(&self.path, text.into_bytes(), source)
     }
 }
 

@@ -6,9 +6,15 @@
 //!
 //! Grants: built-in plugins get what they request unless the user's policy narrows them;
 //! plugins from the user's folder get what the user's policy grants; plugins from the
-//! workspace folder get what a *trusted* workspace policy grants. An untrusted workspace
-//! grants nothing and its rules are ignored: a cloned repository cannot arm itself. Nothing
-//! here is reachable from a tool call, so the model can never widen a grant.
+//! workspace folder get what a *trusted* workspace policy grants, and only when their digest
+//! was pinned by that trust. An untrusted workspace grants nothing and its rules are
+//! ignored: a cloned repository cannot arm itself. Nothing here is reachable from a tool
+//! call, so the model can never widen a grant.
+//!
+//! A grant belongs to one plugin identity: the user's `[grants.NAME]` reach the built-in
+//! of that name or, for a name no built-in has, the user-folder plugin; a workspace's reach
+//! only workspace plugins whose digest is pinned. Policy files are read bounded
+//! ([`MAX_POLICY_BYTES`]) and never blocking; the workspace's without following links.
 
 pub mod approver;
 pub mod diff;
@@ -17,6 +23,7 @@ pub mod mode;
 pub mod rules;
 pub mod trust;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -29,9 +36,13 @@ use trust::{TrustStatus, TrustStore};
 use crate::capability::{self, Effective, Grant, Roots};
 use crate::config::Paths;
 use crate::contract::{Confirmation, ToolInfo};
-use crate::registry::{Origin, Plugin};
+use crate::files;
+use crate::registry::{Origin, Plugin, Registry, is_reserved};
 use crate::scheduler::CallLimits;
 use file::PolicyFile;
+
+/// Largest policy or trust file read.
+pub const MAX_POLICY_BYTES: u64 = 1 << 20;
 
 /// A problem with a policy or trust file.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +63,8 @@ pub struct Policy {
     user: PolicyFile,
     /// The workspace's policy, when the workspace is trusted.
     workspace: Option<PolicyFile>,
+    /// The workspace plugins that trust pinned (file name → sha-256).
+    pinned: BTreeMap<String, String>,
     /// airlock's own folders (`$AIRLOCK_HOME`, the compile cache), canonical: no grant
     /// reaches them for writing, or a tool could rewrite the user's policy, trust or cache.
     protected: Vec<PathBuf>,
@@ -66,29 +79,41 @@ impl Policy {
         let user = file::load(&paths.policy_file(), RuleSource::User)?;
         let mut policy = Self::new(mode, roots, user);
         let workspace_file = workspace_policy_path(&policy.roots.workspace);
-        let hash = file_hash(&workspace_file)?;
-        if hash != "none" {
-            let trust = TrustStore::load(&paths.trust_file())?;
-            match trust.status(&policy.roots.workspace, &hash) {
-                TrustStatus::Trusted => policy.workspace = Some(file::load(&workspace_file, RuleSource::Workspace)?),
-                TrustStatus::Untrusted => policy.notices.push(format!(
-                    "ignoring {}: this folder is not trusted, so it grants nothing (review it, then run `airlock trust`)",
-                    workspace_file.display()
-                )),
-                TrustStatus::Changed => policy.notices.push(format!(
-                    "ignoring {}: it changed since you trusted this folder (review it, then run `airlock trust` again)",
-                    workspace_file.display()
-                )),
+        match read_workspace_policy(&policy.roots.workspace) {
+            WorkspacePolicy::Missing => {}
+            WorkspacePolicy::Unusable(reason) => policy.notices.push(format!(
+                "ignoring {}: {reason}; it grants nothing (make it a plain file, then run `airlock trust`)",
+                workspace_file.display()
+            )),
+            WorkspacePolicy::File { bytes, hash } => {
+                let trust = TrustStore::load(&paths.trust_file())?;
+                match trust.status(&policy.roots.workspace, &hash) {
+                    TrustStatus::Trusted => {
+                        // The bytes that were hashed are the bytes parsed: no second read.
+                        policy.workspace = Some(file::parse(&workspace_file, bytes, RuleSource::Workspace)?);
+                        policy.pinned =
+                            trust.pinned_plugins(&policy.roots.workspace).cloned().unwrap_or_default();
+                    }
+                    TrustStatus::Untrusted => policy.notices.push(format!(
+                        "ignoring {}: this folder is not trusted, so it grants nothing (review it, then run `airlock trust`)",
+                        workspace_file.display()
+                    )),
+                    TrustStatus::Changed => policy.notices.push(format!(
+                        "ignoring {}: it changed since you trusted this folder (review it, then run `airlock trust` again)",
+                        workspace_file.display()
+                    )),
+                }
             }
         }
-        // Every spelling of a folder (`x/..`, a relative path, a link) names it the same way
-        // once canonical, so "contains" below cannot be dodged.
-        policy.protected = [&paths.home, &paths.cache].iter().map(|p| crate::files::canonical_lenient(p)).collect();
+        // Both sides are canonical (`Paths` and the workspace root), so no spelling of the
+        // home or cache folder escapes the checks here and in `effective_under`.
+        policy.protected = paths.protected();
+        let workspace = &policy.roots.workspace;
         for folder in &policy.protected {
-            if folder.starts_with(&policy.roots.workspace) {
+            if folder.starts_with(workspace) || workspace.starts_with(folder) {
                 policy.notices.push(format!(
-                    "the workspace contains {}, so no tool gets write access there (nor to any folder holding it); \
-                     pick a narrower workspace",
+                    "the workspace overlaps {}, airlock's own folder, so no tool gets write access to it \
+                     (nor to any folder holding it); pick another workspace",
                     folder.display()
                 ));
             }
@@ -103,6 +128,7 @@ impl Policy {
             roots,
             user,
             workspace: None,
+            pinned: BTreeMap::new(),
             protected: Vec::new(),
             notices: Vec::new(),
             session: Mutex::default(),
@@ -118,7 +144,8 @@ impl Policy {
         self.workspace.is_some()
     }
 
-    /// What `plugin` is granted, and which file says so (`None` for a built-in's default).
+    /// What `plugin` is granted, and which file says so (`None` for a built-in's default,
+    /// or when nothing may grant it).
     pub fn grant(&self, plugin: &Plugin) -> (Grant, Option<&Path>) {
         let name = &plugin.info.name;
         match plugin.source.origin {
@@ -126,12 +153,46 @@ impl Policy {
                 Some(grant) => (grant.clone(), Some(&self.user.path)),
                 None => (Grant::requested_by(&plugin.info.tools), None),
             },
+            // A built-in's name belongs to the built-in (the registry refuses such plugins;
+            // this keeps the grant from leaking should one ever get through).
+            Origin::User if is_reserved(name) => (Grant::default(), None),
             Origin::User => (self.user.grants.get(name).cloned().unwrap_or_default(), Some(&self.user.path)),
             Origin::Workspace => match &self.workspace {
-                Some(file) => (file.grants.get(name).cloned().unwrap_or_default(), Some(&file.path)),
-                None => (Grant::default(), None),
+                Some(file) if self.is_pinned(plugin) => {
+                    (file.grants.get(name).cloned().unwrap_or_default(), Some(&file.path))
+                }
+                Some(_) | None => (Grant::default(), None),
             },
         }
+    }
+
+    /// Whether trust pinned this workspace plugin's exact content.
+    pub fn is_pinned(&self, plugin: &Plugin) -> bool {
+        self.pinned.values().any(|digest| *digest == plugin.source.content_hash)
+    }
+
+    /// Notices about workspace plugins that the trusted policy does not arm because they
+    /// changed or appeared since the folder was trusted.
+    pub fn plugin_notices(&self, registry: &Registry) -> Vec<String> {
+        if self.workspace.is_none() {
+            return Vec::new();
+        }
+        registry
+            .plugins()
+            .into_iter()
+            .filter(|p| p.source.origin == Origin::Workspace && !self.is_pinned(p))
+            .map(|p| {
+                let how = if self.pinned.contains_key(&p.source.file_name()) {
+                    "changed since you trusted this folder"
+                } else {
+                    "was added since you trusted this folder"
+                };
+                format!(
+                    "{} {how}: the workspace policy grants it nothing (review it, then run `airlock trust` again)",
+                    p.source.display()
+                )
+            })
+            .collect()
     }
 
     /// What one tool of `plugin` gets: requested ∩ granted.
@@ -231,11 +292,39 @@ pub fn workspace_policy_path(workspace: &Path) -> PathBuf {
     workspace.join(".airlock").join("policy.toml")
 }
 
-/// The sha-256 of a file, or `none` when it does not exist.
-pub fn file_hash(path: &Path) -> Result<String, PolicyError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(crate::runtime::cache::content_hash(&bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok("none".into()),
-        Err(e) => Err(PolicyError::Read { path: path.to_path_buf(), reason: e.to_string() }),
+/// What `<workspace>/.airlock/policy.toml` is.
+#[derive(Debug)]
+pub enum WorkspacePolicy {
+    Missing,
+    /// A regular file inside the workspace, and the sha-256 of these very bytes.
+    File {
+        bytes: Vec<u8>,
+        hash: String,
+    },
+    /// A link, folder, FIFO, device or oversized file: ignored, with this reason.
+    Unusable(String),
+}
+
+/// Reads `<workspace>/.airlock/policy.toml` through a handle on the (canonical) workspace,
+/// following no link, bounded, never blocking.
+pub fn read_workspace_policy(workspace: &Path) -> WorkspacePolicy {
+    let dir = match files::open_dir(workspace) {
+        Ok(dir) => dir,
+        Err(e) => return WorkspacePolicy::Unusable(format!("cannot open the workspace: {e}")),
+    };
+    match files::read_file_in(&dir, Path::new(".airlock/policy.toml"), MAX_POLICY_BYTES) {
+        Ok(bytes) => WorkspacePolicy::File { hash: crate::runtime::cache::content_hash(&bytes), bytes },
+        Err(files::FileError::NotFound) => WorkspacePolicy::Missing,
+        Err(e) => WorkspacePolicy::Unusable(e.to_string()),
+    }
+}
+
+/// The sha-256 of the workspace's policy file, `none` when it does not exist; an error when
+/// it is not a usable file.
+pub fn workspace_policy_hash(workspace: &Path) -> Result<String, PolicyError> {
+    match read_workspace_policy(workspace) {
+        WorkspacePolicy::Missing => Ok("none".into()),
+        WorkspacePolicy::File { hash, .. } => Ok(hash),
+        WorkspacePolicy::Unusable(reason) => Err(PolicyError::Read { path: workspace_policy_path(workspace), reason }),
     }
 }

@@ -2,7 +2,12 @@
 //! workspace's own policy file counts only when the folder is trusted *and* the file is
 //! byte-for-byte what it was when it was trusted: trust is pinned to the file's hash, so a
 //! `git pull`, a cloned repository or a tool call that rewrites the file cannot arm it.
+//!
+//! Trust also pins the code it arms: the sha-256 of every workspace plugin file at trust
+//! time. A workspace plugin whose digest is not pinned — changed or added since — gets
+//! nothing from the workspace's policy until the folder is trusted again.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -25,6 +30,9 @@ struct Folder {
     path: PathBuf,
     /// sha-256 of `<folder>/.airlock/policy.toml` when trusted, or `none`.
     policy_sha256: String,
+    /// sha-256 of each `<folder>/.airlock/plugins/*.wasm` when trusted, by file name.
+    #[serde(default)]
+    plugins: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -43,16 +51,23 @@ pub struct TrustStore {
 
 impl TrustStore {
     pub fn load(path: &Path) -> Result<Self, PolicyError> {
-        let file = match std::fs::read_to_string(path) {
-            Ok(text) => toml::from_str(&text).map_err(|e| PolicyError::Invalid {
+        let text = match super::file::read_user_file(path)? {
+            Some(bytes) => Some(String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {
+                path: path.to_path_buf(),
+                line: 1,
+                message: "the file is not UTF-8".into(),
+            })?),
+            None => None,
+        };
+        let file = match text {
+            Some(text) => toml::from_str(&text).map_err(|e| PolicyError::Invalid {
                 path: path.to_path_buf(),
                 line: e.span().map_or(1, |s| {
                     text.as_bytes()[..s.start.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
                 }),
                 message: e.message().to_string(),
             })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => TrustFile::default(),
-            Err(e) => return Err(PolicyError::Read { path: path.to_path_buf(), reason: e.to_string() }),
+            None => TrustFile::default(),
         };
         Ok(Self { path: path.to_path_buf(), file })
     }
@@ -70,10 +85,28 @@ impl TrustStore {
         self.file.folder.iter().map(|f| f.path.as_path())
     }
 
-    /// Trusts `workspace` with its policy as it is now.
-    pub fn trust(&mut self, workspace: &Path, policy_hash: &str) {
+    /// The plugin digests pinned when `workspace` was trusted (file name → sha-256).
+    pub fn pinned_plugins(&self, workspace: &Path) -> Option<&BTreeMap<String, String>> {
+        self.file.folder.iter().find(|f| f.path == workspace).map(|f| &f.plugins)
+    }
+
+    /// Trusts `workspace` with its policy and its plugins (file name → sha-256) as they
+    /// are now.
+    pub fn trust(&mut self, workspace: &Path, policy_hash: &str, plugins: BTreeMap<String, String>) {
         self.file.folder.retain(|f| f.path != workspace);
-        self.file.folder.push(Folder { path: workspace.to_path_buf(), policy_sha256: policy_hash.to_string() });
+        self.file.folder.push(Folder {
+            path: workspace.to_path_buf(),
+            policy_sha256: policy_hash.to_string(),
+            plugins,
+        });
+    }
+
+    /// Moves the pin of a trusted `workspace` to its policy's new hash (the user changed it
+    /// through airlock), keeping the plugin pins as they were.
+    pub fn repin_policy(&mut self, workspace: &Path, policy_hash: &str) {
+        if let Some(folder) = self.file.folder.iter_mut().find(|f| f.path == workspace) {
+            folder.policy_sha256 = policy_hash.to_string();
+        }
     }
 
     /// Forgets `workspace`; returns whether it was trusted.
@@ -103,11 +136,41 @@ mod tests {
         let mut store = TrustStore::load(&path).unwrap();
         let ws = Path::new("/work/project");
         assert_eq!(store.status(ws, "abc"), TrustStatus::Untrusted);
-        store.trust(ws, "abc");
+        let plugins = BTreeMap::from([("x.wasm".to_string(), "123".to_string())]);
+        store.trust(ws, "abc", plugins.clone());
         store.save().unwrap();
-        let store = TrustStore::load(&path).unwrap();
+        let mut store = TrustStore::load(&path).unwrap();
         assert_eq!(store.status(ws, "abc"), TrustStatus::Trusted);
+        assert_eq!(store.pinned_plugins(ws), Some(&plugins));
+        store.repin_policy(ws, "abd");
+        assert_eq!(store.status(ws, "abd"), TrustStatus::Trusted);
+        assert_eq!(store.pinned_plugins(ws), Some(&plugins), "re-pinning the policy keeps the plugin pins");
+        store.repin_policy(ws, "abc");
         assert_eq!(store.status(ws, "def"), TrustStatus::Changed);
         assert_eq!(store.status(Path::new("/work/other"), "abc"), TrustStatus::Untrusted);
+    }
+
+    #[test]
+    fn a_trust_file_from_before_plugin_pins_pins_no_plugin() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trust.toml");
+        std::fs::write(&path, "[[folder]]\npath = \"/work/project\"\npolicy_sha256 = \"abc\"\n").unwrap();
+        let store = TrustStore::load(&path).unwrap();
+        assert_eq!(store.status(Path::new("/work/project"), "abc"), TrustStatus::Trusted);
+        assert!(store.pinned_plugins(Path::new("/work/project")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_trust_file_that_is_a_fifo_or_endless_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("trust.toml");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+        assert!(matches!(TrustStore::load(&fifo), Err(PolicyError::Read { .. })));
+        let link = dir.path().join("zero.toml");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert!(matches!(TrustStore::load(&link), Err(PolicyError::Read { .. })));
+        let big = dir.path().join("big.toml");
+        std::fs::File::create(&big).unwrap().set_len(2 << 30).unwrap();
+        assert!(matches!(TrustStore::load(&big), Err(PolicyError::Read { .. })));
     }
 }

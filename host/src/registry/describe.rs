@@ -51,6 +51,11 @@ pub fn check(info: &PluginInfo) -> Result<(), String> {
     Ok(())
 }
 
+/// Bytes a plugin's tools add to every model request: each tool's description and schema.
+pub fn declared_bytes(info: &PluginInfo) -> usize {
+    info.tools.iter().map(|tool| tool.description.len() + tool.parameters.to_string().len()).sum()
+}
+
 fn check_schema(tool: &str, schema: &serde_json::Value) -> Result<(), String> {
     let serde_json::Value::Object(object) = schema else {
         return Err(format!("tool `{tool}`: `parameters` is not a JSON object"));

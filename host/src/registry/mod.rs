@@ -1,15 +1,26 @@
 //! The tool registry: the built-in components embedded in the binary, then every `*.wasm`
 //! in `$AIRLOCK_HOME/plugins/`, then every `*.wasm` in `<workspace>/.airlock/plugins/`.
 //!
-//! Start-up stays cheap: a plugin's self-description is cached on disk by content hash
-//! (and a file's content hash by its size, inode and modification time), so a warm start
-//! reads a few small JSON files and compiles nothing; a component's native code is loaded
-//! only when one of its tools is first called.
+//! Start-up stays cheap: a plugin's self-description is cached by content hash (and a
+//! file's content hash by a stamp of the open file, [`source`]), every entry tagged with
+//! the cache's secret ([`crate::runtime::cache`]), so a warm start reads a few small files
+//! and compiles nothing; a component's native code is loaded only when one of its tools is
+//! first called. Plugins that must be described are described concurrently (at most
+//! [`LOAD_CONCURRENCY`] at once), and a failed description — a trap, an invalid
+//! self-description, a `describe` that spins or sleeps past its deadline — is cached by
+//! content hash too, so a hostile plugin costs one start, not every start.
+//!
+//! Identity: a plugin is its origin, its name and its digest. A user- or workspace-folder
+//! plugin may not take a built-in's plugin name ([`source::is_reserved`]), and no two
+//! plugins may share a name: the later one (in the order below) is refused, so a grant
+//! written for one plugin can never reach another.
 //!
 //! Duplicate tool names: the first source that declares a name owns it, in the order
 //! built-in, user folder, workspace folder, and within a folder by file name. Later
 //! declarations are skipped and reported, so a cloned repository can never shadow a
-//! built-in or a tool the user installed.
+//! built-in or a tool the user installed. What one workspace may declare in total is
+//! bounded ([`WORKSPACE_DECLARED_BYTES`]): every declared byte is sent with every model
+//! request.
 //!
 //! A plugin that cannot be loaded (not a component, traps in `describe`, an invalid
 //! self-description) is reported with its path and the reason; the others still load.
@@ -17,23 +28,32 @@
 mod describe;
 mod source;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{PluginInfo, ToolInfo};
-use crate::runtime::{CacheOutcome, LoadedComponent, Runtime, RuntimeError, Sandbox, cache};
-pub use describe::check as check_description;
-pub use source::{Origin, PluginSource};
+use crate::runtime::cache::EntryKind;
+use crate::runtime::{CacheOutcome, LoadedComponent, Runtime, RuntimeError, Sandbox};
+pub use describe::{check as check_description, declared_bytes};
+pub use source::{MAX_PLUGIN_BYTES, Origin, PluginSource, is_reserved};
 
 /// Limits for the `describe()` call of a plugin being registered.
 const DESCRIBE_MEMORY: usize = 64 << 20;
-const DESCRIBE_DEADLINE: Duration = Duration::from_secs(10);
+const DESCRIBE_DEADLINE: Duration = Duration::from_secs(5);
+/// Plugins described at once.
+pub const LOAD_CONCURRENCY: usize = 4;
+/// Most bytes of tool descriptions and schemas all of one workspace's plugins may declare.
+pub const WORKSPACE_DECLARED_BYTES: usize = 512 * 1024;
+/// A `describe` that trapped or ran out of time is tried again after this long (it may have
+/// depended on the moment); an invalid self-description only when the file changes.
+const FAULT_RETRY: Duration = Duration::from_secs(3600);
 /// Version of the description cache's format.
-const DESCRIPTION_FORMAT: u32 = 1;
+const DESCRIPTION_FORMAT: u32 = 2;
 
 /// One loaded plugin component.
 #[derive(Debug)]
@@ -100,6 +120,13 @@ pub struct PluginDirs {
     pub workspace: PathBuf,
 }
 
+/// The sha-256 of every plugin file in a workspace's plugin folder (canonical), by file
+/// name, each file hashed now; and the files that are not plugins (links, FIFOs, …).
+pub fn workspace_digests(dir: &Path) -> (BTreeMap<String, String>, Vec<LoadProblem>) {
+    let (sources, problems) = source::scan(dir, Origin::Workspace, None);
+    (sources.into_iter().map(|s| (s.file_name(), s.content_hash)).collect(), problems)
+}
+
 /// All tools, in registration order.
 #[derive(Debug, Default)]
 pub struct Registry {
@@ -114,23 +141,66 @@ impl Registry {
         let mut registry = Self::default();
         let mut sources = source::builtins();
         for (dir, origin) in [(&dirs.user, Origin::User), (&dirs.workspace, Origin::Workspace)] {
-            match source::scan(dir, origin, runtime.cache().dir()) {
-                Ok(found) => sources.extend(found),
-                Err(problem) => registry.problems.push(problem),
-            }
+            let (found, problems) = source::scan(dir, origin, Some(runtime.cache()));
+            sources.extend(found);
+            registry.problems.extend(problems);
         }
-        for source in sources {
-            match load_plugin(runtime, source).await {
-                Ok(plugin) => registry.add(Arc::new(plugin)),
-                Err(problem) => registry.problems.push(problem),
+        // In order, so registration (and who wins a name) does not depend on timing.
+        let loaded: Vec<_> = futures_util::stream::iter(sources)
+            .map(|source| load_plugin(runtime, source))
+            .buffered(LOAD_CONCURRENCY)
+            .collect()
+            .await;
+        let mut workspace_declared = 0;
+        for result in loaded {
+            let plugin = match result {
+                Ok(plugin) => plugin,
+                Err(problem) => {
+                    registry.problems.push(problem);
+                    continue;
+                }
+            };
+            if let Err(reason) = registry.admit(&plugin, &mut workspace_declared) {
+                registry.problems.push(LoadProblem { path: plugin.source.display(), reason });
+                continue;
             }
+            registry.add(Arc::new(plugin));
         }
         registry
     }
 
+    /// Whether `plugin` may join: its name is its own, and a workspace stays in its budget.
+    fn admit(&self, plugin: &Plugin, workspace_declared: &mut usize) -> Result<(), String> {
+        let name = &plugin.info.name;
+        if plugin.source.origin != Origin::Builtin && is_reserved(name) {
+            return Err(format!(
+                "plugin name `{name}` is reserved for a built-in plugin; the plugin is not loaded (rename it)"
+            ));
+        }
+        if let Some(other) = self.plugins().into_iter().find(|p| &p.info.name == name) {
+            return Err(format!(
+                "plugin name `{name}` is already taken by {}; the plugin is not loaded (rename it)",
+                other.label()
+            ));
+        }
+        if plugin.source.origin == Origin::Workspace {
+            let declared = declared_bytes(&plugin.info);
+            if *workspace_declared + declared > WORKSPACE_DECLARED_BYTES {
+                return Err(format!(
+                    "the workspace's plugins declare more than {} KiB of tool descriptions and schemas; \
+                     this plugin ({} KiB) is skipped",
+                    WORKSPACE_DECLARED_BYTES / 1024,
+                    declared.div_ceil(1024)
+                ));
+            }
+            *workspace_declared += declared;
+        }
+        Ok(())
+    }
+
     /// Loads one component file on its own (for `airlock plugins inspect`).
     pub async fn inspect(runtime: &Runtime, path: &Path) -> Result<Plugin, LoadProblem> {
-        let source = PluginSource::file(path.to_path_buf(), Origin::User, runtime.cache().dir())
+        let source = PluginSource::file(path.to_path_buf(), Origin::User)
             .map_err(|e| LoadProblem { path: path.display().to_string(), reason: format!("cannot read: {e}") })?;
         load_plugin(runtime, source).await
     }
@@ -192,13 +262,26 @@ impl Registry {
 struct CachedDescription {
     format: u32,
     result: Result<PluginInfo, String>,
+    /// When `describe` itself failed (a trap or a deadline): seconds since the epoch.
+    fault_at: Option<u64>,
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, LoadProblem> {
     let problem = |reason: String| LoadProblem { path: source.display(), reason };
-    let cache_path = runtime.cache().description_path(&source.content_hash);
-    if let Some(cached) = read_cached_description(&cache_path) {
-        let info = cached.map_err(problem)?;
+    let cache = runtime.cache();
+    let cache_path = cache.description_path(&source.content_hash);
+    let subject = source.content_hash.as_bytes();
+    if let Some(cached) = cache
+        .read_entry(EntryKind::Description, subject, &cache_path)
+        .and_then(|bytes| serde_json::from_slice::<CachedDescription>(&bytes).ok())
+        .filter(|c| c.format == DESCRIPTION_FORMAT)
+        .filter(|c| c.fault_at.is_none_or(|at| now_secs().saturating_sub(at) < FAULT_RETRY.as_secs()))
+    {
+        let info = cached.result.map_err(problem)?;
         return Ok(Plugin { source, info, component: OnceLock::new() });
     }
     let (component, outcome) =
@@ -213,26 +296,20 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
         instance.describe().await
     }
     .await;
-    let info = match described {
-        Ok(info) => info,
-        // A fault may depend on the moment (a deadline on a loaded machine): not cached.
-        Err(fault) => return Err(problem(format!("describe() failed: {fault}"))),
+    let (result, fault_at) = match described {
+        Ok(info) => {
+            (check_description(&info).map(|()| info).map_err(|e| format!("invalid self-description: {e}")), None)
+        }
+        Err(fault) => (Err(format!("describe() failed: {fault}")), Some(now_secs())),
     };
-    let result = check_description(&info).map(|()| info).map_err(|e| format!("invalid self-description: {e}"));
-    let cached = CachedDescription { format: DESCRIPTION_FORMAT, result };
+    let cached = CachedDescription { format: DESCRIPTION_FORMAT, result, fault_at };
     if let Ok(json) = serde_json::to_vec(&cached)
-        && let Err(error) = cache::write_atomically(&cache_path, &json)
+        && let Err(error) = cache.write_entry(EntryKind::Description, subject, &cache_path, &json)
     {
         tracing::warn!("cannot cache the description of {}: {error}", source.display());
     }
     let info = cached.result.map_err(problem)?;
     Ok(Plugin { source, info, component: OnceLock::from(component) })
-}
-
-fn read_cached_description(path: &Path) -> Option<Result<PluginInfo, String>> {
-    let bytes = std::fs::read(path).ok()?;
-    let cached: CachedDescription = serde_json::from_slice(&bytes).ok()?;
-    (cached.format == DESCRIPTION_FORMAT).then_some(cached.result)
 }
 
 /// Levenshtein distance, for short tool names.

@@ -1,19 +1,38 @@
 //! Where plugin components come from, and their content hashes. Built-ins are embedded in
-//! the binary with hashes computed at build time. For a plugin file, the hash is cached by
-//! the file's path, size, inode and modification time, so an unchanged file is not read at
-//! start-up; a changed file gets a new hash and so a new compile.
+//! the binary with hashes computed at build time. Plugin files are found and read through
+//! [`crate::files`]: a workspace's without following any link (a link, folder, FIFO or
+//! device named `*.wasm` is reported and skipped), the user's own following links but
+//! still regular files only; never blocking, never more than [`MAX_PLUGIN_BYTES`].
+//!
+//! Identity comes from content. A file's sha-256 is cached under a stamp of what the
+//! kernel says about the open file — device, inode, size, modification *and change* time —
+//! tagged with the cache's secret (so it cannot be forged). A guest can restore a file's
+//! modification time with WASI `set-times`, but that sets the change time to now, and no
+//! WASI call sets it back; a stamp is only stored when both times are safely in the past
+//! (a later write cannot land in the same clock tick). Whatever the stamp says, the bytes
+//! compiled are checked against the digest when they are read ([`PluginSource::bytes`]), so
+//! code never runs under another code's digest.
 
-use std::fs;
+use std::ffi::OsStr;
+use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 use super::LoadProblem;
+use crate::files::{self, FileError};
+use crate::runtime::cache::{CompileCache, EntryKind};
 use crate::runtime::{RuntimeError, cache};
 
 mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 }
+
+/// Largest plugin file read.
+pub const MAX_PLUGIN_BYTES: u64 = 256 << 20;
+/// How far in the past a file's times must be for its stamp to be kept.
+const SETTLED: Duration = Duration::from_secs(2);
 
 /// The three places plugins come from, in precedence order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -42,14 +61,30 @@ impl PluginSource {
         }
     }
 
-    /// The component's bytes.
+    /// The file's name in its folder (what trust pins a workspace plugin by).
+    pub fn file_name(&self) -> String {
+        self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// The component's bytes, exactly those whose digest is `content_hash`.
     pub fn bytes(&self) -> Result<Vec<u8>, RuntimeError> {
-        match self.embedded {
-            Some(bytes) => Ok(bytes.to_vec()),
-            None => {
-                fs::read(&self.path).map_err(|e| RuntimeError::Read { path: self.path.clone(), reason: e.to_string() })
-            }
+        if let Some(bytes) = self.embedded {
+            return Ok(bytes.to_vec());
         }
+        let failed = |reason: String| RuntimeError::Read { path: self.path.clone(), reason };
+        let bytes = match self.origin {
+            Origin::Workspace => files::read_file(&self.path, MAX_PLUGIN_BYTES),
+            Origin::Builtin | Origin::User => files::read_user_file(&self.path, MAX_PLUGIN_BYTES),
+        }
+        .map_err(|e| failed(e.to_string()))?;
+        if cache::content_hash(&bytes) != self.content_hash {
+            return Err(failed(
+                "the file changed after airlock identified it (trust and grants were given to its old content); \
+                 run airlock again"
+                    .into(),
+            ));
+        }
+        Ok(bytes)
     }
 }
 
@@ -66,71 +101,137 @@ pub fn builtins() -> Vec<PluginSource> {
         .collect()
 }
 
-/// Every `*.wasm` file directly in `dir`, by file name. A missing folder holds nothing.
-pub fn scan(dir: &Path, origin: Origin, cache_dir: &Path) -> Result<Vec<PluginSource>, LoadProblem> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(LoadProblem { path: dir.display().to_string(), reason: format!("cannot list: {e}") }),
+/// Whether `name` is a built-in's plugin name (`read-file`, also spelled `read_file`): no
+/// other plugin may take it, or it would inherit the user's grant of the built-in.
+pub fn is_reserved(name: &str) -> bool {
+    let wanted = name.replace('_', "-");
+    builtin::BUILTIN_COMPONENTS.iter().any(|(file, _, _)| file.trim_end_matches(".wasm").replace('_', "-") == wanted)
+}
+
+fn problem(path: &Path, reason: impl std::fmt::Display) -> LoadProblem {
+    LoadProblem { path: path.display().to_string(), reason: reason.to_string() }
+}
+
+/// A plugin file opened for reading, or why it could not be.
+type Opened = Result<(File, rustix::fs::Stat), FileError>;
+
+/// Every `*.wasm` file directly in `dir`, by file name, and what was wrong with the others.
+/// A missing folder holds nothing. A workspace folder (`origin` Workspace) is opened without
+/// following links, from `dir` (canonical) down; the user's folder follows them.
+/// Without a `cache`, every file is hashed (as `airlock trust` does).
+pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<PluginSource>, Vec<LoadProblem>) {
+    let mut problems = Vec::new();
+    let names: Vec<(PathBuf, Opened)> = if origin == Origin::Workspace {
+        let handle = match files::open_dir(dir) {
+            Ok(handle) => handle,
+            Err(FileError::NotFound) => return (Vec::new(), problems),
+            Err(e) => return (Vec::new(), vec![problem(dir, format!("ignored: {e}"))]),
+        };
+        let mut names = match handle.entries() {
+            Ok(names) => names,
+            Err(e) => return (Vec::new(), vec![problem(dir, format!("cannot list: {e}"))]),
+        };
+        names.retain(|n| Path::new(n).extension().is_some_and(|e| e == "wasm"));
+        names.sort();
+        names.into_iter().map(|name| (dir.join(&name), handle.open_regular(OsStr::new(&name)))).collect()
+    } else {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Vec::new(), problems),
+            Err(e) => return (Vec::new(), vec![problem(dir, format!("cannot list: {e}"))]),
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+            .collect();
+        paths.sort();
+        paths.into_iter().map(|path| (path.clone(), files::open_user_file(&path))).collect()
     };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wasm") && p.is_file())
-        .collect();
-    paths.sort();
-    Ok(paths
-        .into_iter()
-        .filter_map(|path| match PluginSource::file(path.clone(), origin, cache_dir) {
-            Ok(source) => Some(source),
-            Err(e) => {
-                tracing::warn!("cannot read plugin {}: {e}", path.display());
-                None
-            }
-        })
-        .collect())
+    let mut sources = Vec::new();
+    for (path, opened) in names {
+        let identified = opened.and_then(|(file, stat)| match cache {
+            Some(cache) => identify(&file, &stat, &path, cache),
+            None => files::sha256_bounded(&file, &stat, MAX_PLUGIN_BYTES),
+        });
+        match identified {
+            Ok(content_hash) => sources.push(PluginSource { origin, path, content_hash, embedded: None }),
+            Err(e) => problems.push(problem(&path, format!("ignored: {e}"))),
+        }
+    }
+    (sources, problems)
 }
 
 impl PluginSource {
-    /// A component file.
-    pub fn file(path: PathBuf, origin: Origin, cache_dir: &Path) -> std::io::Result<Self> {
-        let content_hash = file_hash(&path, cache_dir)?;
+    /// A component file named by the user (`airlock plugins inspect`): links followed,
+    /// bounded, regular only.
+    pub fn file(path: PathBuf, origin: Origin) -> Result<Self, FileError> {
+        let (file, stat) = files::open_user_file(&path)?;
+        let content_hash = files::sha256_bounded(&file, &stat, MAX_PLUGIN_BYTES)?;
         Ok(Self { origin, path, content_hash, embedded: None })
     }
 }
 
-/// What identifies an unchanged file without reading it.
+/// What the kernel says about an open file; any write, rename over, or `set-times` changes it.
 #[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct FileStamp {
-    len: u64,
-    modified_ns: u128,
-    inode: u64,
+struct Stamp {
+    dev: i128,
+    inode: i128,
+    len: i128,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+impl Stamp {
+    fn of(stat: &rustix::fs::Stat) -> Self {
+        let ns = |secs: i128, nanos: i128| secs * 1_000_000_000 + nanos;
+        Self {
+            dev: i128::from(stat.st_dev),
+            inode: i128::from(stat.st_ino),
+            len: i128::from(stat.st_size),
+            modified_ns: ns(i128::from(stat.st_mtime), i128::from(stat.st_mtime_nsec)),
+            changed_ns: ns(i128::from(stat.st_ctime), i128::from(stat.st_ctime_nsec)),
+        }
+    }
+
+    /// Both times lie safely before `now`, so a later change cannot keep them.
+    fn settled(&self, now: SystemTime) -> bool {
+        let now_ns = now.duration_since(UNIX_EPOCH).map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(0));
+        let settled = now_ns - i128::try_from(SETTLED.as_nanos()).unwrap_or(0);
+        self.modified_ns < settled && self.changed_ns < settled
+    }
+}
+
+/// A stamp and the content hash it stands for.
+#[derive(Debug, Serialize, Deserialize)]
+struct SavedStamp {
+    stamp: Stamp,
     content_hash: String,
 }
 
-fn file_hash(path: &Path, cache_dir: &Path) -> std::io::Result<String> {
-    let meta = fs::metadata(path)?;
-    let modified_ns =
-        meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-    #[cfg(unix)]
-    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
-    #[cfg(not(unix))]
-    let inode = 0;
-    let canonical = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let stamp_path =
-        cache_dir.join("files").join(format!("{}.json", cache::content_hash(canonical.to_string_lossy().as_bytes())));
-    if let Ok(bytes) = fs::read(&stamp_path)
-        && let Ok(stamp) = serde_json::from_slice::<FileStamp>(&bytes)
-        && stamp.len == meta.len()
-        && stamp.modified_ns == modified_ns
-        && stamp.inode == inode
+/// The content hash of the open plugin `file` at `path`: from its tagged stamp when the
+/// file is unchanged, else by hashing it (streamed, bounded).
+fn identify(file: &File, stat: &rustix::fs::Stat, path: &Path, cache: &CompileCache) -> Result<String, FileError> {
+    use std::os::unix::ffi::OsStrExt;
+    let subject = path.as_os_str().as_bytes();
+    let stamp_path = cache.stamp_path(path);
+    let stamp = Stamp::of(stat);
+    if let Some(body) = cache.read_entry(EntryKind::FileStamp, subject, &stamp_path)
+        && let Ok(saved) = serde_json::from_slice::<SavedStamp>(&body)
+        && saved.stamp == stamp
     {
-        return Ok(stamp.content_hash);
+        return Ok(saved.content_hash);
     }
-    let content_hash = cache::content_hash(&fs::read(path)?);
-    let stamp = FileStamp { len: meta.len(), modified_ns, inode, content_hash: content_hash.clone() };
-    if let Ok(json) = serde_json::to_vec(&stamp) {
-        let _ = cache::write_atomically(&stamp_path, &json);
+    let now = SystemTime::now();
+    let content_hash = files::sha256_bounded(file, stat, MAX_PLUGIN_BYTES)?;
+    let unchanged = rustix::fs::fstat(file).is_ok_and(|after| Stamp::of(&after) == stamp);
+    if unchanged && stamp.settled(now) {
+        let saved = SavedStamp { stamp, content_hash: content_hash.clone() };
+        if let Ok(json) = serde_json::to_vec(&saved)
+            && let Err(error) = cache.write_entry(EntryKind::FileStamp, subject, &stamp_path, &json)
+        {
+            tracing::warn!("cannot cache the digest of {}: {error}", path.display());
+        }
     }
     Ok(content_hash)
 }

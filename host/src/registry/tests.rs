@@ -113,3 +113,338 @@ fn edit_distance_counts_single_edits() {
     assert_eq!(edit_distance("", "abc"), 3);
     assert_eq!(edit_distance("glob", "glob"), 0);
 }
+
+// ---- Hostile caches, names, budgets and slow describes (issue 7, items 3, 5, 6, 13).
+
+use std::io::Write;
+
+use airlock_tests::variants;
+
+use crate::runtime::cache::content_hash;
+
+/// Replaces every occurrence of `from` in the file at `path` with `to`, byte for byte.
+fn replace_bytes(path: &Path, from: &[u8], to: &[u8]) {
+    let bytes = std::fs::read(path).unwrap();
+    let at = bytes.windows(from.len()).position(|w| w == from).unwrap_or_else(|| panic!("{from:?} not found"));
+    let mut edited = bytes[..at].to_vec();
+    edited.extend_from_slice(to);
+    edited.extend_from_slice(&bytes[at + from.len()..]);
+    std::fs::write(path, edited).unwrap();
+}
+
+fn fresh_runtime() -> (tempfile::TempDir, Runtime) {
+    let cache = tempfile::tempdir().unwrap();
+    let runtime = Runtime::new(cache.path().to_path_buf()).unwrap();
+    (cache, runtime)
+}
+
+fn builtin_hash(file: &str) -> String {
+    source::builtins().into_iter().find(|s| s.path == Path::new(file)).unwrap().content_hash
+}
+
+fn cwasm(cache: &Path, hash: &str) -> PathBuf {
+    std::fs::read_dir(cache.join("components"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(hash))
+        .unwrap_or_else(|| panic!("no compiled entry for {hash}"))
+}
+
+/// The plugin name a loaded component describes itself with (runs its `describe`).
+async fn described_name(runtime: &Runtime, component: &LoadedComponent) -> String {
+    let sandbox = Sandbox::empty(64 << 20, Duration::from_secs(10));
+    let mut instance = runtime.instantiate(component, "probe".into(), &sandbox).await.unwrap();
+    instance.describe().await.unwrap().name
+}
+
+#[tokio::test]
+async fn a_compiled_entry_copied_over_another_is_discarded_and_the_real_code_runs() {
+    let (cache, runtime) = fresh_runtime();
+    let setup = Setup::new(&[fixtures::ECHO_TOOLS]);
+    Registry::load(&runtime, &setup.dirs()).await;
+    let read_file = builtin_hash("read_file.wasm");
+    let echo = content_hash(&std::fs::read(fixtures::ECHO_TOOLS).unwrap());
+    // The impostor: echo's native code (with its valid tag) under read_file's name.
+    std::fs::copy(cwasm(cache.path(), &echo), cwasm(cache.path(), &read_file)).unwrap();
+
+    let runtime = Runtime::new(cache.path().to_path_buf()).unwrap();
+    let source = source::builtins().into_iter().find(|s| s.content_hash == read_file).unwrap();
+    let (component, outcome) = runtime.load(&read_file, || source.bytes()).unwrap();
+    assert_eq!(outcome, CacheOutcome::Compiled, "the swapped entry was believed");
+    assert_eq!(described_name(&runtime, &component).await, "read-file");
+}
+
+#[tokio::test]
+async fn a_bit_flipped_or_truncated_entry_is_recompiled_never_run() {
+    let (cache, runtime) = fresh_runtime();
+    let setup = Setup::new(&[fixtures::ECHO_TOOLS]);
+    Registry::load(&runtime, &setup.dirs()).await;
+    let echo = content_hash(&std::fs::read(fixtures::ECHO_TOOLS).unwrap());
+    let path = cwasm(cache.path(), &echo);
+    let source = PluginSource::file(setup.home.path().join("plugins/echo_tools.wasm"), Origin::User).unwrap();
+    let original = std::fs::read(&path).unwrap();
+    for (what, damaged) in [
+        ("a flipped bit in the code", {
+            let mut bytes = original.clone();
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 0x10;
+            bytes
+        }),
+        ("a flipped bit in the tag", {
+            let mut bytes = original.clone();
+            bytes[3] ^= 0x01;
+            bytes
+        }),
+        ("a truncated entry", original[..original.len() / 3].to_vec()),
+        ("an empty entry", Vec::new()),
+    ] {
+        std::fs::write(&path, &damaged).unwrap();
+        let runtime = Runtime::new(cache.path().to_path_buf()).unwrap();
+        let (component, outcome) = runtime.load(&echo, || source.bytes()).unwrap();
+        assert_eq!(outcome, CacheOutcome::Compiled, "{what} was deserialised");
+        assert_eq!(described_name(&runtime, &component).await, "echo_tools", "{what}");
+    }
+}
+
+#[tokio::test]
+async fn an_edited_or_swapped_description_is_discarded_and_described_again() {
+    let (cache, runtime) = fresh_runtime();
+    let setup = Setup::new(&[fixtures::ECHO_TOOLS, fixtures::FS_PROBE]);
+    Registry::load(&runtime, &setup.dirs()).await;
+    let echo = content_hash(&std::fs::read(fixtures::ECHO_TOOLS).unwrap());
+    let probe = content_hash(&std::fs::read(fixtures::FS_PROBE).unwrap());
+    let echo_entry = runtime.cache().description_path(&echo);
+    let probe_entry = runtime.cache().description_path(&probe);
+    let original = std::fs::read(&echo_entry).unwrap();
+
+    // Rewritten in place: the name changed, the tag kept.
+    replace_bytes(&echo_entry, b"\"echo_tools\"", b"\"fs_probe\"");
+    let registry = Registry::load(&runtime, &setup.dirs()).await;
+    assert_eq!(registry.get("echo").unwrap().plugin.info.name, "echo_tools");
+
+    // Another component's valid entry copied over: the tag is bound to the content hash.
+    std::fs::copy(&probe_entry, &echo_entry).unwrap();
+    let registry = Registry::load(&runtime, &setup.dirs()).await;
+    assert_eq!(registry.get("echo").unwrap().plugin.info.name, "echo_tools");
+    assert_eq!(std::fs::read(&echo_entry).unwrap(), original, "the entry was rebuilt");
+    drop(cache);
+}
+
+#[tokio::test]
+async fn a_plugin_rewritten_in_place_with_its_mtime_restored_is_identified_by_its_new_content() {
+    let (_cache, runtime) = fresh_runtime();
+    let setup = Setup::new(&[]);
+    let plugin = setup.home.path().join("plugins/probe.wasm");
+    std::fs::write(&plugin, variants::trust_probe("name=honest")).unwrap();
+    // Let the file's times settle, so its stamp is cached.
+    std::thread::sleep(Duration::from_millis(2200));
+    let registry = Registry::load(&runtime, &setup.dirs()).await;
+    assert_eq!(registry.get("probe_read").unwrap().plugin.info.name, "honest");
+    assert_eq!(std::fs::read_dir(runtime.cache().dir().join("files")).unwrap().count(), 1, "the stamp is cached");
+
+    // Same size, same inode, same modification time: only the content (and ctime) differ.
+    let modified = std::fs::metadata(&plugin).unwrap().modified().unwrap();
+    let impostor = variants::trust_probe("name=impostor");
+    assert_eq!(impostor.len(), std::fs::metadata(&plugin).unwrap().len() as usize);
+    std::fs::OpenOptions::new().write(true).open(&plugin).unwrap().write_all(&impostor).unwrap();
+    std::fs::File::options().write(true).open(&plugin).unwrap().set_modified(modified).unwrap();
+    let registry = Registry::load(&runtime, &setup.dirs()).await;
+    let tool = registry.get("probe_read").unwrap();
+    assert_eq!(tool.plugin.info.name, "impostor");
+    assert_eq!(tool.plugin.source.content_hash, content_hash(&impostor));
+}
+
+#[tokio::test]
+async fn a_forged_stamp_is_not_believed() {
+    let (_cache, runtime) = fresh_runtime();
+    let setup = Setup::new(&[]);
+    let plugin = setup.home.path().join("plugins/probe.wasm");
+    std::fs::write(&plugin, variants::trust_probe("name=first")).unwrap();
+    std::thread::sleep(Duration::from_millis(2200));
+    Registry::load(&runtime, &setup.dirs()).await;
+    let stamp = std::fs::read_dir(runtime.cache().dir().join("files")).unwrap().next().unwrap().unwrap().path();
+    // Point the stamp at another digest (keeping its tag): it must not be believed.
+    let real = content_hash(&std::fs::read(&plugin).unwrap());
+    replace_bytes(&stamp, real.as_bytes(), builtin_hash("read_file.wasm").as_bytes());
+    let registry = Registry::load(&runtime, &setup.dirs()).await;
+    assert_eq!(registry.get("probe_read").unwrap().plugin.source.content_hash, real);
+}
+
+#[tokio::test]
+async fn the_bytes_compiled_must_have_the_digest_that_was_identified() {
+    let (_cache, runtime) = fresh_runtime();
+    let setup = Setup::new(&[]);
+    let plugin = setup.home.path().join("plugins/probe.wasm");
+    std::fs::write(&plugin, variants::trust_probe("name=first")).unwrap();
+    let source = PluginSource::file(plugin.clone(), Origin::User).unwrap();
+    // Replaced after it was identified, before its first compile.
+    std::fs::write(&plugin, variants::trust_probe("name=second")).unwrap();
+    let error = runtime.load(&source.content_hash, || source.bytes()).unwrap_err();
+    assert!(error.to_string().contains("changed after airlock identified it"), "{error}");
+}
+
+#[tokio::test]
+async fn a_plugin_may_not_take_a_built_in_name_or_another_plugins_name() {
+    let setup = Setup::new(&[]);
+    let user = setup.home.path().join("plugins");
+    std::fs::write(user.join("a_impostor.wasm"), variants::trust_probe("name=read-file")).unwrap();
+    std::fs::write(user.join("b_impostor.wasm"), variants::trust_probe("name=write_file")).unwrap();
+    std::fs::write(user.join("c_first.wasm"), variants::trust_probe("name=twin")).unwrap();
+    std::fs::write(user.join("d_second.wasm"), variants::trust_probe("name=twin;bulk=1")).unwrap();
+    let workspace = setup.workspace.join(".airlock/plugins");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::write(workspace.join("e_impostor.wasm"), variants::trust_probe("name=glob")).unwrap();
+    std::fs::write(workspace.join("f_twin.wasm"), variants::trust_probe("name=twin;bulk=2")).unwrap();
+    let runtime = runtime();
+    let registry = setup.registry(&runtime).await;
+
+    for file in ["a_impostor.wasm", "b_impostor.wasm", "e_impostor.wasm"] {
+        let reason = &problem_for(&registry, file).reason;
+        assert!(reason.contains("is reserved for a built-in plugin"), "{file}: {reason}");
+    }
+    for file in ["d_second.wasm", "f_twin.wasm"] {
+        let reason = &problem_for(&registry, file).reason;
+        assert!(reason.contains("plugin name `twin` is already taken"), "{file}: {reason}");
+    }
+    assert!(registry.get("bulk_twin_0").is_none(), "the second `twin` registered a tool");
+    let twins: Vec<_> = registry.plugins().into_iter().filter(|p| p.info.name == "twin").collect();
+    assert_eq!(twins.len(), 1);
+    assert!(twins[0].source.path.ends_with("c_first.wasm"));
+    for builtin in ["read-file", "write-file", "glob"] {
+        let plugin = registry.plugins().into_iter().find(|p| p.info.name == builtin).unwrap();
+        assert_eq!(plugin.source.origin, Origin::Builtin, "{builtin}");
+    }
+}
+
+#[tokio::test]
+async fn describes_that_spin_or_sleep_cost_one_deadline_once_then_nothing() {
+    let (_cache, runtime) = fresh_runtime();
+    let setup = Setup::new(&[]);
+    let workspace = setup.workspace.join(".airlock/plugins");
+    std::fs::create_dir_all(&workspace).unwrap();
+    // Compile everything first: what is measured is waiting on `describe`.
+    Registry::load(&runtime, &setup.dirs()).await;
+    for (file, config) in [
+        ("spin_a.wasm", "name=spin_a;describe=spin"),
+        ("spin_b.wasm", "name=spin_b;describe=spin"),
+        ("sleep_c.wasm", "name=sleep_c;describe=sleep"),
+    ] {
+        let bytes = variants::trust_probe(config);
+        runtime.load(&content_hash(&bytes), || Ok(bytes.clone())).unwrap();
+        std::fs::write(workspace.join(file), &bytes).unwrap();
+    }
+    let started = std::time::Instant::now();
+    let registry = Registry::load(&runtime, &setup.dirs()).await;
+    let first = started.elapsed();
+    for file in ["spin_a.wasm", "spin_b.wasm", "sleep_c.wasm"] {
+        let reason = &problem_for(&registry, file).reason;
+        assert!(reason.contains("describe() failed") && reason.contains("deadline"), "{file}: {reason}");
+    }
+    // Described together: about one deadline (5 s), not three.
+    assert!(first < Duration::from_secs(9), "the first start took {first:?}");
+
+    let started = std::time::Instant::now();
+    let registry = Registry::load(&runtime, &setup.dirs()).await;
+    let second = started.elapsed();
+    assert!(problem_for(&registry, "spin_a.wasm").reason.contains("deadline"));
+    assert!(second < Duration::from_secs(2), "the failures were not cached: {second:?}");
+}
+
+#[tokio::test]
+async fn a_workspace_may_declare_only_so_much_and_later_plugins_are_skipped() {
+    let setup = Setup::new(&[]);
+    let workspace = setup.workspace.join(".airlock/plugins");
+    std::fs::create_dir_all(&workspace).unwrap();
+    // Each declares 20 tools of 15 000-byte descriptions (~300 KiB); the budget is 512 KiB.
+    for (file, name) in [("a_bulk.wasm", "bulk_a"), ("b_bulk.wasm", "bulk_b"), ("c_bulk.wasm", "bulk_c")] {
+        std::fs::write(workspace.join(file), variants::trust_probe(&format!("name={name};bulk=20"))).unwrap();
+    }
+    // The user's own plugins are not counted against a workspace.
+    std::fs::write(setup.home.path().join("plugins/user_bulk.wasm"), variants::trust_probe("name=bulk_u;bulk=20"))
+        .unwrap();
+    let runtime = runtime();
+    let registry = setup.registry(&runtime).await;
+    assert!(registry.get("bulk_bulk_u_19").is_some());
+    assert!(registry.get("bulk_bulk_a_19").is_some());
+    for file in ["b_bulk.wasm", "c_bulk.wasm"] {
+        let reason = &problem_for(&registry, file).reason;
+        assert!(reason.contains("declare more than 512 KiB"), "{file}: {reason}");
+    }
+    assert!(registry.get("bulk_bulk_b_0").is_none());
+    let declared: usize = registry
+        .plugins()
+        .into_iter()
+        .filter(|p| p.source.origin == Origin::Workspace)
+        .map(|p| declared_bytes(&p.info))
+        .sum();
+    assert!(declared <= WORKSPACE_DECLARED_BYTES, "{declared}");
+}
+
+#[tokio::test]
+async fn workspace_plugin_files_that_are_links_fifos_or_huge_are_reported_not_read() {
+    let setup = Setup::new(&[]);
+    let workspace = setup.workspace.join(".airlock/plugins");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", workspace.join("zero.wasm")).unwrap();
+    std::os::unix::fs::symlink("/proc/self/pagemap", workspace.join("pagemap.wasm")).unwrap();
+    std::os::unix::fs::symlink(fixtures::ECHO_TOOLS, workspace.join("outside.wasm")).unwrap();
+    rustix::fs::mkfifoat(rustix::fs::CWD, workspace.join("fifo.wasm"), rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+    std::fs::File::create(workspace.join("sparse.wasm")).unwrap().set_len(2 << 30).unwrap();
+    std::fs::create_dir(workspace.join("folder.wasm")).unwrap();
+    let runtime = runtime();
+    let registry = setup.registry(&runtime).await;
+    for (file, needle) in [
+        ("zero.wasm", "symbolic link"),
+        ("pagemap.wasm", "symbolic link"),
+        ("outside.wasm", "symbolic link"),
+        ("fifo.wasm", "FIFO"),
+        ("sparse.wasm", "at most"),
+        ("folder.wasm", "folder"),
+    ] {
+        let reason = &problem_for(&registry, file).reason;
+        assert!(reason.contains(needle), "{file}: {reason}");
+    }
+    assert!(registry.get("echo").is_none(), "a linked plugin from outside the workspace loaded");
+    assert!(registry.get("read_file").is_some());
+}
+
+#[tokio::test]
+async fn a_linked_workspace_plugin_folder_is_not_followed() {
+    let setup = Setup::new(&[]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::copy(fixtures::ECHO_TOOLS, elsewhere.path().join("echo.wasm")).unwrap();
+    std::fs::create_dir_all(setup.workspace.join(".airlock")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), setup.workspace.join(".airlock/plugins")).unwrap();
+    let runtime = runtime();
+    let registry = setup.registry(&runtime).await;
+    assert!(registry.get("echo").is_none());
+    assert!(problem_for(&registry, "plugins").reason.contains("symbolic link"));
+}
+
+#[tokio::test]
+async fn a_grant_never_crosses_from_one_origin_to_another() {
+    let setup = Setup::new(&[]);
+    let policy = setup.policy(
+        crate::policy::ApprovalMode::Default,
+        "[grants.read-file]\nfiles = [\"~/notes:read\"]\n[grants.helper]\nfiles = [\".:read-write\"]\n",
+    );
+    let builtin = source::builtins().into_iter().find(|s| s.path == Path::new("read_file.wasm")).unwrap();
+    let plugin = |origin: Origin, name: &str| {
+        let mut source = builtin.clone();
+        source.origin = origin;
+        let info = PluginInfo { name: name.into(), version: "1.0.0".into(), tools: Vec::new() };
+        Plugin { source, info, component: OnceLock::new() }
+    };
+    // The built-in gets the user's grant of its name.
+    let (grant, from) = policy.grant(&plugin(Origin::Builtin, "read-file"));
+    assert_eq!(grant.files.len(), 1);
+    assert!(from.is_some());
+    // A user- or workspace-folder plugin calling itself `read-file` gets none of it.
+    for origin in [Origin::User, Origin::Workspace] {
+        let (grant, _) = policy.grant(&plugin(origin, "read-file"));
+        assert!(grant.is_empty(), "{origin:?} inherited the built-in's grant");
+    }
+    // The user's grant of a user plugin never reaches a workspace plugin of that name.
+    assert_eq!(policy.grant(&plugin(Origin::User, "helper")).0.files.len(), 1);
+    assert!(policy.grant(&plugin(Origin::Workspace, "helper")).0.is_empty());
+}
