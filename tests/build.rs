@@ -28,6 +28,8 @@ const FIXTURES: &[&str] = &[
     "flood",
     "net-probe",
     "socket-probe",
+    "hostile-text",
+    "schema-bomb",
 ];
 
 fn main() {

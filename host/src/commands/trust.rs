@@ -10,6 +10,7 @@ use crate::config::Paths;
 use crate::policy::rules::RuleSource;
 use crate::policy::trust::TrustStore;
 use crate::policy::{file, file_hash, workspace_policy_path};
+use crate::sanitize::line;
 
 #[derive(Debug, clap::Args)]
 pub struct TrustArgs {
@@ -47,15 +48,16 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     let policy = file::load(&policy_path, RuleSource::Workspace)?;
     store.trust(&folder, &file_hash(&policy_path)?);
     store.save()?;
-    writeln!(out, "trusted {}", folder.display())?;
+    writeln!(out, "trusted {}", line(&folder.display().to_string()))?;
     if policy.grants.is_empty() && policy.rules.is_empty() {
         writeln!(out, "its policy ({}) grants nothing and has no rules", policy_path.display())?;
     }
     for (plugin, grant) in &policy.grants {
-        writeln!(out, "  grants {plugin}: {}", super::plugins::describe_grant(grant))?;
+        // The file is the repository's: its names and patterns are shown, never obeyed.
+        writeln!(out, "  grants {}: {}", line(plugin), super::plugins::describe_grant(grant))?;
     }
     for rule in &policy.rules {
-        writeln!(out, "  rule: {} → {} (priority {})", rule.scope(), rule.decision.as_str(), rule.priority)?;
+        writeln!(out, "  rule: {} → {} (priority {})", line(&rule.scope()), rule.decision.as_str(), rule.priority)?;
     }
     writeln!(out, "if {} changes, airlock ignores it until you run `airlock trust` again", policy_path.display())?;
     Ok(())
