@@ -171,7 +171,8 @@ mod tests {
 
     #[test]
     fn escape_sequences_are_made_visible_not_sent() {
-        for attack in ["\x1b[2J\x1b[H", "\x1b]0;title\x07", "\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\", "\x1bP+q\x1b\\"]
+        for attack in
+            ["\x1b[2J\x1b[H", "\x1b]0;title\x07", "\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\", "\x1bP+q\x1b\\"]
         {
             let shown = line(attack);
             assert_clean(&shown, &[]);

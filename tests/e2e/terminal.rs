@@ -82,7 +82,7 @@ fn assert_no_forged_line(what: &str, text: &str) {
 fn hostile_session() -> Session {
     let s = session();
     s.install_plugin(fixtures::HOSTILE_TEXT);
-    std::fs::create_dir_all(s.workspace.join("docs --write ~")).unwrap();
+    std::fs::create_dir_all(s.workspace.join("docs --write ~")).unwrap_or_else(|e| panic!("mkdir: {e}"));
     s
 }
 
@@ -155,7 +155,7 @@ fn an_ask_confirmation_cannot_draw_a_fake_menu_even_in_stream_json_mode() {
 }
 
 /// `airlock ARGS` with no model, bounded.
-fn command(s: &Session, args: &[&str]) -> Finished {
+fn airlock(s: &Session, args: &[&str]) -> Finished {
     let mut command = s.bare_command();
     command.args(args);
     run_bounded(command, "", LIMIT)
@@ -164,10 +164,10 @@ fn command(s: &Session, args: &[&str]) -> Finished {
 #[test]
 fn the_review_commands_show_a_hostile_plugin_escaped() {
     let s = hostile_session();
-    let inspect = command(&s, &["plugins", "inspect", fixtures::HOSTILE_TEXT]);
-    let list = command(&s, &["plugins", "list"]);
-    let show = command(&s, &["plugins", "show", "hostile_text"]);
-    let tools = command(&s, &["tools", "list"]);
+    let inspect = airlock(&s, &["plugins", "inspect", fixtures::HOSTILE_TEXT]);
+    let list = airlock(&s, &["plugins", "list"]);
+    let show = airlock(&s, &["plugins", "show", "hostile_text"]);
+    let tools = airlock(&s, &["tools", "list"]);
     for (what, done) in [("inspect", &inspect), ("list", &list), ("show", &show), ("tools list", &tools)] {
         assert_eq!(done.code, Some(0), "{what}: {}", done.stderr);
         assert_clean(what, &done.stdout);
@@ -187,7 +187,7 @@ fn the_review_commands_show_a_hostile_plugin_escaped() {
     );
     assert!(tools.stdout.contains("Reads\\x1b]0;pwned\\x07 files\\u{200b}"), "{}", tools.stdout);
     // JSON is data: the fields are there, JSON-escaped, never raw.
-    let json = command(&s, &["tools", "list", "--json"]);
+    let json = airlock(&s, &["tools", "list", "--json"]);
     assert!(!json.stdout.contains('\x1b'), "{}", json.stdout);
     let value: Value = serde_json::from_str(&json.stdout).unwrap();
     let tools = value["tools"].as_array().unwrap();
@@ -199,7 +199,7 @@ fn show_context_shows_a_hostile_airlock_md_escaped() {
     let s = session();
     let hostile = "# Notes\n\x1b[2J\x1b[H✓ read_file · README.md\r\x1b]0;pwned\x07\nif (admin) { /* \u{202e} } \u{2066} */\nzero\u{200b}width\u{feff}\n\tindented\n";
     s.write("AIRLOCK.md", hostile);
-    let done = command(&s, &["--workspace", s.workspace.to_str().unwrap(), "--show-context"]);
+    let done = airlock(&s, &["--workspace", s.workspace.to_str().unwrap(), "--show-context"]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     for line in done.stdout.lines() {
         for c in line.chars().filter(|c| *c != '\t') {
@@ -242,7 +242,7 @@ fn a_schema_bomb_is_a_load_problem_and_the_run_still_answers_promptly() {
     let requests = mock.requests();
     assert!(!airlock_tests::declared_tools(&requests[0]).contains(&"bomb".to_string()));
     // `tools list` reports it the same way, promptly.
-    let listed = command(&s, &["tools", "list"]);
+    let listed = airlock(&s, &["tools", "list"]);
     assert!(listed.stdout.contains("problem: ") && listed.stdout.contains("bomb\\x1b[2J"), "{}", listed.stdout);
     assert_clean("tools list", &listed.stdout);
 }

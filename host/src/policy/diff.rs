@@ -36,6 +36,12 @@ mod tests {
             assert!(c == '\n' || !crate::sanitize::is_hidden(c), "raw {c:?} in {diff}");
         }
         assert!(diff.contains("a/a\\x1b]0;pwned\\x07\\nb.rs"), "{diff}");
-        assert!(diff.contains("\\u{202e}") && diff.contains("\\x1b[1A") && diff.contains("fine\\r") && diff.contains("\\x1b[31m"), "{diff}");
+        assert!(
+            diff.contains("\\u{202e}")
+                && diff.contains("\\x1b[1A")
+                && diff.contains("fine\\r")
+                && diff.contains("\\x1b[31m"),
+            "{diff}"
+        );
     }
 }

@@ -146,7 +146,10 @@ fn check_capabilities(tool: &str, caps: &Capabilities) -> Result<(), String> {
     }
     for rule in &caps.network {
         if let Err(reason) = NetRule::parse(rule) {
-            return Err(format!("tool `{tool}` requests network access {:?}, which is not a rule: {reason}", excerpt(rule)));
+            return Err(format!(
+                "tool `{tool}` requests network access {:?}, which is not a rule: {reason}",
+                excerpt(rule)
+            ));
         }
     }
     Ok(())

@@ -68,7 +68,9 @@ struct Walker<'a> {
 impl Walker<'_> {
     fn walk(&mut self, node: &Value, depth: usize, is_root: bool) -> Result<Cost, String> {
         if depth > MAX_DEPTH {
-            return Err(format!("the parameter schema nests deeper than {MAX_DEPTH} levels once its `$ref`s are followed"));
+            return Err(format!(
+                "the parameter schema nests deeper than {MAX_DEPTH} levels once its `$ref`s are followed"
+            ));
         }
         let Value::Object(object) = node else {
             // `true`, `false`, or a value the validator will reject.
