@@ -92,9 +92,14 @@ fn escape(c: char, out: &mut String) {
 
 /// `text` as one safe, bounded line (see the module's contract).
 pub fn line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(MAX_LINE_CHARS * 2));
+    line_bounded(text, MAX_LINE_CHARS)
+}
+
+/// [`line`] with its own bound, for a field a person reviews whole (a parameter schema).
+pub fn line_bounded(text: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max_chars * 2));
     for (count, c) in text.chars().enumerate() {
-        if count == MAX_LINE_CHARS {
+        if count == max_chars {
             out.push('…');
             break;
         }
@@ -229,6 +234,7 @@ mod tests {
         assert_eq!(shown.chars().count(), MAX_LINE_CHARS + 1);
         assert!(shown.ends_with('…'));
         assert_eq!(line("short"), "short");
+        assert_eq!(line_bounded("abcdef", 3), "abc…");
         // The cut counts the original's characters: escapes cannot be used to grow a line
         // past a few times the bound.
         assert!(line(&"\x1b".repeat(100_000)).len() <= MAX_LINE_CHARS * 4 + 3);

@@ -361,7 +361,8 @@ fn write_tools(info: &PluginInfo, schemas: bool, out: &mut impl Write) -> std::i
         requests.extend(caps.processes.iter().map(|p| format!("process `{}`", line(p))));
         writeln!(out, "    requests: {}", if requests.is_empty() { "nothing".into() } else { requests.join(", ") })?;
         if schemas {
-            writeln!(out, "    parameters: {}", line(&tool.parameters.to_string()))?;
+            let schema = crate::sanitize::line_bounded(&tool.parameters.to_string(), crate::registry::MAX_SCHEMA);
+            writeln!(out, "    parameters: {schema}")?;
         }
     }
     Ok(())

@@ -23,7 +23,9 @@ pub fn text(registry: &Registry, out: &mut impl Write) -> io::Result<()> {
         )?;
         let description = info.description.lines().next().unwrap_or_default();
         writeln!(out, "  {}", line(description))?;
-        writeln!(out, "  parameters: {}", line(&info.parameters.to_string()))?;
+        // The schema is reviewed whole: bounded only by the size a schema may have.
+        let schema = crate::sanitize::line_bounded(&info.parameters.to_string(), crate::registry::MAX_SCHEMA);
+        writeln!(out, "  parameters: {schema}")?;
     }
     for problem in &registry.problems {
         writeln!(out, "problem: {}: {}", line(&problem.path), line(&problem.reason))?;

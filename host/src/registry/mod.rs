@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{PluginInfo, ToolInfo};
 use crate::runtime::{CacheOutcome, LoadedComponent, Runtime, RuntimeError, Sandbox, cache};
-pub use describe::{check as check_description, declared_bytes};
+pub use describe::{MAX_SCHEMA, check as check_description, declared_bytes};
 pub use source::{Origin, PluginSource};
 
 /// Limits for the `describe()` call of a plugin being registered.
