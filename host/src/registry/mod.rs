@@ -32,8 +32,10 @@ pub use source::{Origin, PluginSource};
 /// Limits for the `describe()` call of a plugin being registered.
 const DESCRIBE_MEMORY: usize = 64 << 20;
 const DESCRIBE_DEADLINE: Duration = Duration::from_secs(10);
-/// Version of the description cache's format.
-const DESCRIPTION_FORMAT: u32 = 1;
+/// Version of the description cache's format; raised whenever the checks of a description
+/// change, so an entry accepted by older checks is described and checked again (2: schema
+/// complexity, request and declared-size bounds).
+const DESCRIPTION_FORMAT: u32 = 2;
 
 /// One loaded plugin component.
 #[derive(Debug)]
