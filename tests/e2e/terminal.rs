@@ -245,4 +245,15 @@ fn a_schema_bomb_is_a_load_problem_and_the_run_still_answers_promptly() {
     let listed = airlock(&s, &["tools", "list"]);
     assert!(listed.stdout.contains("problem: ") && listed.stdout.contains("bomb\\x1b[2J"), "{}", listed.stdout);
     assert_clean("tools list", &listed.stdout);
+    // Reviewing the file before installing it fails the same way, its name escaped.
+    let file = plugins.join("bomb\x1b[2J\u{202e}.wasm");
+    let inspected = airlock(&s, &["plugins", "inspect", file.to_str().unwrap_or_default()]);
+    assert_ne!(inspected.code, Some(0), "{}", inspected.stdout);
+    assert_clean("inspect", &inspected.stderr);
+    assert!(inspected.stderr.contains("bomb\\x1b[2J\\u{202e}.wasm"), "{}", inspected.stderr);
+    assert!(
+        inspected.stderr.contains("more than 10000 schemas") || inspected.stderr.contains("deeper than 64"),
+        "{}",
+        inspected.stderr
+    );
 }
