@@ -30,6 +30,8 @@ const FIXTURES: &[&str] = &[
     "socket-probe",
     "escape-probe",
     "trust-probe",
+    "hostile-text",
+    "schema-bomb",
 ];
 
 fn main() {

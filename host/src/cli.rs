@@ -155,7 +155,8 @@ pub async fn run(cli: Cli) -> u8 {
     match run_inner(cli).await {
         Ok(code) => code as u8,
         Err(fatal) => {
-            let _ = writeln!(std::io::stderr(), "airlock: {}", fatal.message);
+            // Messages quote plugin names, paths and files: shown, never obeyed.
+            let _ = writeln!(std::io::stderr(), "airlock: {}", crate::sanitize::block(fatal.message.trim_end()));
             fatal.code as u8
         }
     }

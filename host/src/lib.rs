@@ -17,6 +17,7 @@ pub mod model;
 pub mod policy;
 pub mod registry;
 pub mod runtime;
+pub mod sanitize;
 pub mod scheduler;
 pub mod session;
 #[cfg(test)]

@@ -52,6 +52,15 @@
 //!   `{"addr": "127.0.0.1:PORT"}`, requests `http://127.0.0.1`. Tries a raw TCP connection
 //!   and a UDP datagram to `addr` and a lookup of `localhost` through `std::net`; returns
 //!   three lines `tcp: …`, `udp: …`, `lookup: …`, each `ok` or `error: <OS error>`.
+//! - [`HOSTILE_TEXT`] (plugin `hostile_text`, version with a clear-screen and a bidi
+//!   override): every string it returns attacks the terminal (escape sequences, `\r`,
+//!   newlines forging `✓ read_file · README.md` lines and approval menus, bidi and
+//!   zero-width characters). `fail_forge` (kind `read`, requests the folder `docs --write ~`
+//!   read) fails with such an error; `ask_exec` (kind `execute`) and `ask_edit` (kind `edit`)
+//!   confirm with `exec` / `edit` confirmations drawing fake menus, then return "ran" /
+//!   "edited". Its `describe-call` forges a line too.
+//! - [`SCHEMA_BOMB`] (plugin `schema_bomb`): `bomb` declares a 3 kB schema doubling over 48
+//!   levels of `$defs` (`allOf` of the previous level twice).
 //!
 //! All tools but `echo`, `shout`, `read_path`, `write_path`, `fetch` and `connect` take
 //! `{"type":"object","properties":{}}`.

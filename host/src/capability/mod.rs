@@ -159,7 +159,7 @@ pub struct Effective {
     pub env: Vec<String>,
     pub processes: Vec<String>,
     /// Requests that were not granted, each as the flag of `airlock plugins grant` that
-    /// would grant it (`--read ~/notes`, `--net https://api.example.com`).
+    /// would grant it, its value shell-quoted (`--read '~/notes'`, `--net https://api.example.com`).
     pub missing: Vec<String>,
 }
 
@@ -253,28 +253,28 @@ pub fn effective(tool: &ToolInfo, grant: &Grant, roots: &Roots) -> Effective {
         }
         if !granted {
             let flag = if request.access == Access::ReadWrite { "--write" } else { "--read" };
-            result.missing.push(format!("{flag} {}", request.path));
+            result.missing.push(crate::sanitize::grant_flag(flag, &request.path));
         }
     }
     let requested: Vec<NetRule> = tool.capabilities.network.iter().filter_map(|r| NetRule::parse(r).ok()).collect();
     result.network = net::intersect(&requested, &grant.network);
     for rule in &requested {
         if !net::intersect(std::slice::from_ref(rule), &grant.network).contains(rule) {
-            result.missing.push(format!("--net {rule}"));
+            result.missing.push(crate::sanitize::grant_flag("--net", &rule.to_string()));
         }
     }
     for var in &tool.capabilities.env {
         if grant.env.contains(var) {
             result.env.push(var.clone());
         } else {
-            result.missing.push(format!("--env {var}"));
+            result.missing.push(crate::sanitize::grant_flag("--env", var));
         }
     }
     for prefix in &tool.capabilities.processes {
         if grant.processes.iter().any(|g| prefix == g || prefix.starts_with(&format!("{g} "))) {
             result.processes.push(prefix.clone());
         } else {
-            result.missing.push(format!("--process {prefix:?}"));
+            result.missing.push(crate::sanitize::grant_flag("--process", prefix));
         }
     }
     result

@@ -102,5 +102,5 @@ fn env_and_processes_need_both_sides() {
     let e = effective(&t, &g, &d.roots);
     assert_eq!(e.env, ["B"]);
     assert_eq!(e.processes, ["git status"]);
-    assert_eq!(e.missing, ["--env A", "--process \"rm\""]);
+    assert_eq!(e.missing, ["--env A", "--process rm"]);
 }

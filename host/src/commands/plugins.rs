@@ -4,6 +4,10 @@
 //! and user-folder plugins, the workspace's for workspace plugins (re-pinning the folder's
 //! trust when it was trusted, since the user made the change). A grant only ever takes
 //! effect within what the plugin requests.
+//!
+//! The text outputs show what a plugin wrote about itself (names, versions, requests) and
+//! what a workspace's policy grants: every such field goes through [`crate::sanitize`]; the
+//! `--json` outputs are data.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -22,6 +26,7 @@ use crate::policy::trust::{TrustStatus, TrustStore};
 use crate::policy::{Policy, file, workspace_policy_hash, workspace_policy_path};
 use crate::registry::{Origin, Plugin, Registry};
 use crate::runtime::Runtime;
+use crate::sanitize::line;
 
 #[derive(Debug, Subcommand)]
 pub enum PluginsCommand {
@@ -149,9 +154,15 @@ pub async fn run(context: &Context<'_>, command: PluginsCommand) -> Result<(), C
                     .map_err(std::io::Error::other)?;
                 writeln!(out)?;
             } else {
-                writeln!(out, "{} {} ({})", plugin.info.name, plugin.info.version, file.display())?;
+                writeln!(
+                    out,
+                    "{} {} ({})",
+                    line(&plugin.info.name),
+                    line(&plugin.info.version),
+                    line(&file.display().to_string())
+                )?;
                 write_tools(&plugin.info, true, &mut out)?;
-                writeln!(out, "grants nothing until you run: airlock plugins grant {} …", plugin.info.name)?;
+                writeln!(out, "grants nothing until you run: airlock plugins grant {} …", line(&plugin.info.name))?;
             }
             Ok(())
         }
@@ -333,10 +344,10 @@ pub fn describe_grant(grant: &Grant) -> String {
     if grant.is_empty() {
         return "nothing".into();
     }
-    let mut parts: Vec<String> = grant.files.iter().map(FileGrant::to_text).collect();
-    parts.extend(grant.network.iter().map(ToString::to_string));
-    parts.extend(grant.env.iter().map(|v| format!("env {v}")));
-    parts.extend(grant.processes.iter().map(|p| format!("process `{p}`")));
+    let mut parts: Vec<String> = grant.files.iter().map(|f| line(&f.to_text())).collect();
+    parts.extend(grant.network.iter().map(|n| line(&n.to_string())));
+    parts.extend(grant.env.iter().map(|v| format!("env {}", line(v))));
+    parts.extend(grant.processes.iter().map(|p| format!("process `{}`", line(p))));
     if let Some(mb) = grant.memory_mb {
         parts.push(format!("memory {mb} MiB"));
     }
@@ -351,19 +362,23 @@ pub fn describe_grant(grant: &Grant) -> String {
 
 fn write_tools(info: &PluginInfo, schemas: bool, out: &mut impl Write) -> std::io::Result<()> {
     for tool in &info.tools {
-        writeln!(out, "  tool {} ({}) — {}", tool.name, tool.kind.as_str(), tool.display_name)?;
+        writeln!(out, "  tool {} ({}) — {}", line(&tool.name), tool.kind.as_str(), line(&tool.display_name))?;
         let caps = &tool.capabilities;
         let mut requests: Vec<String> = caps
             .files
             .iter()
-            .map(|f| format!("{} {}", if f.access == Access::ReadWrite { "write" } else { "read" }, f.path))
+            .map(|f| {
+                let access = if f.access == Access::ReadWrite { "write" } else { "read" };
+                format!("{access} {}", crate::sanitize::shell_word(&line(&f.path)))
+            })
             .collect();
-        requests.extend(caps.network.iter().map(|n| format!("net {n}")));
-        requests.extend(caps.env.iter().map(|e| format!("env {e}")));
-        requests.extend(caps.processes.iter().map(|p| format!("process `{p}`")));
+        requests.extend(caps.network.iter().map(|n| format!("net {}", line(n))));
+        requests.extend(caps.env.iter().map(|e| format!("env {}", line(e))));
+        requests.extend(caps.processes.iter().map(|p| format!("process `{}`", line(p))));
         writeln!(out, "    requests: {}", if requests.is_empty() { "nothing".into() } else { requests.join(", ") })?;
         if schemas {
-            writeln!(out, "    parameters: {}", tool.parameters)?;
+            let schema = crate::sanitize::line_bounded(&tool.parameters.to_string(), crate::registry::MAX_SCHEMA);
+            writeln!(out, "    parameters: {schema}")?;
         }
     }
     Ok(())
@@ -391,17 +406,17 @@ fn list(context: &Context<'_>, json: bool, out: &mut impl Write) -> Result<(), C
         writeln!(
             out,
             "{} {} [{}] {}",
-            plugin.info.name,
-            plugin.info.version,
+            line(&plugin.info.name),
+            line(&plugin.info.version),
             origin_name(plugin.source.origin),
-            plugin.source.display()
+            line(&plugin.source.display())
         )?;
         let tools: Vec<&str> = plugin.info.tools.iter().map(|t| t.name.as_str()).collect();
-        writeln!(out, "  tools: {}", tools.join(", "))?;
+        writeln!(out, "  tools: {}", line(&tools.join(", ")))?;
         writeln!(out, "  granted: {}", describe_grant(&grant))?;
     }
     for problem in &context.registry.problems {
-        writeln!(out, "problem: {}: {}", problem.path, problem.reason)?;
+        writeln!(out, "problem: {}: {}", line(&problem.path), line(&problem.reason))?;
     }
     Ok(())
 }
@@ -450,26 +465,32 @@ fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl Write) -> 
     writeln!(
         out,
         "{} {} [{}] {}",
-        plugin.info.name,
-        plugin.info.version,
+        line(&plugin.info.name),
+        line(&plugin.info.version),
         origin_name(plugin.source.origin),
-        plugin.source.display()
+        line(&plugin.source.display())
     )?;
     let from = from.map(|p| p.display().to_string()).unwrap_or_else(|| "its built-in default".into());
-    writeln!(out, "granted ({from}): {}", describe_grant(&grant))?;
+    writeln!(out, "granted ({}): {}", line(&from), describe_grant(&grant))?;
     write_tools(&plugin.info, false, out)?;
     for tool in &plugin.info.tools {
         let effective = context.policy.effective(plugin, tool);
         let mut gets: Vec<String> = effective
             .files
             .iter()
-            .map(|(p, a)| format!("{} {}", if *a == Access::ReadWrite { "write" } else { "read" }, p.display()))
+            .map(|(p, a)| {
+                let access = if *a == Access::ReadWrite { "write" } else { "read" };
+                format!("{access} {}", line(&p.display().to_string()))
+            })
             .collect();
-        gets.extend(effective.network.iter().map(|n| format!("net {n}")));
-        gets.extend(effective.env.iter().map(|e| format!("env {e}")));
-        writeln!(out, "  {} gets: {}", tool.name, if gets.is_empty() { "nothing".into() } else { gets.join(", ") })?;
+        gets.extend(effective.network.iter().map(|n| format!("net {}", line(&n.to_string()))));
+        gets.extend(effective.env.iter().map(|e| format!("env {}", line(e))));
+        let gets = if gets.is_empty() { "nothing".into() } else { gets.join(", ") };
+        writeln!(out, "  {} gets: {gets}", line(&tool.name))?;
         if !effective.missing.is_empty() {
-            writeln!(out, "    to grant the rest: airlock plugins grant {name} {}", effective.missing.join(" "))?;
+            // Each entry is already a quoted shell word (capability::effective).
+            let rest = line(&effective.missing.join(" "));
+            writeln!(out, "    to grant the rest: airlock plugins grant {} {rest}", line(name))?;
         }
     }
     Ok(())

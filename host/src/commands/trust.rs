@@ -12,6 +12,7 @@ use crate::policy::rules::RuleSource;
 use crate::policy::trust::TrustStore;
 use crate::policy::{PolicyError, WorkspacePolicy, file, read_workspace_policy, workspace_policy_path};
 use crate::registry::workspace_digests;
+use crate::sanitize::line;
 
 #[derive(Debug, clap::Args)]
 pub struct TrustArgs {
@@ -58,26 +59,27 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     let (plugins, problems) = workspace_digests(&plugin_dir);
     store.trust(&folder, &policy.hash, plugins.clone());
     store.save()?;
-    writeln!(out, "trusted {}", folder.display())?;
+    writeln!(out, "trusted {}", line(&folder.display().to_string()))?;
     for (name, digest) in &plugins {
         writeln!(
             out,
             "  pins plugin {} (sha256 {})",
-            plugin_dir.join(name).display(),
+            line(&plugin_dir.join(name).display().to_string()),
             &digest[..16.min(digest.len())]
         )?;
     }
     for problem in &problems {
-        writeln!(out, "  not pinned: {}: {}", problem.path, problem.reason)?;
+        writeln!(out, "  not pinned: {}: {}", line(&problem.path), line(&problem.reason))?;
     }
     if policy.grants.is_empty() && policy.rules.is_empty() {
         writeln!(out, "its policy ({}) grants nothing and has no rules", policy_path.display())?;
     }
     for (plugin, grant) in &policy.grants {
-        writeln!(out, "  grants {plugin}: {}", super::plugins::describe_grant(grant))?;
+        // The file is the repository's: its names and patterns are shown, never obeyed.
+        writeln!(out, "  grants {}: {}", line(plugin), super::plugins::describe_grant(grant))?;
     }
     for rule in &policy.rules {
-        writeln!(out, "  rule: {} → {} (priority {})", rule.scope(), rule.decision.as_str(), rule.priority)?;
+        writeln!(out, "  rule: {} → {} (priority {})", line(&rule.scope()), rule.decision.as_str(), rule.priority)?;
     }
     writeln!(
         out,

@@ -1,6 +1,10 @@
 //! The headless front end: `text` streams the answer to stdout and one line per finished
 //! tool call to stderr; `json` prints one object at the end; `stream-json` prints one JSON
 //! event per line as it happens, then a `result` line.
+//!
+//! In `text` mode everything printed that a plugin, the model or a repository wrote goes
+//! through [`crate::sanitize`] (each tool-call line is one line: a newline in an error cannot
+//! forge another); the JSON modes are data and are escaped by JSON itself.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -14,6 +18,7 @@ use crate::cli::ExitCode;
 use crate::events::{CallStatus, Event, EventSink};
 use crate::model::ModelError;
 use crate::registry::Registry;
+use crate::sanitize;
 
 /// How a headless run prints (clap's kebab-case names: `text`, `json`, `stream-json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -81,7 +86,7 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
     match event {
         Event::Text { delta } => {
             let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(delta.as_bytes());
+            let _ = stdout.write_all(sanitize::stream(delta).as_bytes());
             let _ = stdout.flush();
             printed.wrote_text |= !delta.is_empty();
             if !delta.is_empty() {
@@ -94,13 +99,18 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
             printed.text_ended_with_newline = true;
         }
         Event::PluginProblem(problem) => {
-            let _ = writeln!(stderr, "warning: plugin {}: {}", problem.path, problem.reason);
+            let _ = writeln!(
+                stderr,
+                "warning: plugin {}: {}",
+                sanitize::line(&problem.path),
+                sanitize::line(&problem.reason)
+            );
         }
         Event::Warning { message } => {
-            let _ = writeln!(stderr, "warning: {message}");
+            let _ = writeln!(stderr, "warning: {}", sanitize::line(message));
         }
         Event::Notice { message } => {
-            let _ = writeln!(stderr, "note: {message}");
+            let _ = writeln!(stderr, "note: {}", sanitize::line(message));
         }
         Event::ToolCall(update) => {
             if let Some(description) = &update.description {
@@ -116,13 +126,13 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
                 CallStatus::Cancelled => "⊘",
                 _ => "✗",
             };
-            let mut line = format!("{mark} {}", update.name);
+            let mut line = format!("{mark} {}", sanitize::line(&update.name));
             if !what.is_empty() {
-                line.push_str(&format!(" · {what}"));
+                line.push_str(&format!(" · {}", sanitize::line(&what)));
             }
             line.push_str(&format!(" ({millis:.1} ms)"));
             if let Some(error) = &update.error {
-                line.push_str(&format!(" — {}: {}", error.kind.as_str(), error.message));
+                line.push_str(&format!(" — {}: {}", error.kind.as_str(), sanitize::line(&error.message)));
             }
             let _ = writeln!(stderr, "{line}");
         }
@@ -140,7 +150,7 @@ pub fn finish(format: OutputFormat, session: &Session, report: &Report, printed:
                 let _ = writeln!(stdout);
             }
             if let Some((_, message)) = &error {
-                let _ = writeln!(std::io::stderr(), "airlock: {message}");
+                let _ = writeln!(std::io::stderr(), "airlock: {}", sanitize::line(message));
             }
         }
         OutputFormat::Json => {

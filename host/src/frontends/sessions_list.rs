@@ -1,7 +1,9 @@
-//! `airlock sessions list`: the recorded sessions, most recently used first.
+//! `airlock sessions list`: the recorded sessions, most recently used first. Recorded text
+//! (prompts, workspace paths) is shown through [`crate::sanitize`].
 
 use std::io::{self, Write};
 
+use crate::sanitize::line;
 use crate::session::Summary;
 
 /// One block per session.
@@ -11,10 +13,10 @@ pub fn text(sessions: &[Summary], out: &mut impl Write) -> io::Result<()> {
     }
     for s in sessions {
         let turns = if s.turns == 1 { "1 turn".to_owned() } else { format!("{} turns", s.turns) };
-        writeln!(out, "{}  {}  {turns}  {} · {}", s.id, s.started, s.provider, s.model)?;
-        writeln!(out, "  {}", s.workspace)?;
+        writeln!(out, "{}  {}  {turns}  {} · {}", line(&s.id), line(&s.started), line(&s.provider), line(&s.model))?;
+        writeln!(out, "  {}", line(&s.workspace))?;
         if !s.first_prompt.is_empty() {
-            writeln!(out, "  \"{}\"", s.first_prompt)?;
+            writeln!(out, "  \"{}\"", line(&s.first_prompt))?;
         }
     }
     Ok(())

@@ -1,27 +1,34 @@
 //! `airlock --show-context`: which `AIRLOCK.md` files were found, their sizes and cuts,
-//! then the system prompt exactly as the model gets it.
+//! then the system prompt as the model gets it. A repository's `AIRLOCK.md` is untrusted:
+//! paths go through [`sanitize::line`] and the prompt through [`sanitize::block_bounded`],
+//! so escape sequences, bidi controls and invisible characters are shown, not obeyed.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
 use crate::agent::context_files::{ContextFile, FILE_NAME};
+use crate::sanitize;
+
+/// Most lines of the system prompt printed (context files are capped in bytes already).
+const MAX_PROMPT_LINES: usize = 10_000;
 
 /// Prints the folders searched, the files used and the assembled prompt.
 pub fn print(folders: &[PathBuf], files: &[ContextFile], system: &str, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "Context files ({FILE_NAME}), in the order they are added:")?;
     for folder in folders {
         let path = folder.join(FILE_NAME);
+        let shown = sanitize::line(&path.display().to_string());
         match files.iter().find(|f| f.path == path) {
             Some(file) => {
-                write!(out, "  {}  {} bytes", path.display(), file.size)?;
+                write!(out, "  {shown}  {} bytes", file.size)?;
                 match &file.cut {
-                    Some(cut) => writeln!(out, "  ({cut})")?,
+                    Some(cut) => writeln!(out, "  ({})", sanitize::line(cut))?,
                     None => writeln!(out)?,
                 }
             }
-            None => writeln!(out, "  {}  (none)", path.display())?,
+            None => writeln!(out, "  {shown}  (none)")?,
         }
     }
     writeln!(out, "\nSystem prompt ({} bytes):\n", system.len())?;
-    writeln!(out, "{system}")
+    writeln!(out, "{}", sanitize::block_bounded(system, MAX_PROMPT_LINES))
 }

@@ -1,30 +1,34 @@
 //! `airlock tools list`: every tool with its plugin file, kind and schema, and every plugin
-//! that could not be loaded.
+//! that could not be loaded. The text listing passes every plugin-written field through
+//! [`crate::sanitize`]; the JSON listing is data.
 
 use std::io::{self, Write};
 
 use serde_json::json;
 
 use crate::registry::Registry;
+use crate::sanitize::line;
 
 /// Human-readable listing.
 pub fn text(registry: &Registry, out: &mut impl Write) -> io::Result<()> {
     for tool in registry.tools() {
         let info = &tool.info;
-        writeln!(out, "{} ({}) — {}", info.name, info.kind.as_str(), info.display_name)?;
+        writeln!(out, "{} ({}) — {}", line(&info.name), info.kind.as_str(), line(&info.display_name))?;
         writeln!(
             out,
             "  plugin: {} {} · {}",
-            tool.plugin.info.name,
-            tool.plugin.info.version,
-            tool.plugin.source.display()
+            line(&tool.plugin.info.name),
+            line(&tool.plugin.info.version),
+            line(&tool.plugin.source.display())
         )?;
         let description = info.description.lines().next().unwrap_or_default();
-        writeln!(out, "  {description}")?;
-        writeln!(out, "  parameters: {}", info.parameters)?;
+        writeln!(out, "  {}", line(description))?;
+        // The schema is reviewed whole: bounded only by the size a schema may have.
+        let schema = crate::sanitize::line_bounded(&info.parameters.to_string(), crate::registry::MAX_SCHEMA);
+        writeln!(out, "  parameters: {schema}")?;
     }
     for problem in &registry.problems {
-        writeln!(out, "problem: {}: {}", problem.path, problem.reason)?;
+        writeln!(out, "problem: {}: {}", line(&problem.path), line(&problem.reason))?;
     }
     Ok(())
 }

@@ -2,6 +2,11 @@
 //! [`Approver`]: headless runs refuse at once ([`RefuseAll`]) unless `--ask` is given, in
 //! which case [`Terminal`] shows the confirmation on stderr and reads the answer from
 //! stdin; the TUI plugs in its dialog the same way.
+//!
+//! Every field of a confirmation was written by a plugin or the model: each is shown through
+//! [`sanitize`] (one line per field, the diff as a bounded block), so none can draw a fake
+//! menu, move the cursor or hide what the call does. This holds in every output format: the
+//! question goes to stderr even when stdout carries JSON.
 
 use std::future::Future;
 use std::io::{BufRead, Write};
@@ -10,6 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::ApprovalMode;
 use crate::contract::Confirmation;
+use crate::sanitize::{self, line};
 
 /// A call waiting for the user.
 #[derive(Debug, Clone)]
@@ -39,9 +45,9 @@ pub enum AlwaysScope {
 impl AlwaysScope {
     pub fn describe(&self, tool: &str) -> String {
         match self {
-            Self::Tool => format!("every `{tool}` call"),
-            Self::CommandRoot(root) => format!("`{tool}` running `{root} …`"),
-            Self::File(path) => format!("`{tool}` on {path}"),
+            Self::Tool => format!("every `{}` call", line(tool)),
+            Self::CommandRoot(root) => format!("`{}` running `{} …`", line(tool), line(root)),
+            Self::File(path) => format!("`{}` on {}", line(tool), line(path)),
         }
     }
 }
@@ -110,22 +116,29 @@ impl Approver for Terminal {
     }
 }
 
+/// Most URLs of one confirmation listed.
+const MAX_URLS: usize = 20;
+
 fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "\n── {} wants to run: {}", request.tool, request.description);
+    let tool = line(&request.tool);
+    let _ = writeln!(err, "\n── {tool} wants to run: {}", line(&request.description));
     let (scope, editable) = match &request.confirmation {
         Confirmation::Edit { path, original, proposed, .. } => {
             let _ = write!(err, "{}", super::diff::unified(path, original, proposed));
             (AlwaysScope::File(request.path.clone().unwrap_or_else(|| path.clone())), true)
         }
         Confirmation::Exec { command, root_command, directory, risk } => {
-            let _ = writeln!(err, "  $ {command}\n  in {directory} (risk: {risk:?})");
+            let _ = writeln!(err, "  $ {}\n  in {} (risk: {risk:?})", line(command), line(directory));
             (AlwaysScope::CommandRoot(root_command.clone()), false)
         }
         Confirmation::Info { prompt, urls } => {
-            let _ = writeln!(err, "  {prompt}");
-            for url in urls {
-                let _ = writeln!(err, "  - {url}");
+            let _ = writeln!(err, "  {}", line(prompt));
+            for url in urls.iter().take(MAX_URLS) {
+                let _ = writeln!(err, "  - {}", line(url));
+            }
+            if urls.len() > MAX_URLS {
+                let _ = writeln!(err, "  … and {} more", urls.len() - MAX_URLS);
             }
             (AlwaysScope::Tool, false)
         }
@@ -145,7 +158,7 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
     let _ = writeln!(err, "  a  allow always: {covered}, for this session");
     let _ = writeln!(err, "  s  allow always: {covered}, saved as a rule in your policy.toml");
     if scope != AlwaysScope::Tool {
-        let _ = writeln!(err, "  t  allow always: every `{}` call, for this session", request.tool);
+        let _ = writeln!(err, "  t  allow always: every `{tool}` call, for this session");
     }
     if editable {
         let _ = writeln!(err, "  e  modify the proposed content with $EDITOR, then allow");
@@ -169,7 +182,7 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
                     match edit_in_editor(path, proposed) {
                         Ok(proposed) => return ApprovalOutcome::Modify { proposed },
                         Err(error) => {
-                            let _ = writeln!(err, "  cannot run the editor: {error}");
+                            let _ = writeln!(err, "  cannot run the editor: {}", line(&error.to_string()));
                         }
                     }
                 }
@@ -177,7 +190,7 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
             "n" | "no" => return ApprovalOutcome::Refuse("the user refused this call".into()),
             "c" => return ApprovalOutcome::Cancel,
             other => {
-                let _ = writeln!(err, "  unknown answer {other:?}");
+                let _ = writeln!(err, "  unknown answer {:?}", sanitize::line(other));
             }
         }
     }

@@ -1,10 +1,20 @@
 //! Checks a plugin's self-description before any of its tools is offered to the model. A
 //! description is untrusted input: names, sizes and schemas are all verified, and the first
 //! problem found is reported with what to fix.
+//!
+//! Invariants: a plugin's tools declare at most [`MAX_DECLARED`] bytes of descriptions and
+//! schemas in total (they are sent with every model request); every schema's expanded cost is
+//! bounded and it refers to nothing outside itself ([`schema`]); a requested path contains no
+//! control, bidi or invisible character (so it can be shown and pasted as one argument), and
+//! a network request parses as a rule.
+
+mod schema;
 
 use std::collections::HashSet;
 
+use crate::capability::net::NetRule;
 use crate::contract::{Capabilities, PluginInfo};
+use crate::sanitize;
 
 /// Most tools one component may declare.
 pub const MAX_TOOLS: usize = 64;
@@ -12,6 +22,19 @@ pub const MAX_TOOLS: usize = 64;
 pub const MAX_DESCRIPTION: usize = 16 * 1024;
 /// Largest accepted parameter schema, in bytes of JSON.
 pub const MAX_SCHEMA: usize = 64 * 1024;
+/// Most bytes of descriptions and schemas one plugin may declare over all its tools.
+pub const MAX_DECLARED: usize = 256 * 1024;
+
+/// The bytes a plugin's tools add to every model request: descriptions and schemas.
+pub fn declared_bytes(info: &PluginInfo) -> usize {
+    info.tools
+        .iter()
+        .map(|tool| {
+            let schema = serde_json::to_vec(&tool.parameters).map_or(usize::MAX, |json| json.len());
+            tool.description.len().saturating_add(tool.display_name.len()).saturating_add(schema)
+        })
+        .fold(0, usize::saturating_add)
+}
 
 /// Returns the first problem with a self-description, if any.
 pub fn check(info: &PluginInfo) -> Result<(), String> {
@@ -48,12 +71,13 @@ pub fn check(info: &PluginInfo) -> Result<(), String> {
         check_schema(name, &tool.parameters)?;
         check_capabilities(name, &tool.capabilities)?;
     }
+    let declared = declared_bytes(info);
+    if declared > MAX_DECLARED {
+        return Err(format!(
+            "the plugin's tools declare {declared} bytes of descriptions and schemas; at most {MAX_DECLARED} are allowed"
+        ));
+    }
     Ok(())
-}
-
-/// Bytes a plugin's tools add to every model request: each tool's description and schema.
-pub fn declared_bytes(info: &PluginInfo) -> usize {
-    info.tools.iter().map(|tool| tool.description.len() + tool.parameters.to_string().len()).sum()
 }
 
 fn check_schema(tool: &str, schema: &serde_json::Value) -> Result<(), String> {
@@ -67,6 +91,7 @@ fn check_schema(tool: &str, schema: &serde_json::Value) -> Result<(), String> {
     if size > MAX_SCHEMA {
         return Err(format!("tool `{tool}`: the parameter schema has {size} bytes; at most {MAX_SCHEMA} are allowed"));
     }
+    schema::check(schema).map_err(|e| format!("tool `{tool}`: {e}"))?;
     jsonschema::validator_for(schema)
         .map(|_| ())
         .map_err(|e| format!("tool `{tool}`: the parameter schema is not a valid JSON Schema: {e}"))
@@ -80,6 +105,12 @@ fn check_capabilities(tool: &str, caps: &Capabilities) -> Result<(), String> {
     for file in &caps.files {
         let path = file.path.as_str();
         let relative = path.strip_prefix("~/").unwrap_or(path);
+        if path.chars().any(sanitize::is_hidden) {
+            return Err(format!(
+                "tool `{tool}` requests files at {:?}: a path may not contain control, bidi or invisible characters",
+                excerpt(path)
+            ));
+        }
         if path.is_empty() || path.len() > 4096 || relative.starts_with('/') || path.contains('\0') {
             return Err(format!(
                 "tool `{tool}` requests files at {:?}: use `.`, a workspace-relative path or `~/...`",
@@ -105,6 +136,20 @@ fn check_capabilities(tool: &str, caps: &Capabilities) -> Result<(), String> {
     for rule in caps.network.iter().chain(&caps.processes) {
         if rule.trim().is_empty() || rule.len() > 1024 {
             return Err(format!("tool `{tool}` has an empty or oversized network or process request"));
+        }
+        if rule.chars().any(sanitize::is_hidden) {
+            return Err(format!(
+                "tool `{tool}` requests {:?}: a request may not contain control, bidi or invisible characters",
+                excerpt(rule)
+            ));
+        }
+    }
+    for rule in &caps.network {
+        if let Err(reason) = NetRule::parse(rule) {
+            return Err(format!(
+                "tool `{tool}` requests network access {:?}, which is not a rule: {reason}",
+                excerpt(rule)
+            ));
         }
     }
     Ok(())
@@ -181,6 +226,58 @@ mod tests {
         assert!(check(&info).unwrap_err().contains("declared twice"));
         info.tools.clear();
         assert!(check(&info).unwrap_err().contains("no tools"));
+    }
+
+    #[test]
+    fn a_schema_bomb_is_refused_at_load_with_a_clear_message() {
+        let mut defs = serde_json::Map::new();
+        defs.insert("d0".into(), json!({"type": "string"}));
+        for level in 1..=48 {
+            let previous = json!({"$ref": format!("#/$defs/d{}", level - 1)});
+            defs.insert(format!("d{level}"), json!({"allOf": [previous, previous]}));
+        }
+        let bomb = json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d48"}}});
+        let err = check(&plugin(tool("bomb", bomb))).unwrap_err();
+        assert!(err.starts_with("tool `bomb`: the parameter schema"), "{err}");
+        let remote = json!({"type": "object", "properties": {"x": {"$ref": "https://127.0.0.1:1/s.json"}}});
+        assert!(check(&plugin(tool("remote", remote))).unwrap_err().contains("never fetches"));
+    }
+
+    #[test]
+    fn what_one_plugin_declares_is_bounded_in_total() {
+        let mut info = plugin(tool("t0", json!({"type": "object"})));
+        info.tools[0].description = "d".repeat(MAX_DESCRIPTION);
+        for i in 1..20 {
+            let mut t = info.tools[0].clone();
+            t.name = format!("t{i}");
+            info.tools.push(t);
+        }
+        assert!(declared_bytes(&info) > MAX_DECLARED);
+        let err = check(&info).unwrap_err();
+        assert!(err.contains("at most 262144 are allowed"), "{err}");
+        info.tools.truncate(10);
+        assert_eq!(check(&info), Ok(()));
+        assert!(declared_bytes(&info) >= 10 * MAX_DESCRIPTION);
+    }
+
+    #[test]
+    fn requests_that_cannot_be_shown_or_pasted_are_refused() {
+        for path in ["docs\n✓ read_file", "a\x1b[2Jb", "x\ry", "evil\u{202e}txt", "zero\u{200b}width", "nul\0"] {
+            let mut t = tool("t", json!({"type": "object"}));
+            t.capabilities.files.push(FileRequest { path: path.into(), access: Access::Read });
+            let err = check(&plugin(t)).unwrap_err();
+            assert!(err.contains("control, bidi or invisible"), "{path:?}: {err}");
+        }
+        for rule in ["not a url", "ftp://example.com", "https://", "https://a.com\n--net https://*"] {
+            let mut t = tool("t", json!({"type": "object"}));
+            t.capabilities.network.push(rule.into());
+            assert!(check(&plugin(t)).is_err(), "{rule:?} was accepted");
+        }
+        // A folder named like flags is a path: accepted, and quoted wherever it is shown.
+        let mut t = tool("t", json!({"type": "object"}));
+        t.capabilities.files.push(FileRequest { path: "docs --write ~".into(), access: Access::Read });
+        t.capabilities.network.push("https://api.example.com".into());
+        assert_eq!(check(&plugin(t)), Ok(()));
     }
 
     #[test]

@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::{PluginInfo, ToolInfo};
 use crate::runtime::cache::EntryKind;
 use crate::runtime::{CacheOutcome, LoadedComponent, Runtime, RuntimeError, Sandbox};
-pub use describe::{check as check_description, declared_bytes};
+pub use describe::{MAX_SCHEMA, check as check_description, declared_bytes};
 pub use source::{MAX_PLUGIN_BYTES, Origin, PluginSource, is_reserved};
 
 /// Limits for the `describe()` call of a plugin being registered.
@@ -52,7 +52,9 @@ pub const WORKSPACE_DECLARED_BYTES: usize = 512 * 1024;
 /// A `describe` that trapped or ran out of time is tried again after this long (it may have
 /// depended on the moment); an invalid self-description only when the file changes.
 const FAULT_RETRY: Duration = Duration::from_secs(3600);
-/// Version of the description cache's format.
+/// Version of the description cache's format; raised whenever the checks of a description
+/// change, so an entry accepted by older checks is described and checked again (2: tagged
+/// entries, schema complexity, request and declared-size bounds).
 const DESCRIPTION_FORMAT: u32 = 2;
 
 /// One loaded plugin component.
@@ -88,21 +90,63 @@ pub struct RegisteredTool {
 }
 
 impl RegisteredTool {
-    /// Checks arguments against the tool's JSON Schema; the error lists every violation.
+    /// Checks arguments against the tool's JSON Schema; the error lists the first violations,
+    /// each cut short. Synchronous and unbounded in time: call [`Self::check_args_within`]
+    /// from async code.
     pub fn check_args(&self, args: &serde_json::Value) -> Result<(), String> {
         let validator =
             self.validator.get_or_init(|| jsonschema::validator_for(&self.info.parameters).map_err(|e| e.to_string()));
         let validator = validator.as_ref().map_err(|e| format!("the tool's schema is unusable: {e}"))?;
-        let problems: Vec<String> = validator
-            .iter_errors(args)
-            .take(10)
-            .map(|e| {
-                let at = e.instance_path().to_string();
-                if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
-            })
-            .collect();
-        if problems.is_empty() { Ok(()) } else { Err(problems.join("; ")) }
+        let mut problems = String::new();
+        for (index, e) in validator.iter_errors(args).take(ARGS_PROBLEMS).enumerate() {
+            let at = e.instance_path().to_string();
+            let problem = if at.is_empty() { e.to_string() } else { format!("{at}: {e}") };
+            if index > 0 {
+                problems.push_str("; ");
+            }
+            problems.push_str(crate::runtime::truncate_chars(&problem, ARGS_PROBLEM_BYTES));
+            if problem.len() > ARGS_PROBLEM_BYTES {
+                problems.push('…');
+            }
+        }
+        if problems.is_empty() { Ok(()) } else { Err(problems) }
     }
+
+    /// [`Self::check_args`] off the async runtime, given at most `limit`: a schema that takes
+    /// longer (which the load-time bounds should prevent) is the plugin's fault, and the
+    /// call fails instead of stalling the session. The validation thread cannot be stopped;
+    /// it is left to finish on its own.
+    pub async fn check_args_within(
+        self: &Arc<Self>,
+        args: &serde_json::Value,
+        limit: Duration,
+    ) -> Result<(), ArgsProblem> {
+        let tool = self.clone();
+        let args = args.clone();
+        let checked = tokio::task::spawn_blocking(move || tool.check_args(&args));
+        match tokio::time::timeout(limit, checked).await {
+            Ok(Ok(result)) => result.map_err(ArgsProblem::Invalid),
+            Ok(Err(join)) => Err(ArgsProblem::Unusable(format!("argument validation failed: {join}"))),
+            Err(_) => Err(ArgsProblem::Unusable(format!(
+                "argument validation took longer than {} ms: the tool's schema is too costly",
+                limit.as_millis()
+            ))),
+        }
+    }
+}
+
+/// Most schema violations reported for one call.
+const ARGS_PROBLEMS: usize = 10;
+/// Longest report of one violation, in bytes.
+const ARGS_PROBLEM_BYTES: usize = 300;
+
+/// Why arguments were not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgsProblem {
+    /// They do not match the schema: the model's to fix.
+    Invalid(String),
+    /// The schema could not be used or took too long: the plugin's fault.
+    Unusable(String),
 }
 
 /// Something that went wrong while loading plugins; shown to the user, never fatal.

@@ -448,3 +448,59 @@ async fn a_grant_never_crosses_from_one_origin_to_another() {
     assert_eq!(policy.grant(&plugin(Origin::User, "helper")).0.files.len(), 1);
     assert!(policy.grant(&plugin(Origin::Workspace, "helper")).0.is_empty());
 }
+
+/// `$defs` doubling 48 times through `allOf`: 2⁴⁸ schemas to visit for one argument.
+fn allof_bomb() -> serde_json::Value {
+    let mut defs = serde_json::Map::new();
+    defs.insert("d0".into(), serde_json::json!({"type": "string"}));
+    for level in 1..=48 {
+        let previous = serde_json::json!({"$ref": format!("#/$defs/d{}", level - 1)});
+        defs.insert(format!("d{level}"), serde_json::json!({"allOf": [previous, previous]}));
+    }
+    serde_json::json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d48"}}})
+}
+
+#[test]
+fn argument_validation_that_runs_too_long_is_stopped_off_the_runtime() {
+    // Its own runtime, shut down without waiting: the spinning validation thread cannot be
+    // stopped, only abandoned (as the binary does at exit).
+    let tokio = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let outcome = tokio.block_on(async { tokio::spawn(validation_is_bounded()).await });
+    tokio.shutdown_background();
+    if let Err(failure) = outcome {
+        std::panic::resume_unwind(failure.into_panic());
+    }
+}
+
+async fn validation_is_bounded() {
+    // The load-time bound refuses this schema; here it is forced past it, as a schema that
+    // slipped through would be, to prove the call-time backstop.
+    let setup = Setup::new(&[]);
+    let runtime = runtime();
+    let registry = setup.registry(&runtime).await;
+    let builtin = registry.get("read_file").unwrap_or_else(|| panic!("no read_file"));
+    let mut info = builtin.info.clone();
+    info.parameters = allof_bomb();
+    let tool = Arc::new(RegisteredTool { plugin: builtin.plugin.clone(), info, validator: OnceLock::new() });
+    let started = std::time::Instant::now();
+    // While validation spins on a blocking thread, the runtime still runs other tasks.
+    let ticker = tokio::spawn(async { tokio::time::sleep(Duration::from_millis(50)).await });
+    let checked = tool.check_args_within(&serde_json::json!({"x": "a"}), Duration::from_millis(300)).await;
+    assert!(ticker.await.is_ok());
+    match checked {
+        Err(ArgsProblem::Unusable(reason)) => assert!(reason.contains("took longer than 300 ms"), "{reason}"),
+        other => panic!("the bomb was not stopped: {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    // Ordinary arguments are checked as before: a violation is the model's to fix, and a
+    // violation quoting a huge argument is cut short.
+    let bad = serde_json::json!({"file_path": "x".repeat(10_000).chars().map(|_| 5).collect::<Vec<u8>>()});
+    match builtin.check_args_within(&bad, Duration::from_secs(2)).await {
+        Err(ArgsProblem::Invalid(problems)) => {
+            assert!(problems.starts_with("/file_path: [5,5") && problems.ends_with('…'), "{problems}");
+            assert!(problems.len() < 2 * 310, "{} bytes", problems.len());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(builtin.check_args_within(&serde_json::json!({"file_path": "a"}), Duration::from_secs(2)).await, Ok(()));
+}

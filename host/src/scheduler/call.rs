@@ -16,7 +16,7 @@ use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
 use crate::policy::rules::CallFacts;
 use crate::policy::{ApprovalOutcome, ApprovalRequest, Verdict};
-use crate::registry::RegisteredTool;
+use crate::registry::{ArgsProblem, RegisteredTool};
 use crate::runtime::{CallFault, Instance, Preopen, Sandbox};
 
 /// The outcome of the steps before execution.
@@ -135,7 +135,7 @@ impl Scheduler {
             Ok(args) => args,
             Err(reason) => return fail(ToolError::new(ErrorKind::InvalidParams, reason)),
         };
-        if let Err(error) = check_schema(&tool, &args) {
+        if let Err(error) = check_schema(&tool, &args).await {
             return fail(error);
         }
         let mut args = args.to_string();
@@ -241,7 +241,7 @@ impl Scheduler {
     /// Rebuilds the arguments of an edit the user changed, and checks them again.
     async fn modify(
         &self,
-        tool: &RegisteredTool,
+        tool: &Arc<RegisteredTool>,
         call: &FunctionCall,
         args: &str,
         proposed: &str,
@@ -254,7 +254,7 @@ impl Scheduler {
         let parsed = parse_args(&new_args).map_err(|reason| {
             ToolError::new(ErrorKind::PluginFault, format!("`{name}` rebuilt unusable arguments: {reason}"))
         })?;
-        check_schema(tool, &parsed)?;
+        check_schema(tool, &parsed).await?;
         let new_args = parsed.to_string();
         instance.validate(name, &new_args).await.map_err(|f| fault_error(tool, f))??;
         Ok(new_args)
@@ -379,7 +379,10 @@ impl Scheduler {
                 tool.info.capabilities.network.iter().filter_map(|r| NetRule::parse(r).ok()).collect();
             let hint = match &denial.grant {
                 Some(rule) if !net::intersect(&requested, std::slice::from_ref(rule)).is_empty() => {
-                    format!("; to allow it: airlock plugins grant {plugin} --net {rule}")
+                    format!(
+                        "; to allow it: airlock plugins grant {plugin} {}",
+                        crate::sanitize::grant_flag("--net", &rule.to_string())
+                    )
                 }
                 Some(_) => "; the plugin did not request it, so no grant can allow it".to_string(),
                 None => String::new(),
@@ -409,13 +412,20 @@ impl Scheduler {
     }
 }
 
-/// Checks arguments against the tool's JSON Schema.
-fn check_schema(tool: &RegisteredTool, args: &serde_json::Value) -> Result<(), ToolError> {
-    tool.check_args(args).map_err(|problems| {
-        ToolError::new(
+/// Longest argument validation of one call. Load-time bounds keep schemas cheap; this is the
+/// backstop, and it keeps validation off the async runtime.
+const ARGS_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Checks arguments against the tool's JSON Schema, off the runtime and within [`ARGS_DEADLINE`].
+async fn check_schema(tool: &Arc<RegisteredTool>, args: &serde_json::Value) -> Result<(), ToolError> {
+    tool.check_args_within(args, ARGS_DEADLINE).await.map_err(|problem| match problem {
+        ArgsProblem::Invalid(problems) => ToolError::new(
             ErrorKind::InvalidParams,
             format!("the arguments of `{}` do not match its schema: {problems}", tool.info.name),
-        )
+        ),
+        ArgsProblem::Unusable(reason) => {
+            ToolError::new(ErrorKind::PluginFault, format!("`{}` cannot check its arguments: {reason}", tool.info.name))
+        }
     })
 }
 
