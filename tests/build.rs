@@ -28,6 +28,7 @@ const FIXTURES: &[&str] = &[
     "flood",
     "net-probe",
     "socket-probe",
+    "runtime-hostile",
 ];
 
 fn main() {
