@@ -333,3 +333,26 @@ async fn hog_batch(phase: &str) -> u64 {
     }
     peak.saturating_sub(before)
 }
+
+#[tokio::test]
+async fn instantiation_waits_for_the_budget_until_its_deadline_or_cancellation() {
+    let limits = ProcessLimits { memory: 64 << 20, instances: 1 };
+    let runtime = Runtime::with_limits(crate::testing::shared_cache(), limits).unwrap();
+    let bytes = plugin("");
+    let (component, _) = runtime.load(&cache::content_hash(&bytes), || Ok(bytes.clone())).unwrap();
+    let sandbox = Sandbox::empty(CAP, Duration::from_millis(300));
+    let held = runtime.instantiate(&component, Arc::from("wat"), &sandbox).await.unwrap();
+
+    let started = std::time::Instant::now();
+    let fault = exhausted(runtime.instantiate(&component, Arc::from("wat"), &sandbox).await);
+    assert!(matches!(fault, CallFault::Queued { instances: 1, .. }), "{fault:?}");
+    assert!(fault.to_string().contains("could not start within"), "{fault}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+
+    let patient = Sandbox::empty(CAP, Duration::from_secs(600));
+    patient.cancel.cancel();
+    assert_eq!(exhausted(runtime.instantiate(&component, Arc::from("wat"), &patient).await), CallFault::Cancelled);
+
+    drop(held);
+    runtime.instantiate(&component, Arc::from("wat"), &sandbox).await.unwrap();
+}
