@@ -32,6 +32,7 @@ const FIXTURES: &[&str] = &[
     "trust-probe",
     "hostile-text",
     "schema-bomb",
+    "runtime-hostile",
 ];
 
 fn main() {

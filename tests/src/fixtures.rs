@@ -61,8 +61,13 @@
 //!   "edited". Its `describe-call` forges a line too.
 //! - [`SCHEMA_BOMB`] (plugin `schema_bomb`): `bomb` declares a 3 kB schema doubling over 48
 //!   levels of `$defs` (`allOf` of the previous level twice).
+//! - [`RUNTIME_HOSTILE`] (plugin `runtime_hostile`): tools that attack the runtime's limits.
+//!   `hog` (args `{"phase", "mib", "hold_ms"}`) allocates and touches `mib` MiB in the named
+//!   phase and holds it; `exit_now` calls `exit(code)` in `execute`; `drip` (streams
+//!   output) emits `count` one-byte chunks; `huge` (kind `edit`, args `{"field", "bytes"}`)
+//!   returns a `bytes`-long string in the named field of its answers (see its source).
 //!
-//! All tools but `echo`, `shout`, `read_path`, `write_path`, `fetch` and `connect` take
+//! All tools but `echo`, `shout`, `read_path`, `write_path`, `fetch`, `connect` and those of `runtime_hostile` take
 //! `{"type":"object","properties":{}}`.
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));

@@ -6,11 +6,16 @@
 //!   case-insensitively, or `*.example.com`, which matches every name *below*
 //!   `example.com` at any depth (`a.example.com`, `a.b.example.com`) but not `example.com`
 //!   itself: grant both rules to allow both;
-//! - port: optional, the scheme's default (80, 443) when left out.
+//! - port: optional, the scheme's default (80, 443) when left out; otherwise 1 to 65535 in
+//!   decimal digits, nothing else (no sign, no empty port after a `:`).
 //!
 //! A rule never has a path, query, fragment or user name, and never allows every host.
 //! Names are compared as written: a rule for `localhost` does not allow `127.0.0.1` (nor
 //! the reverse), and `0x7f.1` or `2130706433` are not taken for `127.0.0.1`.
+//!
+//! A request's destination is parsed once, by [`NetRule::for_authority`], from the authority
+//! the connector will connect to; a port that is empty, signed, out of range or too long to
+//! be one (`:83618`, `:`, a port plus 2^32) is refused, never read as another port.
 //!
 //! Invariant: a parsed [`NetRule`] is canonical (lower-case scheme and host, no trailing dot,
 //! the port filled in, IP literals in their standard form), so rules that mean the same
@@ -110,9 +115,9 @@ impl NetRule {
         let port = match port {
             None => scheme.default_port(),
             Some("*") => return Err(format!("`{text}`: a port cannot be a wildcard; write one rule per port")),
-            Some(port) => match port.parse::<u16>() {
-                Ok(port) if port != 0 => port,
-                _ => return Err(format!("`{text}`: `{port}` is not a port (1 to 65535)")),
+            Some(port) => match parse_port(port) {
+                Some(port) => port,
+                None => return Err(format!("`{text}`: `{port}` is not a port (1 to 65535)")),
             },
         };
         let host = host_pattern(host).map_err(|reason| format!("`{text}`: {reason}"))?;
@@ -129,6 +134,25 @@ impl NetRule {
             exact_host(host).ok()?
         };
         Some(NetRule { scheme, host: HostPattern::Exact(host), port: port.unwrap_or(scheme.default_port()) })
+    }
+
+    /// The exact rule for a request to `scheme://authority`, parsed as the connector reads
+    /// it: `host[:port]` (an IPv6 host in brackets), where a port is 1 to 65535 in decimal
+    /// digits and a missing one (no `:` at all) is the scheme's default. The error says why
+    /// no rule can allow the request.
+    pub fn for_authority(scheme: &str, authority: &str) -> Result<NetRule, &'static str> {
+        const NOT_A_HOST: &str = "the host is not a host name or IP address";
+        let scheme = Scheme::parse(scheme).ok_or("only http and https requests can be granted")?;
+        // The connector would take what is after `@` as the host: two readings of one string.
+        if authority.contains('@') {
+            return Err("URLs with a user name are not allowed");
+        }
+        let (host, port) = split_host_port(authority).map_err(|_| NOT_A_HOST)?;
+        let port = match port {
+            None => scheme.default_port(),
+            Some(port) => parse_port(port).ok_or("the port is not a number from 1 to 65535")?,
+        };
+        NetRule::for_request(scheme.as_str(), host, Some(port)).ok_or(NOT_A_HOST)
     }
 
     /// Whether every destination `other` allows is also allowed by `self`.
@@ -182,6 +206,14 @@ pub fn intersect(requested: &[NetRule], granted: &[NetRule]) -> Vec<NetRule> {
     let all = met.clone();
     met.retain(|rule| !all.iter().any(|other| other != rule && other.covers(rule)));
     met
+}
+
+/// A port written in decimal digits only, 1 to 65535.
+fn parse_port(text: &str) -> Option<u16> {
+    if text.is_empty() || text.len() > 5 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse::<u16>().ok().filter(|port| *port != 0)
 }
 
 /// Splits `host[:port]`, where an IPv6 host is in brackets.

@@ -175,3 +175,46 @@ fn a_request_is_its_own_exact_rule() {
     assert!(NetRule::for_request("http", "[::1", None).is_none());
     assert!(NetRule::for_request("gopher", "example.com", None).is_none());
 }
+
+#[test]
+fn a_request_port_is_read_once_and_strictly() {
+    let granted = rules(&["http://127.0.0.1", "http://127.0.0.1:8080", "https://[::1]:8443"]);
+    let allowed = |authority: &str| {
+        NetRule::for_authority("http", authority).is_ok_and(|request| granted.iter().any(|g| g.covers(&request)))
+    };
+    assert!(allowed("127.0.0.1"));
+    assert!(allowed("127.0.0.1:80"));
+    assert!(allowed("127.0.0.1:8080"));
+    // Each of these reads as "no port", so port 80, to `http::Uri::port_u16`; the connector
+    // would try something else entirely.
+    for authority in [
+        "127.0.0.1:",
+        "127.0.0.1:83618",
+        "127.0.0.1:65616",                           // 80 + 2^16
+        &format!("127.0.0.1:{}", 80u64 + (1 << 32)), // 80 + 2^32
+        "127.0.0.1:+80",
+        "127.0.0.1:0",
+        "127.0.0.1:-80",
+        "127.0.0.1:8080:80",
+        "127.0.0.1:0x50",
+        "127.0.0.1:000080",
+        "127.0.0.1: 80",
+    ] {
+        let refused = NetRule::for_authority("http", authority).unwrap_err();
+        assert!(!allowed(authority), "{authority} was allowed");
+        assert!(refused.contains("port") || refused.contains("host"), "{authority}: {refused}");
+    }
+    assert!(NetRule::for_authority("https", "[::1]:8443").is_ok_and(|r| granted.iter().any(|g| g.covers(&r))));
+    assert!(NetRule::for_authority("https", "[::1]:").is_err());
+    assert!(NetRule::for_authority("https", "[::1]:70000").is_err());
+    assert!(NetRule::for_authority("http", "user@127.0.0.1").unwrap_err().contains("user name"));
+    assert!(NetRule::for_authority("ftp", "127.0.0.1").is_err());
+}
+
+#[test]
+fn rules_take_ports_as_strictly_as_requests() {
+    for written in ["http://127.0.0.1:+80", "http://127.0.0.1:", "http://127.0.0.1:83618", "http://127.0.0.1:0080x"] {
+        let error = NetRule::parse(written).unwrap_err();
+        assert!(error.contains("port") || error.contains("host"), "{written}: {error}");
+    }
+}

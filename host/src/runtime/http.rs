@@ -3,8 +3,9 @@
 //!
 //! Invariants:
 //! - a request goes out only when its scheme, host and port are allowed by the call's
-//!   [`NetRule`]s (exact `scheme://host:port` comparison, see [`crate::capability::net`]);
-//!   URLs with a user name are refused outright. The check runs synchronously in
+//!   [`NetRule`]s (exact `scheme://host:port` comparison, see [`crate::capability::net`]),
+//!   read by [`NetRule::for_authority`] from the very authority the connector connects to;
+//!   URLs with a user name, or a port that is empty or not 1 to 65535, are refused outright. The check runs synchronously in
 //!   `send_request`, before the connection is even started; a refused request fails with
 //!   `error-code::HTTP-request-denied` and is recorded as a [`NetDenial`].
 //! - `wasi:http` never follows redirects (wasmtime-wasi-http hands the guest the 3xx as it
@@ -102,13 +103,12 @@ impl HttpGate {
         let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
             return deny(DenialReason::Unsupported("the URL has no scheme or host"), None);
         };
-        // The host connects to the authority as written; a user name there makes the host
-        // we check and the host we reach two different parsings of one string.
-        if authority.as_str().contains('@') {
-            return deny(DenialReason::Unsupported("URLs with a user name are not allowed"), None);
-        }
-        let Some(request) = NetRule::for_request(scheme, authority.host(), uri.port_u16()) else {
-            return deny(DenialReason::Unsupported("the host is not a host name or IP address"), None);
+        // One parse of the authority, the string the connector connects to; never
+        // `Uri::port_u16`, which reads a port it cannot parse (`:83618`, `:`) as no port,
+        // that is, as the scheme's default.
+        let request = match NetRule::for_authority(scheme, authority.as_str()) {
+            Ok(request) => request,
+            Err(reason) => return deny(DenialReason::Unsupported(reason), None),
         };
         if self.rules.iter().any(|rule| rule.covers(&request)) {
             Ok(())

@@ -6,15 +6,27 @@
 //! listed destinations only ([`http`]), a memory cap and a wall-clock deadline. Raw sockets
 //! (`wasi:sockets` TCP, UDP and name lookup) are linked but always denied.
 //!
-//! A guest that traps, runs past its deadline or exhausts its memory becomes a
+//! Limits hold per store *and* per process: a store's limiter caps the sum of all its linear
+//! memories and table elements and the number of its instances, memories and tables
+//! ([`state::MemoryLimiter`]); the process budget ([`budget`]) bounds how many instances are
+//! alive at once and what their memory caps add up to. Every string a guest returns is capped
+//! where it becomes a host value ([`convert`]).
+//!
+//! A guest that traps, exits, runs past its deadline or exhausts its memory becomes a
 //! [`CallFault`]; the store is dropped and nothing of it survives.
 
 mod bindings;
+mod budget;
 pub mod cache;
 mod convert;
+mod fault;
 mod http;
 #[cfg(test)]
+mod limits_tests;
+#[cfg(test)]
 mod net_tests;
+#[cfg(test)]
+mod output_tests;
 mod state;
 mod stdio;
 
@@ -32,7 +44,11 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use crate::capability::net::NetRule;
 use crate::contract::{Confirmation, PluginInfo, ToolOutput};
+use budget::{Budget, Permits};
+pub use budget::{DEFAULT_LIVE_INSTANCES, DEFAULT_MEMORY_BUDGET, ProcessLimits};
 pub use cache::{CacheOutcome, CompileCache};
+pub use fault::CallFault;
+use fault::classify;
 use http::HttpGate;
 pub use http::{DenialReason, NetDenial};
 pub use state::CancelFlag;
@@ -58,21 +74,6 @@ pub enum RuntimeError {
     Link(String),
     #[error("cannot read {path}: {reason}")]
     Read { path: PathBuf, reason: String },
-}
-
-/// Why a call into a guest did not return normally.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CallFault {
-    #[error("the plugin ran past its deadline of {0:?} and was stopped")]
-    Timeout(Duration),
-    #[error("the call was cancelled")]
-    Cancelled,
-    #[error("the plugin exceeded its memory limit of {} MiB and was stopped", .0 >> 20)]
-    MemoryExhausted(usize),
-    #[error("the plugin crashed: {0}")]
-    Trap(String),
-    #[error("the plugin could not be started: {0}")]
-    Instantiate(String),
 }
 
 /// A directory made visible to the guest, named by its canonical host path (opened without
@@ -144,20 +145,31 @@ pub struct Runtime {
     engine: Engine,
     linker: Linker<CallState>,
     cache: CompileCache,
+    budget: Budget,
 }
 
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Runtime").field("cache", &self.cache).finish_non_exhaustive()
+        f.debug_struct("Runtime").field("cache", &self.cache).field("budget", &self.budget).finish_non_exhaustive()
     }
 }
 
 impl Runtime {
-    /// Creates the engine, the linker and the epoch ticker.
+    /// Creates the engine, the linker and the epoch ticker, with the default process budget.
     pub fn new(cache_dir: PathBuf) -> Result<Self, RuntimeError> {
+        Self::with_limits(cache_dir, ProcessLimits::default())
+    }
+
+    /// Like [`Self::new`], with a process budget of `limits`.
+    pub fn with_limits(cache_dir: PathBuf, limits: ProcessLimits) -> Result<Self, RuntimeError> {
         let mut config = Config::new();
         config.epoch_interruption(true);
         config.wasm_component_model(true);
+        // Address space: wasmtime's defaults reserve 4 GiB plus 32 MiB guards per linear
+        // memory, 32- or 64-bit alike (a larger one only when its initial size is larger,
+        // which the store's limiter refuses first). The memories of a store and the live
+        // stores of the process are counted, so the process's reservations are bounded.
+        // Shared memories, which no limiter sees, need wasmtime's `threads` feature: it is off.
         let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(format!("{e:#}")))?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
@@ -167,11 +179,16 @@ impl Runtime {
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         spawn_epoch_ticker(&engine);
         let cache = CompileCache::new(cache_dir, &engine);
-        Ok(Self { engine, linker, cache })
+        Ok(Self { engine, linker, cache, budget: Budget::new(limits) })
     }
 
     pub fn cache(&self) -> &CompileCache {
         &self.cache
+    }
+
+    /// What all the live instances of this process may hold together.
+    pub fn process_limits(&self) -> ProcessLimits {
+        self.budget.limits()
     }
 
     /// Loads a component (from the compile cache, or compiling it) and links it.
@@ -190,13 +207,15 @@ impl Runtime {
         Ok(LoadedComponent { pre: Arc::new(pre) })
     }
 
-    /// Starts a fresh instance of `component` inside `sandbox`.
+    /// Starts a fresh instance of `component` inside `sandbox`, once the process budget has
+    /// room for it (waiting at most the sandbox's deadline, and not after it is cancelled).
     pub async fn instantiate(
         &self,
         component: &LoadedComponent,
         label: Arc<str>,
         sandbox: &Sandbox,
     ) -> Result<Instance, CallFault> {
+        let permits = self.budget.acquire(sandbox.memory_limit, sandbox.deadline, &sandbox.cancel).await?;
         let stdout = CapturedOutput::new(STDIO_CAP);
         let stderr = CapturedOutput::new(STDIO_CAP);
         let mut wasi = WasiCtxBuilder::new();
@@ -233,30 +252,39 @@ impl Runtime {
             sandbox.call_id.clone(),
             sandbox.live_output.clone(),
         );
-        let mut store = Store::new(&self.engine, state);
-        store.limiter(|state| &mut state.limiter);
-        // A new store's deadline is "now": set it before instantiating, or instantiation
-        // itself is interrupted.
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(|context| {
-            let state = context.data();
-            if state.cancel.is_cancelled() {
-                return Err(Interrupt::Cancelled.into());
-            }
-            if Instant::now() >= state.deadline {
-                return Err(Interrupt::Deadline.into());
-            }
-            Ok(UpdateDeadline::Yield(1))
-        });
+        let mut store = new_store(&self.engine, state);
         let deadline = sandbox.deadline;
         match component.pre.instantiate_async(&mut store).await {
-            Ok(plugin) => Ok(Instance { store, plugin, deadline }),
+            Ok(plugin) => Ok(Instance { store, plugin, deadline, _permits: permits }),
             Err(error) => Err(match classify(&store, deadline, &error) {
                 CallFault::Trap(message) => CallFault::Instantiate(message),
                 fault => fault,
             }),
         }
     }
+}
+
+/// A store for one call: its limiter installed, its deadline checked at every epoch tick.
+/// The only way the runtime makes stores, so no store escapes the limits.
+fn new_store(engine: &Engine, state: CallState) -> Store<CallState> {
+    let mut store = Store::new(engine, state);
+    store.limiter(|state| &mut state.limiter);
+    // A new store's deadline is "now": set it before instantiating, or instantiation
+    // itself is interrupted.
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(|mut context| {
+        let state = context.data_mut();
+        if state.cancel.is_cancelled() {
+            return Err(Interrupt::Cancelled.into());
+        }
+        if Instant::now() >= state.deadline {
+            return Err(Interrupt::Deadline.into());
+        }
+        // Live output held back to coalesce it goes out at least once per interval.
+        state.flush_live_output(false);
+        Ok(UpdateDeadline::Yield(1))
+    });
+    store
 }
 
 /// A component ready to instantiate.
@@ -276,6 +304,9 @@ pub struct Instance {
     store: Store<CallState>,
     plugin: bindings::Plugin,
     deadline: Duration,
+    /// Its room in the process budget; declared last, so it is given back after the store
+    /// (and its memory) is gone.
+    _permits: Permits,
 }
 
 /// A guest's own answer: `Ok` or the typed error it returned.
@@ -299,7 +330,7 @@ impl Instance {
     pub async fn describe_call(&mut self, tool: &str, args: &str) -> Result<String, CallFault> {
         let watch = self.watch();
         let result = watch.guard(self.plugin.airlock_tool_tool().call_describe_call(&mut self.store, tool, args)).await;
-        self.finish(result)
+        Ok(convert::describe_call(self.finish(result)?))
     }
 
     pub async fn confirm(&mut self, tool: &str, args: &str) -> Result<GuestResult<Option<Confirmation>>, CallFault> {
@@ -317,7 +348,7 @@ impl Instance {
         let watch = self.watch();
         let result =
             watch.guard(self.plugin.airlock_tool_tool().call_modify_args(&mut self.store, tool, args, proposed)).await;
-        Ok(self.finish(result)?.map_err(convert::tool_error))
+        Ok(convert::modified_args(self.finish(result)?))
     }
 
     pub async fn execute(&mut self, tool: &str, args: &str) -> Result<GuestResult<ToolOutput>, CallFault> {
@@ -338,6 +369,8 @@ impl Instance {
     }
 
     fn finish<T>(&mut self, result: Result<wasmtime::Result<T>, CallFault>) -> Result<T, CallFault> {
+        // What the guest emitted before it returned (or was stopped) is delivered either way.
+        self.store.data_mut().flush_live_output(true);
         // Classify first: a crash report quotes the guest's stderr, which is drained below.
         let result = result?.map_err(|error| classify(&self.store, self.deadline, &error));
         let state = self.store.data();
@@ -383,46 +416,6 @@ impl Watch {
             () = cancelled => Err(CallFault::Cancelled),
         }
     }
-}
-
-/// Turns a wasmtime error into the fault the user and the model are told about.
-fn classify(store: &Store<CallState>, deadline: Duration, error: &wasmtime::Error) -> CallFault {
-    let state = store.data();
-    match error.downcast_ref::<Interrupt>() {
-        Some(Interrupt::Deadline) => return CallFault::Timeout(deadline),
-        Some(Interrupt::Cancelled) => return CallFault::Cancelled,
-        None => {}
-    }
-    if state.limiter.hit {
-        return CallFault::MemoryExhausted(state.limiter.limit);
-    }
-    // The trap itself, not the wasm backtrace wasmtime attaches (that goes to the log).
-    tracing::info!("guest fault: {error:?}");
-    let mut message = match error.downcast_ref::<wasmtime::Trap>() {
-        // Rust guests put their own stack in linear memory: overflowing it shows up as an
-        // access out of bounds.
-        Some(trap @ wasmtime::Trap::MemoryOutOfBounds) => {
-            format!("{trap} (a stack overflow or a memory bug in the plugin)")
-        }
-        Some(trap) => trap.to_string(),
-        None => error.to_string().lines().next().unwrap_or_default().to_string(),
-    };
-    if let Some(reason) = panic_message(&state.stderr.contents().0) {
-        message.push_str(&format!(" ({})", state::truncate_chars(&reason, 500)));
-    }
-    CallFault::Trap(message)
-}
-
-/// What a guest printed about its crash: a Rust panic's message, or the last line it wrote.
-fn panic_message(stderr: &str) -> Option<String> {
-    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    if let Some(at) = lines.iter().rposition(|l| l.contains("panicked at")) {
-        return Some(match lines.get(at + 1) {
-            Some(reason) if !reason.starts_with("note: ") => format!("panicked: {reason}"),
-            _ => lines[at].to_string(),
-        });
-    }
-    lines.iter().rev().find(|l| !l.starts_with("note: run with")).map(|l| format!("last stderr line: {l}"))
 }
 
 /// Advances the engine's epoch every [`EPOCH_TICK`] for the life of the process.

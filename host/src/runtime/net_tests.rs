@@ -100,6 +100,32 @@ async fn other_ports_hosts_and_schemes_are_denied() {
 }
 
 #[tokio::test]
+async fn ports_the_connector_would_read_differently_are_refused() {
+    let server = WebServer::start();
+    let port = server.port();
+    // The default port is granted too: a port the gate cannot read must not fall back to it.
+    let sandbox = sandbox(&["http://127.0.0.1".into(), format!("http://127.0.0.1:{port}")]);
+    for authority in [
+        format!("127.0.0.1:{}", u32::from(port) + 65_536),
+        format!("127.0.0.1:{}", u64::from(port) + (1 << 32)),
+        "127.0.0.1:83618".to_string(),
+        "127.0.0.1:".to_string(),
+        format!("127.0.0.1:+{port}"),
+        format!("127.0.0.1:0{port}0"),
+    ] {
+        let url = format!("http://{authority}/hello");
+        let (answer, denials) = fetch(&sandbox, &url).await;
+        assert!(denied(&answer), "{url}: {answer:?}");
+        assert_eq!(denials.len(), 1, "{url}: {denials:?}");
+        assert!(denials[0].reason.to_string().contains("port"), "{url}: {}", denials[0].reason);
+        assert!(denials[0].grant.is_none(), "no grant can allow {url}");
+    }
+    assert!(server.requests().is_empty(), "the server was reached: {:?}", server.requests());
+    let (answer, _) = fetch(&sandbox, &format!("http://127.0.0.1:{port}/hello")).await;
+    assert_eq!(answer.unwrap(), "status=200 bytes=5 redirects=0");
+}
+
+#[tokio::test]
 async fn every_redirect_hop_is_checked_again() {
     let granted = WebServer::start();
     let elsewhere = WebServer::start();

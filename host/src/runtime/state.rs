@@ -1,11 +1,16 @@
 //! The data of one store (one call): the WASI context built from the call's sandbox, the
-//! `wasi:http` context and its gate, the memory limiter, the deadline and cancellation flag
+//! `wasi:http` context and its gate, the resource limiter, the deadline and cancellation flag
 //! read by the epoch callback, and the `airlock:host` imports (logging, live output, call
 //! context).
+//!
+//! Invariants: the limiter caps what the whole store holds (the sum of its linear memories
+//! and table elements, the count of its instances, memories and tables), never one memory at
+//! a time; live output is capped in bytes (1 MiB per call) and coalesced into at most one
+//! message per [`LIVE_INTERVAL`] (or per 64 KiB), whatever the size of the chunks.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use wasmtime::ResourceLimiter;
@@ -25,6 +30,11 @@ const MAX_LOG_LINE: usize = 4_096;
 const MAX_LIVE_OUTPUT: usize = 1 << 20;
 /// What the front end is shown when live output hits the cap.
 const LIVE_CAPPED_NOTE: &str = "\n[airlock: live output capped at 1 MiB; the rest was dropped]\n";
+/// Live output is sent on at most once per interval (the rest is held and sent together), so
+/// a million one-byte chunks do not become a million messages.
+pub const LIVE_INTERVAL: Duration = Duration::from_millis(50);
+/// Held live output past this size is sent at once.
+const LIVE_BATCH: usize = 64 * 1024;
 
 /// Set to stop every call that shares it (Ctrl-C, a cancelled batch).
 #[derive(Debug, Clone, Default)]
@@ -49,25 +59,89 @@ pub enum Interrupt {
     Cancelled,
 }
 
-/// Caps linear memory and remembers whether the cap was hit, so a trap that follows can be
-/// reported as memory exhaustion rather than as a plain crash.
+/// Most core instances one store may create. A Rust or C component needs a handful, a
+/// Python or JavaScript one a dozen; hundreds are an attack on the host's memory.
+pub const MAX_INSTANCES: usize = 64;
+/// Most linear memories one store may create (a component usually has one or two). With
+/// [`MAX_INSTANCES`] this also bounds the address space a store reserves: each memory
+/// reserves at most 4 GiB plus a 32 MiB guard (wasmtime's defaults), whatever its index type.
+pub const MAX_MEMORIES: usize = 16;
+/// Most tables one store may create.
+pub const MAX_TABLES: usize = 32;
+/// Most table elements, summed over all the tables of a store: each costs the host a pointer
+/// or two, outside the linear-memory cap.
+pub const MAX_TABLE_ELEMENTS: usize = 1 << 20;
+
+/// Which store-wide limit a guest ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitHit {
+    Memory,
+    TableElements,
+}
+
+/// The resource limiter of one store. It caps the *sum* of all linear memories of the store
+/// (every core instance of every nested component counts, from its initial size on) and the
+/// sum of all table elements, and the number of instances, memories and tables. It remembers
+/// which cap was hit, so a trap that follows is reported as exhaustion, not as a crash.
+///
+/// wasmtime calls `memory_growing(0, initial)` when it creates a memory and
+/// `memory_growing(current, desired)` before each growth, so the running sum is exact.
+/// A growth approved here that wasmtime then fails (the OS refused the pages) stays
+/// counted: the sum may overstate what is mapped, never understate it.
 #[derive(Debug)]
 pub struct MemoryLimiter {
+    /// Bytes of linear memory the whole store may hold.
     pub limit: usize,
-    pub hit: bool,
+    /// Bytes of linear memory the store holds (or was allowed to grow to).
+    memory: usize,
+    table_elements: usize,
+    pub hit: Option<LimitHit>,
+}
+
+impl MemoryLimiter {
+    pub fn new(limit: usize) -> Self {
+        Self { limit, memory: 0, table_elements: 0, hit: None }
+    }
 }
 
 impl ResourceLimiter for MemoryLimiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
-        if desired > self.limit {
-            self.hit = true;
+    fn memory_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        // Past the memory's own maximum wasmtime refuses the growth itself: nothing to count.
+        if maximum.is_some_and(|maximum| desired > maximum) {
             return Ok(false);
         }
+        let total = self.memory.saturating_add(desired.saturating_sub(current));
+        if total > self.limit {
+            self.hit = Some(LimitHit::Memory);
+            return Ok(false);
+        }
+        self.memory = total;
         Ok(true)
     }
 
-    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
-        Ok(desired <= 1_000_000)
+    fn table_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        if maximum.is_some_and(|maximum| desired > maximum) {
+            return Ok(false);
+        }
+        let total = self.table_elements.saturating_add(desired.saturating_sub(current));
+        if total > MAX_TABLE_ELEMENTS {
+            self.hit = Some(LimitHit::TableElements);
+            return Ok(false);
+        }
+        self.table_elements = total;
+        Ok(true)
+    }
+
+    fn instances(&self) -> usize {
+        MAX_INSTANCES
+    }
+
+    fn tables(&self) -> usize {
+        MAX_TABLES
+    }
+
+    fn memories(&self) -> usize {
+        MAX_MEMORIES
     }
 }
 
@@ -90,6 +164,9 @@ pub struct CallState {
     log_lines: u32,
     live_bytes: usize,
     live_capped: bool,
+    /// Live output held back until the interval is over.
+    live_pending: String,
+    live_sent: Option<Instant>,
 }
 
 impl CallState {
@@ -112,7 +189,7 @@ impl CallState {
             http: WasiHttpCtx::new(),
             http_gate,
             table: ResourceTable::new(),
-            limiter: MemoryLimiter { limit: memory_limit, hit: false },
+            limiter: MemoryLimiter::new(memory_limit),
             deadline,
             cancel,
             stdout,
@@ -124,7 +201,28 @@ impl CallState {
             log_lines: 0,
             live_bytes: 0,
             live_capped: false,
+            live_pending: String::new(),
+            live_sent: None,
         }
+    }
+
+    /// Sends the held live output: always when `force`, else only once [`LIVE_INTERVAL`] has
+    /// passed since the last send or [`LIVE_BATCH`] bytes are held. Called by `emit`, at
+    /// every epoch tick and when a guest call ends.
+    pub fn flush_live_output(&mut self, force: bool) {
+        if self.live_pending.is_empty() {
+            return;
+        }
+        let recent = self.live_sent.is_some_and(|sent| sent.elapsed() < LIVE_INTERVAL);
+        if !force && recent && self.live_pending.len() < LIVE_BATCH {
+            return;
+        }
+        let chunk = std::mem::take(&mut self.live_pending);
+        // The receiver may be gone when the front end stopped listening; that is fine.
+        if let Some(sender) = &self.live_output {
+            let _ = sender.send(chunk);
+        }
+        self.live_sent = Some(Instant::now());
     }
 }
 
@@ -167,22 +265,21 @@ impl log::Host for CallState {
 
 impl output::Host for CallState {
     fn emit(&mut self, chunk: String) {
-        let Some(sender) = &self.live_output else { return };
-        if self.live_capped {
+        if self.live_output.is_none() || self.live_capped {
             return;
         }
         // The note that says output was dropped fits inside the cap.
         let room = (MAX_LIVE_OUTPUT - LIVE_CAPPED_NOTE.len()).saturating_sub(self.live_bytes);
         let kept = truncate_chars(&chunk, room);
         self.live_bytes += kept.len();
-        // The receiver may be gone when the front end stopped listening; that is fine.
-        if !kept.is_empty() {
-            let _ = sender.send(kept.to_string());
-        }
+        self.live_pending.push_str(kept);
         if kept.len() < chunk.len() {
             self.live_capped = true;
-            let _ = sender.send(LIVE_CAPPED_NOTE.to_string());
+            self.live_pending.push_str(LIVE_CAPPED_NOTE);
+            self.flush_live_output(true);
+            return;
         }
+        self.flush_live_output(false);
     }
 }
 

@@ -517,9 +517,11 @@ fn cancelled() -> ToolError {
 /// The error the model gets when a guest did not return normally.
 fn fault_error(tool: &RegisteredTool, fault: CallFault) -> ToolError {
     let kind = match fault {
-        CallFault::Timeout(_) => ErrorKind::Timeout,
+        CallFault::Timeout(_) | CallFault::Queued { .. } => ErrorKind::Timeout,
         CallFault::Cancelled => ErrorKind::Cancelled,
-        CallFault::MemoryExhausted(_) | CallFault::Trap(_) | CallFault::Instantiate(_) => ErrorKind::PluginFault,
+        CallFault::MemoryExhausted(_) | CallFault::Trap(_) | CallFault::Exited(_) | CallFault::Instantiate(_) => {
+            ErrorKind::PluginFault
+        }
     };
     tracing::warn!(tool = tool.info.name, plugin = tool.plugin.label(), "{fault}");
     ToolError::new(kind, format!("`{}` failed: {fault}", tool.info.name))
@@ -569,14 +571,38 @@ fn one_line(text: &str) -> String {
     crate::runtime::truncate_chars(line, 200).to_string()
 }
 
-/// A channel for a call's live output, forwarded as events until the call ends.
+/// Shortest time between two live-output events of one call.
+const LIVE_EVENT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// A channel for a call's live output, forwarded as events until the call ends: whatever
+/// arrived meanwhile is joined into one event, at most one per [`LIVE_EVENT_INTERVAL`], and
+/// what is left is sent as soon as the channel closes (the instance is gone).
 fn forward_live_output(call_id: &str, events: &EventSink) -> mpsc::UnboundedSender<String> {
     let (sender, mut receiver) = mpsc::unbounded_channel::<String>();
     let call_id = call_id.to_string();
     let events = events.clone();
     tokio::spawn(async move {
-        while let Some(chunk) = receiver.recv().await {
-            events.send(Event::ToolOutput { call_id: call_id.clone(), chunk });
+        let mut pending = String::new();
+        let mut next = tokio::time::Instant::now();
+        loop {
+            tokio::select! {
+                chunk = receiver.recv() => match chunk {
+                    Some(chunk) => {
+                        pending.push_str(&chunk);
+                        while let Ok(more) = receiver.try_recv() {
+                            pending.push_str(&more);
+                        }
+                    }
+                    None => break,
+                },
+                () = tokio::time::sleep_until(next), if !pending.is_empty() => {
+                    events.send(Event::ToolOutput { call_id: call_id.clone(), chunk: std::mem::take(&mut pending) });
+                    next = tokio::time::Instant::now() + LIVE_EVENT_INTERVAL;
+                }
+            }
+        }
+        if !pending.is_empty() {
+            events.send(Event::ToolOutput { call_id, chunk: pending });
         }
     });
     sender
