@@ -191,28 +191,10 @@ fn a_call_cannot_re_point_a_granted_folder_for_the_next_call_of_its_batch() {
     assert!(!everything.contains(SECRET), "the secret reached the model");
 }
 
-/// Runs write_file on `target` (relative to the workspace) under auto-edit with
-/// `AIRLOCK_HOME`, `AIRLOCK_CACHE_DIR` and the current folder as given.
-fn write_into(s: &Session, home: &Path, cache: Option<&Path>, cwd: &Path, target: &Path) -> Finished {
-    let mock = MockModel::start(Wire::OpenAi);
-    mock.push_turn(Turn::calls(vec![call(
-        "write_file",
-        json!({"file_path": target.display().to_string(), "content": "[grants.x]\n"}),
-    )]));
-    mock.push_turn(Turn::text("done"));
-    let mut command = s.command(&mock);
-    command.env("AIRLOCK_HOME", home).current_dir(cwd).args(["-p", "edit", "--approval-mode", "auto-edit"]);
-    if let Some(cache) = cache {
-        command.env("AIRLOCK_CACHE_DIR", cache);
-    }
-    let done = Session::run(command);
-    let sent = function_responses(&mock.requests()[1]);
-    assert!(sent[0].1.starts_with("Error:"), "the write went through: {sent:?} {}", done.stderr);
-    done
-}
-
+/// Spellings of `$AIRLOCK_HOME` and the cache themselves are in `trust.rs`; these are the
+/// spellings of the workspace and of a cache reached through a link.
 #[test]
-fn airlocks_own_folders_are_out_of_reach_however_they_are_spelled() {
+fn a_workspace_or_cache_named_through_a_link_still_protects_airlocks_folders() {
     let s = session();
     let home = s.workspace.join("ah");
     std::fs::create_dir_all(&home).unwrap();
@@ -220,13 +202,6 @@ fn airlocks_own_folders_are_out_of_reach_however_they_are_spelled() {
     let link = tempfile::tempdir().unwrap();
     let ws_link = link.path().join("ws");
     symlink(&s.workspace, &ws_link).unwrap();
-    let target = Path::new("ah/policy.toml");
-    // Through a link to the workspace, through `x/..`, and relative to the current folder.
-    std::fs::create_dir_all(s.workspace.join("x")).unwrap();
-    for spelling in [ws_link.join("ah"), s.workspace.join("x/../ah"), PathBuf::from("ah")] {
-        write_into(&s, &spelling, None, &s.workspace, target);
-        assert_eq!(std::fs::read_to_string(home.join("policy.toml")).unwrap(), "# mine\n", "{}", spelling.display());
-    }
     // The workspace named through a link, the home spelled plainly.
     let mock = MockModel::start(Wire::OpenAi);
     mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "ah/policy.toml", "content": "x"}))]));
@@ -238,11 +213,18 @@ fn airlocks_own_folders_are_out_of_reach_however_they_are_spelled() {
     let done = Session::run(command);
     assert!(function_responses(&mock.requests()[1])[0].1.starts_with("Error:"), "{}", done.stderr);
     assert_eq!(std::fs::read_to_string(home.join("policy.toml")).unwrap(), "# mine\n");
-    // The compile cache inside the workspace, the home outside it.
+    // The compile cache inside the workspace, named through the link; the home outside.
     let cache = s.workspace.join("cache");
     std::fs::create_dir_all(&cache).unwrap();
     let outside_home = tempfile::tempdir().unwrap();
-    write_into(&s, outside_home.path(), Some(&ws_link.join("cache")), &s.workspace, Path::new("cache/evil.cwasm"));
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "cache/evil.cwasm", "content": "x"}))]));
+    mock.push_turn(Turn::text("done"));
+    let mut command = s.command(&mock);
+    command.env("AIRLOCK_HOME", outside_home.path()).env("AIRLOCK_CACHE_DIR", ws_link.join("cache"));
+    command.args(["-p", "edit", "--approval-mode", "auto-edit"]);
+    let done = Session::run(command);
+    assert!(function_responses(&mock.requests()[1])[0].1.starts_with("Error:"), "{}", done.stderr);
     assert!(!cache.join("evil.cwasm").exists());
 }
 
