@@ -126,7 +126,12 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
     let (scope, editable) = match &request.confirmation {
         Confirmation::Edit { path, original, proposed, .. } => {
             let _ = write!(err, "{}", super::diff::unified(path, original, proposed));
-            (AlwaysScope::File(request.path.clone().unwrap_or_else(|| path.clone())), true)
+            // A proposal cut for display cannot be edited: saving it would write the cut.
+            let whole = proposed.len() <= crate::runtime::MAX_EDIT_CONTENT;
+            if !whole {
+                let _ = writeln!(err, "  (the proposal is too large to show whole, so it cannot be edited here)");
+            }
+            (AlwaysScope::File(request.path.clone().unwrap_or_else(|| path.clone())), whole)
         }
         Confirmation::Exec { command, root_command, directory, risk } => {
             let _ = writeln!(err, "  $ {}\n  in {} (risk: {risk:?})", line(command), line(directory));

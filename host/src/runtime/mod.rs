@@ -19,6 +19,9 @@ mod bindings;
 mod budget;
 pub mod cache;
 mod convert;
+/// The most of an edit's original or proposed content a confirmation holds whole; a longer
+/// one arrives cut, with a note.
+pub use convert::MAX_CONTENT as MAX_EDIT_CONTENT;
 mod fault;
 mod http;
 #[cfg(test)]

@@ -163,6 +163,9 @@ impl Scheduler {
         };
         let facts = CallFacts { tool: &call.name, command, path: path.as_deref() };
         let mut modified = false;
+        // A proposal longer than a confirmation holds arrived cut: editing it would apply the cut.
+        let proposal_cut = matches!(&confirmation, Some(Confirmation::Edit { proposed, .. })
+            if proposed.len() > crate::runtime::MAX_EDIT_CONTENT);
         match self.policy.verdict(&tool.info, &facts, confirmation.as_ref()) {
             Verdict::Allow => {}
             Verdict::Deny(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
@@ -197,6 +200,10 @@ impl Scheduler {
                                 events.send(Event::Warning { message: format!("cannot save the rule: {error}") })
                             }
                         }
+                    }
+                    ApprovalOutcome::Modify { .. } if proposal_cut => {
+                        let message = "the proposal was cut for display, so an edited version of it cannot be applied";
+                        return fail(ToolError::new(ErrorKind::PolicyDenied, message));
                     }
                     ApprovalOutcome::Modify { proposed } => {
                         match self.modify(&tool, call, &args, &proposed, &access, cancel).await {
