@@ -190,7 +190,9 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let roots = Roots { workspace: workspace.clone(), home: user_home() };
     let policy = Arc::new(Policy::load(&paths, roots, mode).map_err(|e| Fatal::new(ExitCode::Config, e))?);
 
-    let runtime = Arc::new(Runtime::new(paths.cache.clone()).map_err(|e| Fatal::new(ExitCode::Failure, e))?);
+    let runtime = Arc::new(
+        Runtime::with_key(paths.cache.clone(), &paths.cache_key()).map_err(|e| Fatal::new(ExitCode::Failure, e))?,
+    );
     let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
     let registry = Arc::new(Registry::load(&runtime, &dirs).await);
 

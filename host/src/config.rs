@@ -64,6 +64,12 @@ impl Paths {
         folders
     }
 
+    /// The key that tags the compile cache's entries: in the home, never in the cache
+    /// folder (which may lie where a repository put files).
+    pub fn cache_key(&self) -> PathBuf {
+        self.home.join("cache.key")
+    }
+
     pub fn config_file(&self) -> PathBuf {
         self.home.join("config.toml")
     }

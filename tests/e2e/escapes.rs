@@ -411,8 +411,11 @@ fn an_ask_question_says_where_the_call_can_write() {
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let docs = s.workspace.join("docs");
-    assert!(stderr.contains(&format!("it can write anywhere in {}", docs.display())), "{stderr}");
-    assert!(!stderr.contains(&format!("it can write anywhere in {}\n", s.workspace.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("it can write anywhere in {} and the folders below it", docs.display())),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(&format!("it can write anywhere in {} ", s.workspace.display())), "{stderr}");
 }
 
 #[test]
@@ -433,4 +436,29 @@ fn an_edit_whose_file_lies_outside_every_grant_can_write_nothing() {
     assert!(sent.iter().all(|(_, text)| text.starts_with("error:")), "{sent:?}");
     assert_eq!(s.read("inside.txt"), None);
     assert_eq!(std::fs::read_to_string(outside.path.join("secret.txt")).unwrap(), SECRET);
+}
+
+#[test]
+fn a_mutating_call_that_shows_no_edit_is_approved_by_neither_auto_edit_nor_a_path_rule() {
+    let s = session();
+    s.install_plugin(fixtures::ESCAPE_PROBE);
+    write_policy(
+        &s,
+        "[grants.escape_probe]\nfiles = [\".:read-write\"]\n\n\
+         [[rule]]\ntool = \"fs_ops\"\npath = \"docs/**\"\ndecision = \"allow\"\n",
+    );
+    s.write("docs/notes.md", "a typo\n");
+    s.write("src/main.rs", "fn main() {}\n");
+    let pwn = json!([{"op": "write", "path": "src/main.rs", "content": "pwned"}]);
+    for mode in ["default", "auto-edit"] {
+        let mock = MockModel::start(Wire::OpenAi);
+        // No `shown`: the plugin confirms nothing, and names a docs/ path in its arguments.
+        mock.push_turn(Turn::calls(vec![call("fs_ops", json!({"ops": pwn, "path": "docs/notes.md"}))]));
+        mock.push_turn(Turn::text("done"));
+        let done = s.airlock(&mock, &["-p", "fix", "--approval-mode", mode]);
+        assert_eq!(done.code, Some(0), "{mode}: {}", done.stderr);
+        let sent = function_responses(&mock.requests()[1]);
+        assert!(sent[0].1.starts_with("Error: policy_denied"), "{mode}: {sent:?}");
+        assert_eq!(s.read("src/main.rs").as_deref(), Some("fn main() {}\n"), "{mode}");
+    }
 }

@@ -13,6 +13,9 @@ use crate::mock_model::{MockModel, Wire};
 /// milliseconds.
 pub const FAST_RETRIES: &str = "[retry]\nbase_delay_ms = 1\nmax_delay_ms = 20\n";
 
+/// The compile-cache key every session's home holds, so that sessions share the cache.
+const SHARED_CACHE_KEY: &[u8; 32] = b"airlock tests share this key....";
+
 /// A temporary home and workspace for one run.
 pub struct Session {
     home: tempfile::TempDir,
@@ -40,6 +43,10 @@ impl Session {
         let workspace = workspace_dir.path().canonicalize().unwrap_or_else(|e| panic!("canonical workspace: {e}"));
         let session = Self { home, workspace_dir, workspace, binary: binary.into(), cache: cache.into() };
         session.write_config(FAST_RETRIES);
+        // airlock tags its compile cache with a key kept in the home; sessions that share one
+        // cache must share that key too, or each would throw the others' entries away.
+        let key = session.airlock_home().join("cache.key");
+        std::fs::write(&key, SHARED_CACHE_KEY).unwrap_or_else(|e| panic!("write {}: {e}", key.display()));
         session
     }
 

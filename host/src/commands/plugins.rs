@@ -272,7 +272,7 @@ fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revoke: bool) -
         writeln!(
             out,
             "  {} is not pinned by this folder's trust: the grant takes effect after `airlock trust`",
-            plugin.source.display()
+            crate::sanitize::line(&plugin.source.display())
         )?;
     }
     Ok(())

@@ -31,7 +31,7 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     let mut store = TrustStore::load(&paths.trust_file())?;
     if args.list {
         for folder in store.folders() {
-            writeln!(out, "{}", folder.display())?;
+            writeln!(out, "{}", line(&folder.display().to_string()))?;
         }
         return Ok(());
     }
@@ -42,7 +42,12 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     if args.revoke {
         let was = store.revoke(&folder);
         store.save()?;
-        writeln!(out, "{} {}", if was { "no longer trusted:" } else { "was not trusted:" }, folder.display())?;
+        writeln!(
+            out,
+            "{} {}",
+            if was { "no longer trusted:" } else { "was not trusted:" },
+            line(&folder.display().to_string())
+        )?;
         return Ok(());
     }
     let policy_path = workspace_policy_path(&folder);
@@ -72,7 +77,7 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
         writeln!(out, "  not pinned: {}: {}", line(&problem.path), line(&problem.reason))?;
     }
     if policy.grants.is_empty() && policy.rules.is_empty() {
-        writeln!(out, "its policy ({}) grants nothing and has no rules", policy_path.display())?;
+        writeln!(out, "its policy ({}) grants nothing and has no rules", line(&policy_path.display().to_string()))?;
     }
     for (plugin, grant) in &policy.grants {
         // The file is the repository's: its names and patterns are shown, never obeyed.
@@ -84,8 +89,8 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     writeln!(
         out,
         "if {} or a plugin in {} changes, airlock ignores it until you run `airlock trust` again",
-        policy_path.display(),
-        plugin_dir.display()
+        line(&policy_path.display().to_string()),
+        line(&plugin_dir.display().to_string())
     )?;
     Ok(())
 }

@@ -154,7 +154,11 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
         }
         folders => {
             for folder in folders {
-                let _ = writeln!(err, "  it can write anywhere in {}", folder.display());
+                let _ = writeln!(
+                    err,
+                    "  it can write anywhere in {} and the folders below it",
+                    line(&folder.display().to_string())
+                );
             }
         }
     }

@@ -3,14 +3,23 @@
 //! sequences, bidi controls and invisible characters in the file are shown, not obeyed, and
 //! a huge diff is cut (saying how many lines were left out).
 
+use std::time::Duration;
+
 use similar::TextDiff;
 
 use crate::sanitize;
 
+/// The longest a diff is searched for before a coarser one is shown.
+const DIFF_DEADLINE: Duration = Duration::from_millis(500);
+
 /// `original` → `proposed` as a unified diff with three lines of context, safe to print.
 pub fn unified(path: &str, original: &str, proposed: &str) -> String {
     let path = sanitize::line(path);
-    let diff = TextDiff::from_lines(original, proposed)
+    // Both contents may be megabytes of lines that all differ, which a plain diff takes
+    // minutes over; past the deadline `similar` settles for a coarser diff.
+    let diff = TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_lines(original, proposed)
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{path}"), &format!("b/{path}"))
@@ -20,6 +29,14 @@ pub fn unified(path: &str, original: &str, proposed: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn megabytes_of_lines_that_all_differ_still_give_a_diff_at_once() {
+        let original: String = (0..100_000).map(|i| format!("a{i}\n")).collect();
+        let proposed: String = (0..100_000).map(|i| format!("b{i}\n")).collect();
+        let diff = super::unified("x.txt", &original, &proposed);
+        assert!(diff.contains("-a0\n") && diff.contains("more lines not shown"), "{}", &diff[..200]);
+    }
+
     #[test]
     fn shows_removed_and_added_lines() {
         let diff = super::unified("x.txt", "one\ntwo\n", "one\n2\n");

@@ -168,7 +168,8 @@ impl Policy {
 
     /// Whether trust pinned this workspace plugin's exact content.
     pub fn is_pinned(&self, plugin: &Plugin) -> bool {
-        self.pinned.values().any(|digest| *digest == plugin.source.content_hash)
+        let name = plugin.source.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        self.pinned.get(&name).is_some_and(|digest| *digest == plugin.source.content_hash)
     }
 
     /// Notices about workspace plugins that the trusted policy does not arm because they

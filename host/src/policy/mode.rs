@@ -57,7 +57,10 @@ pub fn by_mode(mode: ApprovalMode, kind: Kind, confirmation: Option<&Confirmatio
     if mode == ApprovalMode::Yolo {
         return Verdict::Allow;
     }
-    let is_edit = kind == Kind::Edit || matches!(confirmation, Some(Confirmation::Edit { .. }));
+    // Only an edit the user can see — a confirmation naming the file and its new content —
+    // counts as one: the host then binds the execution to that file's folder. A tool of kind
+    // `edit` that shows nothing is not approved by auto-edit.
+    let is_edit = matches!(confirmation, Some(Confirmation::Edit { .. }));
     if kind.is_read_only() && confirmation.is_none() {
         return Verdict::Allow;
     }
@@ -104,5 +107,14 @@ mod tests {
         assert!(ApprovalMode::Plan < ApprovalMode::Default);
         assert!(ApprovalMode::Default < ApprovalMode::AutoEdit);
         assert!(ApprovalMode::AutoEdit < ApprovalMode::Yolo);
+    }
+
+    #[test]
+    fn auto_edit_approves_only_an_edit_it_can_show() {
+        assert_eq!(by_mode(ApprovalMode::AutoEdit, Kind::Edit, Some(&edit())), Verdict::Allow);
+        // An edit-kind tool that shows no edit (or shows something else) is asked about.
+        assert_eq!(by_mode(ApprovalMode::AutoEdit, Kind::Edit, None), Verdict::Ask);
+        let info = Confirmation::Info { prompt: "ok?".into(), urls: Vec::new() };
+        assert_eq!(by_mode(ApprovalMode::AutoEdit, Kind::Edit, Some(&info)), Verdict::Ask);
     }
 }

@@ -31,6 +31,16 @@ mod builtin {
 
 /// Largest plugin file read.
 pub const MAX_PLUGIN_BYTES: u64 = 256 << 20;
+/// Largest plugin file read from a workspace — untrusted, and compiled before any trust
+/// (the largest real guests, Python and JavaScript, are 12–18 MiB).
+pub const MAX_WORKSPACE_PLUGIN_BYTES: u64 = 64 << 20;
+/// Most plugin files one workspace may bring; the rest are reported, not read.
+pub const MAX_WORKSPACE_PLUGINS: usize = 16;
+
+/// Largest plugin file read from `origin`.
+fn max_bytes(origin: Origin) -> u64 {
+    if origin == Origin::Workspace { MAX_WORKSPACE_PLUGIN_BYTES } else { MAX_PLUGIN_BYTES }
+}
 /// How far in the past a file's times must be for its stamp to be kept.
 const SETTLED: Duration = Duration::from_secs(2);
 
@@ -73,7 +83,7 @@ impl PluginSource {
         }
         let failed = |reason: String| RuntimeError::Read { path: self.path.clone(), reason };
         let bytes = match self.origin {
-            Origin::Workspace => files::read_file(&self.path, MAX_PLUGIN_BYTES),
+            Origin::Workspace => files::read_file(&self.path, MAX_WORKSPACE_PLUGIN_BYTES),
             Origin::Builtin | Origin::User => files::read_user_file(&self.path, MAX_PLUGIN_BYTES),
         }
         .map_err(|e| failed(e.to_string()))?;
@@ -133,6 +143,13 @@ pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<Pl
         };
         names.retain(|n| Path::new(n).extension().is_some_and(|e| e == "wasm"));
         names.sort();
+        for name in names.iter().skip(MAX_WORKSPACE_PLUGINS) {
+            problems.push(problem(
+                &dir.join(name),
+                format!("ignored: a workspace may bring at most {MAX_WORKSPACE_PLUGINS} plugins"),
+            ));
+        }
+        names.truncate(MAX_WORKSPACE_PLUGINS);
         names.into_iter().map(|name| (dir.join(&name), handle.open_regular(OsStr::new(&name)))).collect()
     } else {
         let entries = match std::fs::read_dir(dir) {
@@ -151,8 +168,8 @@ pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<Pl
     let mut sources = Vec::new();
     for (path, opened) in names {
         let identified = opened.and_then(|(file, stat)| match cache {
-            Some(cache) => identify(&file, &stat, &path, cache),
-            None => files::sha256_bounded(&file, &stat, MAX_PLUGIN_BYTES),
+            Some(cache) => identify(&file, &stat, &path, cache, max_bytes(origin)),
+            None => files::sha256_bounded(&file, &stat, max_bytes(origin)),
         });
         match identified {
             Ok(content_hash) => sources.push(PluginSource { origin, path, content_hash, embedded: None }),
@@ -211,7 +228,13 @@ struct SavedStamp {
 
 /// The content hash of the open plugin `file` at `path`: from its tagged stamp when the
 /// file is unchanged, else by hashing it (streamed, bounded).
-fn identify(file: &File, stat: &rustix::fs::Stat, path: &Path, cache: &CompileCache) -> Result<String, FileError> {
+fn identify(
+    file: &File,
+    stat: &rustix::fs::Stat,
+    path: &Path,
+    cache: &CompileCache,
+    limit: u64,
+) -> Result<String, FileError> {
     use std::os::unix::ffi::OsStrExt;
     let subject = path.as_os_str().as_bytes();
     let stamp_path = cache.stamp_path(path);
@@ -223,7 +246,7 @@ fn identify(file: &File, stat: &rustix::fs::Stat, path: &Path, cache: &CompileCa
         return Ok(saved.content_hash);
     }
     let now = SystemTime::now();
-    let content_hash = files::sha256_bounded(file, stat, MAX_PLUGIN_BYTES)?;
+    let content_hash = files::sha256_bounded(file, stat, limit)?;
     let unchanged = rustix::fs::fstat(file).is_ok_and(|after| Stamp::of(&after) == stamp);
     if unchanged && stamp.settled(now) {
         let saved = SavedStamp { stamp, content_hash: content_hash.clone() };

@@ -91,6 +91,26 @@ async fn a_changed_wasm_file_is_recompiled_and_described_again() {
     assert_eq!(compiled(), after_first + 1);
 }
 
+#[test]
+fn a_cache_folder_that_brings_its_own_key_is_not_believed() {
+    // A repository ships a cache folder (say AIRLOCK_CACHE_DIR points into it) with a key it
+    // knows and, tagged with that key, an impostor's native code under read_file's digest.
+    let cache = tempfile::tempdir().unwrap();
+    let read_file = source::builtins().into_iter().find(|s| s.path == Path::new("read_file.wasm")).unwrap();
+    let impostor = std::fs::read(fixtures::ECHO_TOOLS).unwrap();
+    let planted = Runtime::new(cache.path().to_path_buf()).unwrap();
+    let (_, outcome) = planted.load(&read_file.content_hash, || Ok(impostor)).unwrap();
+    assert_eq!(outcome, CacheOutcome::Compiled);
+    assert!(cache.path().join("mac.key").exists(), "the planted key is in the cache folder");
+    // airlock keeps its key elsewhere: the planted entry is not believed, the real code is compiled.
+    let home = tempfile::tempdir().unwrap();
+    let runtime = Runtime::with_key(cache.path().to_path_buf(), &home.path().join("cache.key")).unwrap();
+    let (_, outcome) = runtime.load(&read_file.content_hash, || read_file.bytes()).unwrap();
+    assert_eq!(outcome, CacheOutcome::Compiled, "the repository's entry was run");
+    let (_, outcome) = runtime.load(&read_file.content_hash, || read_file.bytes()).unwrap();
+    assert_eq!(outcome, CacheOutcome::Hit, "the real entry, tagged with airlock's key, is kept");
+}
+
 #[tokio::test]
 async fn a_corrupt_cache_entry_is_replaced() {
     let setup = Setup::new(&[fixtures::ECHO_TOOLS]);
@@ -348,6 +368,27 @@ async fn describes_that_spin_or_sleep_cost_one_deadline_once_then_nothing() {
     let second = started.elapsed();
     assert!(problem_for(&registry, "spin_a.wasm").reason.contains("deadline"));
     assert!(second < Duration::from_secs(2), "the failures were not cached: {second:?}");
+}
+
+#[tokio::test]
+async fn a_workspace_may_bring_only_so_many_plugins_and_only_so_large() {
+    let setup = Setup::new(&[]);
+    let workspace = setup.workspace.join(".airlock/plugins");
+    std::fs::create_dir_all(&workspace).unwrap();
+    for index in 0..=source::MAX_WORKSPACE_PLUGINS {
+        std::fs::copy(fixtures::ECHO_TOOLS, workspace.join(format!("p{index:02}.wasm"))).unwrap();
+    }
+    std::fs::File::create(workspace.join("huge.wasm"))
+        .unwrap()
+        .set_len(source::MAX_WORKSPACE_PLUGIN_BYTES + 1)
+        .unwrap();
+    let runtime = runtime();
+    let registry = setup.registry(&runtime).await;
+    // Sorted by name, `huge.wasm` comes first and is refused by its size; the 16 after it
+    // are read, and the last is not.
+    assert!(problem_for(&registry, "huge.wasm").reason.contains("at most"), "{:?}", registry.problems);
+    let last = format!("p{:02}.wasm", source::MAX_WORKSPACE_PLUGINS - 1);
+    assert!(problem_for(&registry, &last).reason.contains("at most 16 plugins"), "{:?}", registry.problems);
 }
 
 #[tokio::test]

@@ -6,8 +6,9 @@
 //!
 //! Invariants:
 //! - the cache is trusted as code and as identity, so nothing in it is believed unless it
-//!   carries a valid tag: HMAC-SHA256, keyed by a random secret made on first use
-//!   (`<cache>/mac.key`, mode 0600), over the entry's kind, its subject (the content hash it
+//!   carries a valid tag: HMAC-SHA256, keyed by a random secret made on first use (mode
+//!   0600; the binary keeps it in `$AIRLOCK_HOME/cache.key`, outside the cache folder, so a
+//!   cache folder a repository filled cannot bring its own key), over the entry's kind, its subject (the content hash it
 //!   describes, or the file it stamps), the engine fingerprint and the bytes. An entry copied
 //!   from another component, edited or bit-flipped is discarded with a warning and rebuilt,
 //!   never deserialised;
@@ -93,11 +94,14 @@ pub enum CacheOutcome {
 }
 
 impl CompileCache {
-    pub fn new(dir: PathBuf, engine: &Engine) -> Self {
+    /// The cache in `dir`, its entries tagged with the secret kept in `key_file` (made on
+    /// first use). The key belongs outside `dir` — in `$AIRLOCK_HOME` — so that a cache folder
+    /// a repository could fill (one inside a workspace) cannot bring a key of its own.
+    pub fn new(dir: PathBuf, key_file: &Path, engine: &Engine) -> Self {
         let mut hasher = DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
         let engine_key = format!("{:016x}", hasher.finish());
-        let secret = Arc::new(load_or_create_secret(&dir));
+        let secret = Arc::new(load_or_create_secret(key_file));
         Self { dir, engine_key, secret }
     }
 
@@ -204,13 +208,14 @@ impl CompileCache {
     }
 }
 
-/// The cache's secret: read from `<dir>/mac.key`, or made and stored there (mode 0600) on
-/// first use. When it cannot be stored, a secret for this process alone: nothing cached
-/// before is believed, and nothing is lost but speed.
-fn load_or_create_secret(dir: &Path) -> [u8; 32] {
+/// The cache's secret: read from `path`, or made and stored there (mode 0600) on first use.
+/// When it cannot be stored, a secret for this process alone: nothing cached before is
+/// believed, and nothing is lost but speed.
+fn load_or_create_secret(path: &Path) -> [u8; 32] {
     use rand::RngCore;
     use std::os::unix::fs::OpenOptionsExt;
-    let path = dir.join("mac.key");
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let path = path.to_path_buf();
     let read = |path: &Path| -> Option<[u8; 32]> { files::read_user_file(path, 32).ok()?.try_into().ok() };
     if let Some(secret) = read(&path) {
         return secret;

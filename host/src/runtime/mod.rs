@@ -35,7 +35,7 @@ mod stdio;
 
 use std::fmt;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -163,8 +163,19 @@ impl Runtime {
         Self::with_limits(cache_dir, ProcessLimits::default())
     }
 
+    /// Like [`Self::new`], with the compile cache's key in `key_file` instead of the cache
+    /// folder (the binary keeps it in `$AIRLOCK_HOME`).
+    pub fn with_key(cache_dir: PathBuf, key_file: &Path) -> Result<Self, RuntimeError> {
+        Self::build(cache_dir, key_file, ProcessLimits::default())
+    }
+
     /// Like [`Self::new`], with a process budget of `limits`.
     pub fn with_limits(cache_dir: PathBuf, limits: ProcessLimits) -> Result<Self, RuntimeError> {
+        let key_file = cache_dir.join("mac.key");
+        Self::build(cache_dir, &key_file, limits)
+    }
+
+    fn build(cache_dir: PathBuf, key_file: &Path, limits: ProcessLimits) -> Result<Self, RuntimeError> {
         let mut config = Config::new();
         config.epoch_interruption(true);
         config.wasm_component_model(true);
@@ -181,7 +192,7 @@ impl Runtime {
         bindings::Plugin::add_to_linker::<_, wasmtime::component::HasSelf<_>>(&mut linker, |state| state)
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         spawn_epoch_ticker(&engine);
-        let cache = CompileCache::new(cache_dir, &engine);
+        let cache = CompileCache::new(cache_dir, key_file, &engine);
         Ok(Self { engine, linker, cache, budget: Budget::new(limits) })
     }
 

@@ -156,7 +156,7 @@ impl Scheduler {
             }
             _ => Writes::Grant,
         };
-        let path = touched_path(confirmation.as_ref(), &args, &self.workspace);
+        let path = touched_path(confirmation.as_ref(), &args, &self.workspace, tool.info.kind.is_read_only());
         let command = match &confirmation {
             Some(Confirmation::Exec { command, .. }) => Some(command.as_str()),
             _ => None,
@@ -436,13 +436,16 @@ async fn check_schema(tool: &Arc<RegisteredTool>, args: &serde_json::Value) -> R
     })
 }
 
-/// The path a call touches, for rules: the edit's file, else a `file_path`, `dir_path` or
-/// `path` argument. Canonical — links followed, so `docs/sym -> ../src` makes `docs/sym/x`
-/// the path `src/x` that a `docs/**` rule does not match — and workspace-relative when
-/// inside the workspace.
-fn touched_path(confirmation: Option<&Confirmation>, args: &str, workspace: &Path) -> Option<String> {
+/// The path a call touches, for rules: the edit's file, else — for a read-only tool — a
+/// `file_path`, `dir_path` or `path` argument. A mutating call that shows no edit touches no
+/// path a rule could name: its arguments say nothing about what it will write, so only a
+/// rule for the whole tool can approve it. Canonical — links followed, so
+/// `docs/sym -> ../src` makes `docs/sym/x` the path `src/x` that a `docs/**` rule does not
+/// match — and workspace-relative when inside the workspace.
+fn touched_path(confirmation: Option<&Confirmation>, args: &str, workspace: &Path, read_only: bool) -> Option<String> {
     let raw = match confirmation {
         Some(Confirmation::Edit { path, .. }) => path.clone(),
+        _ if !read_only => return None,
         _ => {
             let args: serde_json::Value = serde_json::from_str(args).ok()?;
             ["file_path", "dir_path", "path"].iter().find_map(|key| args.get(*key)?.as_str().map(str::to_string))?

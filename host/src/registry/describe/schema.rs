@@ -7,9 +7,11 @@
 //! [`MAX_NODES`] schemas or is deeper than [`MAX_DEPTH`].
 //!
 //! Invariants: the measurement itself is cheap (each `$ref` target is measured once and
-//! memoised; a `$ref` back into a definition being measured — legitimate recursion, e.g. a
-//! tree — counts once, since its cost then grows with the arguments, which are bounded,
-//! not with the schema); only local JSON-pointer references (`#`, `#/…`) are accepted, so
+//! memoised); a `$ref` back into a definition being measured — recursion — is refused: its
+//! cost grows with the *arguments* instead, and exponentially so when the cycle passes a
+//! branching combinator (`oneOf` of two arrays of itself doubles the work at every level of
+//! an 80-byte argument), so an acyclic schema under the node bound is the only kind whose
+//! validation is bounded by the schema alone. Only local JSON-pointer references (`#`, `#/…`) are accepted, so
 //! the validator never fetches or resolves anything outside the schema (remote `http:`,
 //! `https:`, `file:` or relative references, `$dynamicRef`/`$recursiveRef` and embedded
 //! `$id`s, which would change what `#` means, are refused).
@@ -137,7 +139,11 @@ impl Walker<'_> {
             }
         };
         if self.active.contains(text) {
-            return Ok(Cost { nodes: 1, height: 1 });
+            return Err(format!(
+                "the parameter schema is recursive (`$ref` {:?} refers back into itself); \
+                 a recursive schema can make checking one small argument take for ever, so it is not accepted",
+                crate::sanitize::line(&short(text))
+            ));
         }
         if let Some(cost) = self.memo.get(text) {
             if depth + cost.height > MAX_DEPTH {
@@ -234,23 +240,33 @@ mod tests {
     }
 
     #[test]
-    fn legitimate_recursion_is_accepted() {
+    fn recursion_is_refused_because_its_cost_grows_with_the_arguments() {
         let tree = json!({
             "type": "object",
             "$defs": {"node": {"type": "object", "properties": {
                 "name": {"type": "string"},
                 "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
             }}},
-            "properties": {"root": {"$ref": "#/$defs/node"}, "self": {"$ref": "#"}},
+            "properties": {"root": {"$ref": "#/$defs/node"}},
         });
-        check(&tree).unwrap();
+        let itself = json!({"type": "object", "properties": {"self": {"$ref": "#"}}});
         let mutual = json!({
             "type": "object",
             "definitions": {"a": {"anyOf": [{"$ref": "#/definitions/b"}, {"type": "null"}]},
                             "b": {"items": {"$ref": "#/definitions/a"}}},
             "properties": {"x": {"$ref": "#/definitions/a"}},
         });
-        check(&mutual).unwrap();
+        // Two branches of arrays of itself: checking `[[[…40 levels…]]]` takes 2⁴⁰ steps.
+        let branching = json!({
+            "type": "object",
+            "$defs": {"t": {"oneOf": [{"type": "array", "items": {"$ref": "#/$defs/t"}},
+                                      {"type": "array", "items": {"$ref": "#/$defs/t"}}]}},
+            "properties": {"x": {"$ref": "#/$defs/t"}},
+        });
+        for (name, schema) in [("tree", tree), ("itself", itself), ("mutual", mutual), ("branching", branching)] {
+            let err = check(&schema).unwrap_err();
+            assert!(err.contains("is recursive"), "{name}: {err}");
+        }
     }
 
     #[test]
