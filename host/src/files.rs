@@ -68,7 +68,13 @@ impl DirHandle {
     /// `self` lives.
     pub fn wasi_path(&self) -> PathBuf {
         use std::os::fd::AsRawFd;
-        PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+        // Linux re-opens the file behind the descriptor; the BSDs and macOS do the same with
+        // their `/dev/fd` (our folder descriptors are plain read-only ones there).
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        let base = "/proc/self/fd";
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let base = "/dev/fd";
+        PathBuf::from(format!("{base}/{}", self.fd.as_raw_fd()))
     }
 
     /// Another handle on the same folder.
