@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses};
+use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, climbing, fixtures, function_responses};
 use serde_json::{Value, json};
 
 const SECRET: &str = "TOP-SECRET-41c9";
@@ -52,12 +52,6 @@ impl Outside {
 
 fn mode(path: &Path) -> u32 {
     std::fs::symlink_metadata(path).unwrap().permissions().mode() & 0o777
-}
-
-/// `target` as a relative path from the folder `from`: up to `/`, then down.
-fn climbing(from: &Path, target: &Path) -> String {
-    let ups = from.components().count() - 1;
-    format!("{}{}", "../".repeat(ups), target.strip_prefix("/").unwrap().display())
 }
 
 /// Runs `command` to the end, killing it after `limit` (a hang fails the test, never the suite).

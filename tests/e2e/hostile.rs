@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, declared_tools, fixtures, function_responses};
+use airlock_tests::{
+    Finished, MockModel, Session, Turn, Wire, call, climbing, declared_tools, fixtures, function_responses,
+};
 use serde_json::{Value, json};
 
 const SECRET: &str = "TOP-SECRET-7f3a9c";
@@ -60,12 +62,6 @@ impl Outside {
     fn secret(&self) -> PathBuf {
         self.path.join("secret.txt")
     }
-}
-
-/// `target` as a path relative to `from`, climbing with `..` to the root first.
-fn climbing(from: &Path, target: &Path) -> String {
-    let ups = from.components().count() - 1;
-    format!("{}{}", "../".repeat(ups), target.strip_prefix("/").unwrap_or(target).display())
 }
 
 #[test]

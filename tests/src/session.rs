@@ -134,3 +134,10 @@ impl Session {
         std::fs::read_to_string(self.airlock_home().join("logs/airlock.log")).unwrap_or_default()
     }
 }
+
+/// `target` as a path relative to the folder `from`, climbing with `..` to the root first:
+/// the form a plugin uses to reach out of its preopen (wasmtime refuses absolute links).
+pub fn climbing(from: &Path, target: &Path) -> String {
+    let ups = from.components().count() - 1;
+    format!("{}{}", "../".repeat(ups), target.strip_prefix("/").unwrap_or(target).display())
+}

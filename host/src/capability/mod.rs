@@ -209,16 +209,13 @@ impl Effective {
     }
 
     /// Makes every folder read-only that contains or lies inside one of `protected` (airlock's
-    /// own home and cache): no grant may reach them for writing. Returns the folders changed.
-    pub fn protect(&mut self, protected: &[PathBuf]) -> Vec<PathBuf> {
-        let mut changed = Vec::new();
+    /// own home and cache): no grant may reach them for writing.
+    pub fn protect(&mut self, protected: &[PathBuf]) {
         for (host, access) in &mut self.files {
-            if *access == Access::ReadWrite && protected.iter().any(|p| p.starts_with(&*host) || host.starts_with(p)) {
+            if protected.iter().any(|p| p.starts_with(&*host) || host.starts_with(p)) {
                 *access = Access::Read;
-                changed.push(host.clone());
             }
         }
-        changed
     }
 }
 

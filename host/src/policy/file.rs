@@ -100,14 +100,19 @@ pub fn read_user_file(path: &Path) -> Result<Option<Vec<u8>>, PolicyError> {
     }
 }
 
-/// Parses the policy file `path` whose content is `bytes`.
-pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFile, PolicyError> {
-    let hash = crate::runtime::cache::content_hash(&bytes);
-    let text = String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {
+/// `bytes` as text, or the error that names `path`.
+pub(super) fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, PolicyError> {
+    String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {
         path: path.to_path_buf(),
         line: 1,
         message: "the file is not UTF-8".into(),
-    })?;
+    })
+}
+
+/// Parses the policy file `path` whose content is `bytes`.
+pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFile, PolicyError> {
+    let hash = crate::runtime::cache::content_hash(&bytes);
+    let text = utf8(path, bytes)?;
     let invalid = |offset: usize, message: String| PolicyError::Invalid {
         path: path.to_path_buf(),
         line: line_of(&text, offset),
@@ -194,7 +199,7 @@ fn is_env_name(name: &str) -> bool {
         && !name.starts_with(|c: char| c.is_ascii_digit())
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
+pub(super) fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
@@ -206,18 +211,7 @@ pub struct Editor {
 
 impl Editor {
     pub fn open(path: &Path) -> Result<Self, PolicyError> {
-        let bytes = read_user_file(path)?.unwrap_or_default();
-        let text = String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {
-            path: path.to_path_buf(),
-            line: 1,
-            message: "the file is not UTF-8".into(),
-        })?;
-        let document = text.parse::<toml_edit::DocumentMut>().map_err(|e| PolicyError::Invalid {
-            path: path.to_path_buf(),
-            line: e.span().map_or(1, |s| line_of(&text, s.start)),
-            message: e.message().to_string(),
-        })?;
-        Ok(Self { path: path.to_path_buf(), document })
+        Self::parse(path.to_path_buf(), read_user_file(path)?.unwrap_or_default())
     }
 
     /// Opens `<workspace>/.airlock/policy.toml`, read without following links.
@@ -228,11 +222,11 @@ impl Editor {
             super::WorkspacePolicy::File { bytes, .. } => bytes,
             super::WorkspacePolicy::Unusable(reason) => return Err(PolicyError::Read { path, reason }),
         };
-        let text = String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {
-            path: path.clone(),
-            line: 1,
-            message: "the file is not UTF-8".into(),
-        })?;
+        Self::parse(path, bytes)
+    }
+
+    fn parse(path: PathBuf, bytes: Vec<u8>) -> Result<Self, PolicyError> {
+        let text = utf8(&path, bytes)?;
         let document = text.parse::<toml_edit::DocumentMut>().map_err(|e| PolicyError::Invalid {
             path: path.clone(),
             line: e.span().map_or(1, |s| line_of(&text, s.start)),

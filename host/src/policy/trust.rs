@@ -51,22 +51,15 @@ pub struct TrustStore {
 
 impl TrustStore {
     pub fn load(path: &Path) -> Result<Self, PolicyError> {
-        let text = match super::file::read_user_file(path)? {
-            Some(bytes) => Some(String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {
-                path: path.to_path_buf(),
-                line: 1,
-                message: "the file is not UTF-8".into(),
-            })?),
-            None => None,
-        };
-        let file = match text {
-            Some(text) => toml::from_str(&text).map_err(|e| PolicyError::Invalid {
-                path: path.to_path_buf(),
-                line: e.span().map_or(1, |s| {
-                    text.as_bytes()[..s.start.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
-                }),
-                message: e.message().to_string(),
-            })?,
+        let file = match super::file::read_user_file(path)? {
+            Some(bytes) => {
+                let text = super::file::utf8(path, bytes)?;
+                toml::from_str(&text).map_err(|e| PolicyError::Invalid {
+                    path: path.to_path_buf(),
+                    line: e.span().map_or(1, |s| super::file::line_of(&text, s.start)),
+                    message: e.message().to_string(),
+                })?
+            }
             None => TrustFile::default(),
         };
         Ok(Self { path: path.to_path_buf(), file })
