@@ -4,11 +4,13 @@
 //! `target/wasm`, the target directory the host's build script uses for the built-in tools
 //! (the outer build holds the lock on `target`).
 
+#[path = "../host/build/guest.rs"]
+mod guest;
+
 use std::env;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The fixture crates; each builds `<name with underscores>.wasm`.
 const FIXTURES: &[&str] = &[
@@ -46,60 +48,18 @@ fn main() {
         println!("cargo:rerun-if-changed={}", path.display());
     }
 
-    let wasm_dir = build_guest_workspace(&fixtures.join("Cargo.toml"), &root.join("target").join("wasm"));
+    let wasm_dir = guest::build_workspace(&fixtures.join("Cargo.toml"), &root.join("target").join("wasm"));
 
     let mut generated = String::new();
     for crate_name in FIXTURES {
         let file = crate_name.replace('-', "_");
         let path = wasm_dir.join(format!("{file}.wasm"));
         if !path.is_file() {
-            fail(&format!("the fixture build did not produce {}", path.display()));
+            guest::fail(&format!("the fixture build did not produce {}", path.display()));
         }
         let _ = writeln!(generated, "/// The `{file}` fixture component.");
         let _ = writeln!(generated, "pub const {}: &str = {:?};", file.to_uppercase(), path.display().to_string());
     }
     let out = PathBuf::from(env::var("OUT_DIR").unwrap_or_default()).join("fixtures.rs");
-    fs::write(&out, generated).unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", out.display())));
-}
-
-/// Runs `cargo build --release --target wasm32-wasip2` on a guest workspace and returns
-/// the folder that holds the `.wasm` files.
-fn build_guest_workspace(manifest: &Path, target_dir: &Path) -> PathBuf {
-    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--release", "--locked", "--target", "wasm32-wasip2", "--manifest-path"])
-        .arg(manifest)
-        .arg("--target-dir")
-        .arg(target_dir);
-    // Settings meant for the host build must not leak into the guest build.
-    for var in [
-        "CARGO_ENCODED_RUSTFLAGS",
-        "RUSTFLAGS",
-        "CARGO_BUILD_RUSTFLAGS",
-        "CARGO_TARGET_DIR",
-        "CARGO_BUILD_TARGET",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "CARGO_PRIMARY_PACKAGE",
-        "CARGO_LLVM_COV",
-        "CARGO_PROFILE_RELEASE_LTO",
-    ] {
-        cmd.env_remove(var);
-    }
-    let status = cmd.status().unwrap_or_else(|e| fail(&format!("cannot run cargo: {e}")));
-    if !status.success() {
-        fail(&format!(
-            "building the fixture components in {} failed; is the target installed? \
-             run `rustup target add wasm32-wasip2`",
-            manifest.display()
-        ));
-    }
-    target_dir.join("wasm32-wasip2").join("release")
-}
-
-fn fail(message: &str) -> ! {
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("error: {message}");
-    }
-    std::process::exit(1)
+    fs::write(&out, generated).unwrap_or_else(|e| guest::fail(&format!("cannot write {}: {e}", out.display())));
 }

@@ -30,6 +30,8 @@ pub enum ExitCode {
     Success = 0,
     /// The model API failed (unreachable, HTTP error, malformed stream) or another error.
     Failure = 1,
+    /// The command line is wrong (clap's own parse errors exit with 2 as well).
+    Usage = 2,
     /// The model API refused the credentials.
     Auth = 41,
     /// No prompt was given, or the input was unusable.
@@ -51,9 +53,15 @@ pub enum ExitCode {
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// The prompt (read from standard input when absent and stdin is not a terminal).
+    /// The prompt; `-` reads it from standard input. Without -p, the prompt is read from
+    /// standard input when that is not a terminal. With -p TEXT, standard input is not read
+    /// (add --stdin to append it).
     #[arg(short, long)]
     prompt: Option<String>,
+    /// Append standard input, read to its end, to the -p prompt (e.g. `git diff | airlock
+    /// -p "Review this" --stdin`).
+    #[arg(long, requires = "prompt", conflicts_with = "ask")]
+    stdin: bool,
     /// The model to use.
     #[arg(short, long)]
     model: Option<String>,
@@ -61,7 +69,7 @@ pub struct Cli {
     #[arg(long, value_name = "NAME")]
     provider: Option<String>,
     /// The model API's base URL (e.g. http://127.0.0.1:11434/v1 for Ollama).
-    #[arg(long)]
+    #[arg(long, value_name = "URL", value_parser = parse_base_url)]
     base_url: Option<String>,
     /// The project folder tools work in.
     #[arg(long, value_name = "DIR", global = true)]
@@ -72,8 +80,8 @@ pub struct Cli {
     /// How results are printed.
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Text)]
     output_format: OutputFormat,
-    /// Most model turns for one prompt.
-    #[arg(long)]
+    /// Most model turns for one prompt (at least 1; default 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_turns: Option<u32>,
     /// Ask before calls that need approval: the confirmation is shown on stderr and the
     /// answer read from stdin (give the prompt with -p). Without it, such calls are refused.
@@ -129,6 +137,11 @@ enum ToolsCommand {
     },
 }
 
+/// `--base-url`: an http(s) URL; anything else is a bad command line (exit 2).
+fn parse_base_url(text: &str) -> Result<String, String> {
+    config::check_base_url(text).map(|()| text.trim().to_owned())
+}
+
 /// Where a failure is reported and how the process exits.
 struct Fatal {
     code: ExitCode,
@@ -169,7 +182,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let workspace = workspace_root(cli.workspace.as_deref())?;
 
     if let Some(Command::Trust(args)) = &cli.command {
-        return commands::trust::run(&paths, &workspace, args).map(|()| ExitCode::Success).map_err(Fatal::config);
+        return command_done(commands::trust::run(&paths, &workspace, args));
     }
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
@@ -182,9 +195,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let context = context_files::load(&paths.home, &workspace, &context_folders);
     let system = agent::system_prompt(&workspace, &context);
     if cli.show_context {
-        show_context::print(&context_folders, &context, &system, &mut std::io::stdout().lock())
-            .map_err(|e| Fatal::new(ExitCode::Failure, format!("cannot write: {e}")))?;
-        return Ok(ExitCode::Success);
+        return written(show_context::print(&context_folders, &context, &system, &mut std::io::stdout().lock()));
     }
     let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
     let roots = Roots { workspace: workspace.clone(), home: user_home() };
@@ -199,20 +210,19 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {
             let mut stdout = std::io::stdout().lock();
-            let written =
+            let written_list =
                 if json { tools_list::json(&registry, &mut stdout) } else { tools_list::text(&registry, &mut stdout) };
-            written.map_err(|e| Fatal::new(ExitCode::Failure, format!("cannot write: {e}")))?;
-            return Ok(ExitCode::Success);
+            return written(written_list);
         }
         Some(Command::Plugins { command }) => {
             let context =
                 commands::plugins::Context { paths: &paths, runtime: &runtime, registry: &registry, policy: &policy };
-            return commands::plugins::run(&context, command).await.map(|()| ExitCode::Success).map_err(Fatal::config);
+            return command_done(commands::plugins::run(&context, command).await);
         }
         Some(Command::Trust(_) | Command::Sessions { .. }) | None => {}
     }
 
-    let prompt = read_prompt(cli.prompt, !cli.ask)?;
+    let prompt = read_prompt(cli.prompt, cli.stdin, cli.ask)?;
     let flags = config::ProviderFlags { provider: cli.provider, model: cli.model, base_url: cli.base_url };
     let provider = config::resolve_provider(&file, &paths.config_file(), flags, &|name| std::env::var(name).ok())
         .map_err(|e| match e {
@@ -222,9 +232,6 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let (provider_name, model) = (provider.name.clone(), provider.model.clone());
     let context_window = provider.context_window_tokens;
     let max_turns = cli.max_turns.or(file.max_turns).unwrap_or(100);
-    if max_turns == 0 {
-        return Err(Fatal::new(ExitCode::Config, "--max-turns must be at least 1"));
-    }
     let client = ModelClient::new(provider).map_err(|e| Fatal::new(ExitCode::Failure, e))?;
     let approver: Arc<dyn Approver> =
         if cli.ask { Arc::new(Terminal::default()) } else { Arc::new(RefuseAll { mode }) };
@@ -276,6 +283,27 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     Ok(code)
 }
 
+/// The end of a listing on stdout. A reader that closed the pipe early (`airlock tools
+/// list | head -1`) is a normal end for a command-line tool, not an error.
+fn written(result: std::io::Result<()>) -> Result<ExitCode, Fatal> {
+    match result {
+        Ok(()) => Ok(ExitCode::Success),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::Success),
+        Err(e) => Err(Fatal::new(ExitCode::Failure, format!("cannot write: {e}"))),
+    }
+}
+
+/// The end of a management command: a closed stdout is a normal end, a wrong command line
+/// exits 2, anything else is a settings problem.
+fn command_done(result: Result<(), commands::CommandError>) -> Result<ExitCode, Fatal> {
+    match result {
+        Ok(()) => Ok(ExitCode::Success),
+        Err(commands::CommandError::Output(e)) => written(Err(e)),
+        Err(e @ commands::CommandError::Usage(_)) => Err(Fatal::new(ExitCode::Usage, e)),
+        Err(e) => Err(Fatal::config(e)),
+    }
+}
+
 /// The workspace as an absolute, symlink-free path (the guest sees it under the same path).
 fn workspace_root(flag: Option<&Path>) -> Result<PathBuf, Fatal> {
     let dir = match flag {
@@ -290,15 +318,29 @@ fn workspace_root(flag: Option<&Path>) -> Result<PathBuf, Fatal> {
     Ok(root)
 }
 
-/// The prompt from `-p`, plus what is piped on stdin when `use_stdin` (stdin carries the
-/// answers to approval questions under `--ask`).
-fn read_prompt(flag: Option<String>, use_stdin: bool) -> Result<String, Fatal> {
-    let mut prompt = flag.unwrap_or_default();
+/// The prompt, by the convention of `codex exec`: `-p TEXT` is the prompt and standard input
+/// is left alone (a pipe that never closes, as in CI jobs and ssh sessions, must not hold
+/// the run); `-p -` reads the prompt from standard input; no `-p` reads it from standard
+/// input when that is not a terminal; `--stdin` appends standard input to `-p TEXT`. Under
+/// `--ask` standard input carries the answers, so it never carries the prompt.
+fn read_prompt(flag: Option<String>, append_stdin: bool, ask: bool) -> Result<String, Fatal> {
     let stdin = std::io::stdin();
-    if use_stdin && !stdin.is_terminal() {
+    let from_stdin = flag.as_deref() == Some("-");
+    if ask && from_stdin {
+        return Err(Fatal::new(
+            ExitCode::Usage,
+            "-p - reads the prompt from standard input, but with --ask standard input carries the answers: \
+             give the prompt as -p \"...\"",
+        ));
+    }
+    let read_stdin = from_stdin || append_stdin || (flag.is_none() && !ask && !stdin.is_terminal());
+    let mut prompt = if from_stdin { String::new() } else { flag.unwrap_or_default() };
+    if read_stdin {
         let mut piped = String::new();
-        // A closed or unreadable stdin just adds nothing.
-        let _ = stdin.lock().read_to_string(&mut piped);
+        stdin
+            .lock()
+            .read_to_string(&mut piped)
+            .map_err(|e| Fatal::new(ExitCode::Input, format!("cannot read the prompt from standard input: {e}")))?;
         if !piped.trim().is_empty() {
             if !prompt.is_empty() {
                 prompt.push_str("\n\n");
@@ -307,7 +349,14 @@ fn read_prompt(flag: Option<String>, use_stdin: bool) -> Result<String, Fatal> {
         }
     }
     if prompt.trim().is_empty() {
-        return Err(Fatal::new(ExitCode::Input, "no prompt: pass -p \"...\" or pipe one on standard input"));
+        let message = if ask {
+            "no prompt: give it with -p \"...\" (with --ask, standard input carries the answers)"
+        } else if read_stdin {
+            "no prompt: standard input was empty; pass -p \"...\" or pipe the prompt in"
+        } else {
+            "no prompt: pass -p \"...\" or pipe the prompt on standard input"
+        };
+        return Err(Fatal::new(ExitCode::Input, message));
     }
     Ok(prompt)
 }
@@ -316,10 +365,11 @@ fn read_prompt(flag: Option<String>, use_stdin: bool) -> Result<String, Fatal> {
 fn list_sessions(paths: &Paths, json: bool) -> Result<ExitCode, Fatal> {
     let sessions = session::list(&session::dir(&paths.home)).map_err(Fatal::config)?;
     let mut stdout = std::io::stdout().lock();
-    let written =
-        if json { sessions_list::json(&sessions, &mut stdout) } else { sessions_list::text(&sessions, &mut stdout) };
-    written.map_err(|e| Fatal::new(ExitCode::Failure, format!("cannot write: {e}")))?;
-    Ok(ExitCode::Success)
+    written(if json {
+        sessions_list::json(&sessions, &mut stdout)
+    } else {
+        sessions_list::text(&sessions, &mut stdout)
+    })
 }
 
 /// Ctrl-C and SIGTERM cancel the run: running calls stop at their next epoch tick, the
@@ -363,4 +413,33 @@ fn init_logging(paths: &Paths) {
         .with_writer(std::sync::Mutex::new(file))
         .with_ansi(false)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every flag and argument of every subcommand says what it is in `--help`.
+    #[test]
+    fn every_argument_has_help_text() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id != "help" && id != "version" && arg.get_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in command.get_subcommands() {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {} (no about)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "airlock", &mut missing);
+        assert!(missing.is_empty(), "arguments without help text: {missing:?}");
+    }
 }

@@ -14,7 +14,7 @@ use toml::Spanned;
 
 use crate::policy::ApprovalMode;
 use crate::scheduler::CallLimits;
-pub use providers::{ProviderFlags, ProviderTable, RetrySettings, resolve_provider};
+pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
 
 /// Where airlock keeps its files. Every path is absolute and canonical (no symlink, no
 /// `..`), whatever spelling the environment used, so "does the workspace contain airlock's

@@ -112,6 +112,10 @@ pub(super) fn check(config: &FileConfig, text: &str) -> Result<(), String> {
     if config.retry.max_attempts == Some(0) {
         return Err("[retry] max_attempts must be at least 1 (1 means no retries)".into());
     }
+    if let Some(url) = &config.base_url {
+        let line = text.lines().position(|l| l.trim_start().starts_with("base_url")).map_or(1, |i| i + 1);
+        check_base_url(url).map_err(|problem| format!("line {line}: base_url {problem}"))?;
+    }
     for (name, table) in &config.providers {
         let line = line_of(text, table.span().start);
         check_table(name, table.get_ref()).map_err(|problem| format!("line {line}: [providers.{name}] {problem}"))?;
@@ -122,6 +126,9 @@ pub(super) fn check(config: &FileConfig, text: &str) -> Result<(), String> {
 fn check_table(name: &str, table: &ProviderTable) -> Result<(), String> {
     if table.kind.is_none() && ProviderKind::from_name(name).is_none() {
         return Err(format!("needs kind = {}", kind_choices()));
+    }
+    if let Some(url) = &table.base_url {
+        check_base_url(url).map_err(|problem| format!("base_url {problem}"))?;
     }
     if table.key_variable.as_deref().is_some_and(|v| v.trim().is_empty()) {
         return Err("key_variable must name an environment variable".into());
@@ -208,6 +215,21 @@ pub fn resolve_provider(
         provider.max_tokens = table.max_tokens.unwrap_or(ProviderConfig::DEFAULT_MAX_TOKENS);
     }
     Ok(provider)
+}
+
+/// Checks that `text` can be a model API root: an absolute `http://` or `https://` URL with
+/// a host. Returns why not, as words that follow the value's name.
+pub fn check_base_url(text: &str) -> Result<(), String> {
+    let shown = crate::sanitize::line(text);
+    let url = reqwest::Url::parse(text.trim())
+        .map_err(|e| format!("`{shown}` is not a URL ({e}); give one like http://127.0.0.1:11434/v1"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("`{shown}` must start with http:// or https://"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(format!("`{shown}` names no host"));
+    }
+    Ok(())
 }
 
 fn known(config: &FileConfig, name: &str) -> bool {
