@@ -4,7 +4,9 @@
 //! with their arguments as a JSON object. Older API versions give calls no id, so calls
 //! without one get a generated `gemini-call-<n>` id, which is never sent back (Gemini
 //! matches responses by name and order); a real id is echoed in the `functionResponse`.
-//! A response is complete once a candidate carried a `finishReason` and the body ended.
+//! A response is complete once a candidate carried a `finishReason` (or the prompt a
+//! `blockReason`) and the body ended. The reason is classified as a [`Stop`]; a malformed
+//! or unexpected function call is a retryable [`ModelError::MalformedCall`] instead.
 //!
 //! Thinking models put an opaque `thoughtSignature` next to a `functionCall`; it is kept
 //! in [`FunctionCall::signature`] and sent back beside the call, since Gemini 3 rejects a
@@ -17,7 +19,8 @@ use serde_json::{Map, Value, json};
 
 use super::http::post_sse;
 use super::{
-    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Usage, generated_call_id,
+    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Stop, Usage,
+    generated_call_id,
 };
 
 /// The prefix of the ids airlock makes up for calls that came without one.
@@ -160,6 +163,8 @@ struct Chunk {
 struct Candidate {
     content: Option<Content>,
     finish_reason: Option<String>,
+    /// What went wrong, for some reasons (the malformed call's text, for one).
+    finish_message: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -201,6 +206,7 @@ struct PromptFeedback {
 #[derive(Debug, Default)]
 struct Decoder {
     finish_reason: Option<String>,
+    finish_message: Option<String>,
     block_reason: Option<String>,
     usage: Option<Usage>,
 }
@@ -236,19 +242,65 @@ impl Decoder {
         }
         if let Some(reason) = candidate.finish_reason {
             self.finish_reason = Some(reason);
+            self.finish_message = candidate.finish_message;
         }
         Ok(())
     }
 
     fn finish(self, on_event: &mut (dyn FnMut(ModelEvent) + Send)) -> Result<(), ModelError> {
-        // A blocked prompt gets no candidate at all, only the reason.
-        let reason = self.finish_reason.or(self.block_reason).ok_or(ModelError::Truncated)?;
+        let (reason, stop) = match (self.finish_reason, self.block_reason) {
+            (Some(reason), _) if MALFORMED_CALL.contains(&reason.as_str()) => {
+                let detail = self.finish_message.map(|m| shortened(&m));
+                return Err(ModelError::MalformedCall { reason, detail });
+            }
+            (Some(reason), _) => {
+                let stop = stop_of(&reason);
+                (reason, stop)
+            }
+            // A blocked prompt gets no candidate at all, only the reason.
+            (None, Some(block)) => (format!("prompt blocked: {block}"), Stop::Blocked),
+            (None, None) => return Err(ModelError::Truncated),
+        };
         if let Some(usage) = self.usage {
             on_event(ModelEvent::Usage(usage));
         }
-        on_event(ModelEvent::Finished { reason });
+        on_event(ModelEvent::Finished { reason, stop });
         Ok(())
     }
+}
+
+/// The finish reasons of a function call Gemini could not parse, or one naming a tool it
+/// was not offered: asking again usually gets it right.
+const MALFORMED_CALL: [&str; 2] = ["MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"];
+
+/// What a `finishReason` means. `OTHER`, `FINISH_REASON_UNSPECIFIED` and reasons newer
+/// than this list are [`Stop::Unknown`].
+fn stop_of(reason: &str) -> Stop {
+    match reason {
+        "STOP" => Stop::Normal,
+        "MAX_TOKENS" => Stop::MaxTokens,
+        "SAFETY"
+        | "RECITATION"
+        | "LANGUAGE"
+        | "BLOCKLIST"
+        | "PROHIBITED_CONTENT"
+        | "SPII"
+        | "IMAGE_SAFETY"
+        | "IMAGE_PROHIBITED_CONTENT"
+        | "IMAGE_RECITATION" => Stop::Blocked,
+        _ => Stop::Unknown,
+    }
+}
+
+/// The first line of `message`, at most 200 characters: a malformed call's message
+/// quotes the whole call.
+fn shortened(message: &str) -> String {
+    let line = message.lines().next().unwrap_or_default();
+    let mut short: String = line.chars().take(200).collect();
+    if short.len() < line.len() {
+        short.push('…');
+    }
+    short
 }
 
 fn function_call(call: WireCall, signature: Option<String>) -> FunctionCall {
@@ -420,7 +472,7 @@ mod tests {
             events[events.len() - 2..],
             [
                 ModelEvent::Usage(Usage { input_tokens: 12, output_tokens: 7 }),
-                ModelEvent::Finished { reason: "STOP".into() },
+                ModelEvent::Finished { reason: "STOP".into(), stop: Stop::Normal },
             ]
         );
     }
@@ -433,10 +485,57 @@ mod tests {
     }
 
     #[test]
-    fn a_blocked_prompt_finishes_with_the_block_reason() {
-        let (events, result) = decode(&[r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#]);
+    fn a_blocked_prompt_finishes_blocked_naming_the_block_reason() {
+        let (events, result) = decode(&[r#"{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"}}"#]);
         assert!(result.is_ok());
-        assert_eq!(events, [ModelEvent::Finished { reason: "SAFETY".into() }]);
+        let reason = "prompt blocked: PROHIBITED_CONTENT".into();
+        assert_eq!(events, [ModelEvent::Finished { reason, stop: Stop::Blocked }]);
+    }
+
+    #[test]
+    fn finish_reasons_say_what_they_mean() {
+        for (reason, stop) in [
+            ("STOP", Stop::Normal),
+            ("MAX_TOKENS", Stop::MaxTokens),
+            ("SAFETY", Stop::Blocked),
+            ("RECITATION", Stop::Blocked),
+            ("PROHIBITED_CONTENT", Stop::Blocked),
+            ("BLOCKLIST", Stop::Blocked),
+            ("SPII", Stop::Blocked),
+            ("IMAGE_SAFETY", Stop::Blocked),
+            ("OTHER", Stop::Unknown),
+            ("FINISH_REASON_UNSPECIFIED", Stop::Unknown),
+            ("SOMETHING_NEW", Stop::Unknown),
+        ] {
+            let chunk =
+                format!(r#"{{"candidates":[{{"content":{{"parts":[{{"text":"x"}}]}},"finishReason":"{reason}"}}]}}"#);
+            let (events, result) = decode(&[&chunk]);
+            assert!(result.is_ok(), "{reason}: {result:?}");
+            assert_eq!(events.last(), Some(&ModelEvent::Finished { reason: reason.into(), stop }), "{reason}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_function_call_is_a_retryable_error_quoting_the_first_line() {
+        let long = "x".repeat(500);
+        let chunk = format!(
+            r#"{{"candidates":[{{"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":"Malformed function call: print(default_api.glob({long}\nsecond line"}}]}}"#
+        );
+        let (events, result) = decode(&[&chunk]);
+        assert!(events.is_empty(), "{events:?}");
+        match result {
+            Err(error @ ModelError::MalformedCall { .. }) => {
+                assert!(error.is_retryable());
+                let message = error.to_string();
+                assert!(message.contains("MALFORMED_FUNCTION_CALL: Malformed function call: print("), "{message}");
+                assert!(message.ends_with("…)") && !message.contains("second line"), "{message}");
+            }
+            other => panic!("expected a malformed call, got {other:?}"),
+        }
+        let (_, result) = decode(&[r#"{"candidates":[{"finishReason":"UNEXPECTED_TOOL_CALL"}]}"#]);
+        assert!(
+            matches!(result, Err(ModelError::MalformedCall { reason, detail: None }) if reason == "UNEXPECTED_TOOL_CALL")
+        );
     }
 
     #[test]
@@ -456,7 +555,7 @@ mod tests {
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(text_of(&events), "Hello from the mock");
         assert!(events.iter().filter(|e| matches!(e, ModelEvent::TextDelta(_))).count() >= 2);
-        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason }) if reason == "STOP"));
+        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason, .. }) if reason == "STOP"));
         assert!(events.iter().any(|e| matches!(e, ModelEvent::Usage(_))));
 
         let recorded = mock.recorded();
