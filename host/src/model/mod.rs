@@ -360,6 +360,23 @@ mod tests {
     }
 
     #[test]
+    fn only_what_a_person_or_the_history_sees_blocks_a_retry() {
+        let call = FunctionCall { id: "c".into(), name: "t".into(), arguments: "{}".into(), signature: None };
+        for seen in [ModelEvent::TextDelta("a".into()), ModelEvent::Thought("b".into()), ModelEvent::FunctionCall(call)]
+        {
+            assert!(seen.is_seen(), "{seen:?}");
+        }
+        let unseen = [
+            ModelEvent::Usage(Usage { input_tokens: 10, output_tokens: 0 }),
+            ModelEvent::Finished { reason: "end_turn".into(), stop: Stop::Normal },
+            ModelEvent::Retrying { attempt: 1, max: 4, delay: Duration::ZERO, reason: "r".into() },
+        ];
+        for event in unseen {
+            assert!(!event.is_seen(), "{event:?}");
+        }
+    }
+
+    #[test]
     fn generated_call_ids_are_unique() {
         assert_ne!(generated_call_id("x-"), generated_call_id("x-"));
     }
