@@ -14,6 +14,7 @@
 
 mod compress;
 pub mod context_files;
+mod finish;
 mod loop_detect;
 mod prompt;
 
@@ -23,13 +24,15 @@ use std::time::{Duration, Instant};
 use crate::cancel::Cancellation;
 use crate::events::{CallStatus, Event, EventSink};
 use crate::model::{
-    FunctionCall, FunctionResponse, Message, ModelClient, ModelError, ModelEvent, ModelRequest, Part, Role,
+    FunctionCall, FunctionResponse, Message, ModelClient, ModelError, ModelEvent, ModelRequest, Part, Role, Stop,
     ToolDeclaration, Usage, UsageKind,
 };
 use crate::scheduler::{CompletedCall, Scheduler};
 use crate::session::{Recorder, SessionError};
 pub use compress::SUMMARY_PREFIX;
 use compress::{Anchor, CompressError};
+pub use finish::Unusable;
+use finish::{Brought, Verdict};
 use loop_detect::{CallRepeats, ContentRepeats, Repetition};
 pub use prompt::system_prompt;
 
@@ -46,6 +49,8 @@ pub enum Outcome {
     Cancelled,
     /// The model could not be reached or answered garbage.
     ModelFailed(ModelError),
+    /// The model's answer ended in a way that leaves nothing to use (see [`finish`]).
+    Unusable(Unusable),
 }
 
 /// The token counts of one model request of a run.
@@ -228,12 +233,32 @@ impl Agent {
             };
             let turn = report.turns;
             self.account(&mut report, turn, UsageKind::Answer, answer.usage, events);
+            let brought = Brought {
+                text: !answer.text.is_empty(),
+                calls: !answer.calls.is_empty(),
+                earlier: !report.response.is_empty() || !report.calls.is_empty(),
+            };
+            // A response cut off for chanting never got to its end: the loop check judges it.
+            let verdict = match (&answer.chanting, &answer.finish) {
+                (None, Some((reason, stop))) => finish::judge(*stop, reason, brought),
+                _ => Verdict::Accept { warning: None },
+            };
             if !answer.text.is_empty() {
                 if !report.response.is_empty() && !report.response.ends_with('\n') {
                     report.response.push('\n');
                 }
                 report.response.push_str(&answer.text);
             }
+            let paused = match verdict {
+                Verdict::Fail(unusable) => break Outcome::Unusable(unusable),
+                Verdict::Accept { warning } => {
+                    if let Some(message) = warning {
+                        events.send(Event::Warning { message });
+                    }
+                    false
+                }
+                Verdict::Continue => true,
+            };
             // A response cut off for chanting is kept without its calls: they were never run.
             let calls = if answer.chanting.is_some() { Vec::new() } else { answer.calls };
             let mut parts = Vec::new();
@@ -256,6 +281,12 @@ impl Agent {
                     break outcome;
                 }
                 repeats.reset();
+                continue;
+            }
+            if calls.is_empty() && paused {
+                events.send(Event::Notice {
+                    message: "the provider paused the answer; asking the model to go on".into(),
+                });
                 continue;
             }
             if calls.is_empty() {
@@ -330,7 +361,7 @@ impl Agent {
             ModelEvent::Thought(delta) => events.send(Event::Thought { delta }),
             ModelEvent::FunctionCall(call) => answer.calls.push(call),
             ModelEvent::Usage(u) => answer.usage = u,
-            ModelEvent::Finished { .. } => {}
+            ModelEvent::Finished { reason, stop } => answer.finish = Some((reason, stop)),
             ModelEvent::Retrying { attempt, max, delay, reason } => events.send(Event::Warning {
                 message: format!("retrying ({attempt}/{max}) in {:.1}s: {reason}", delay.as_secs_f64()),
             }),
@@ -353,6 +384,8 @@ struct Answer {
     usage: Usage,
     /// Set when the response was cut off for repeating itself.
     chanting: Option<Repetition>,
+    /// The provider's finish reason and what it means, once the response ended.
+    finish: Option<(String, Stop)>,
 }
 
 enum TurnError {

@@ -13,7 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::agent::{Outcome, Report};
+use crate::agent::{Outcome, Report, Unusable};
 use crate::cli::ExitCode;
 use crate::events::{CallStatus, Event, EventSink};
 use crate::model::ModelError;
@@ -149,9 +149,6 @@ pub fn finish(format: OutputFormat, session: &Session, report: &Report, printed:
             if printed.wrote_text && !printed.text_ended_with_newline {
                 let _ = writeln!(stdout);
             }
-            if let Some((_, message)) = &error {
-                let _ = writeln!(std::io::stderr(), "airlock: {}", sanitize::line(message));
-            }
         }
         OutputFormat::Json => {
             let mut object = summary(session, report, status, error.as_ref());
@@ -168,6 +165,11 @@ pub fn finish(format: OutputFormat, session: &Session, report: &Report, printed:
             object["timestamp"] = json!(now_millis());
             write_line(&mut std::io::stdout().lock(), &object);
         }
+    }
+    // In the JSON modes too: the JSON carries the error for the script, the line is for
+    // the person running it.
+    if let Some((_, message)) = &error {
+        let _ = writeln!(std::io::stderr(), "airlock: {}", sanitize::line(message));
     }
     code
 }
@@ -202,6 +204,10 @@ fn outcome(report: &Report) -> (ExitCode, &'static str, Option<(&'static str, St
             (ExitCode::Auth, "error", Some(("auth", error.to_string())))
         }
         Outcome::ModelFailed(error) => (ExitCode::Failure, "error", Some(("model", error.to_string()))),
+        Outcome::Unusable(unusable @ Unusable::Blocked { .. }) => {
+            (ExitCode::Failure, "blocked", Some((unusable.kind(), unusable.to_string())))
+        }
+        Outcome::Unusable(unusable) => (ExitCode::Failure, "error", Some((unusable.kind(), unusable.to_string()))),
     }
 }
 

@@ -1,7 +1,8 @@
 //! [`ModelClient`]: one configured provider, and the retry loop all providers share.
 //!
-//! Invariant: a request is only sent again while nothing of its answer has been passed on
-//! to the caller, so a retry never repeats text or calls. A failure after that point is
+//! Invariant: a request is only sent again while nothing of its answer that a person or
+//! the history would see (text, thoughts, calls) has been passed on to the caller, so a
+//! retry never repeats text or calls; token counts alone do not stop a retry. A failure after that point is
 //! [`ModelError::Interrupted`]; a failure that outlasts the retries is
 //! [`ModelError::GaveUp`] naming the last one.
 
@@ -50,7 +51,7 @@ impl ModelClient {
             let mut passed_on = false;
             let result = {
                 let mut forward = |event: ModelEvent| {
-                    passed_on = true;
+                    passed_on |= event.is_seen();
                     on_event(event);
                 };
                 self.attempt(request, &mut forward).await
@@ -59,7 +60,7 @@ impl ModelClient {
                 Ok(()) => return Ok(()),
                 Err(error) if passed_on => return Err(ModelError::Interrupted(Box::new(error))),
                 Err(error) if !error.is_retryable() => return Err(error),
-                Err(error) if attempt >= policy.max_attempts.max(1) => {
+                Err(error) if attempt >= error.attempt_limit(&policy) => {
                     return Err(if attempt == 1 {
                         error
                     } else {
@@ -70,7 +71,8 @@ impl ModelClient {
             };
             let delay = policy.delay(attempt, error.retry_after());
             tracing::warn!(provider = %self.config.name, attempt, ?delay, %error, "retrying the model request");
-            on_event(ModelEvent::Retrying { attempt, max: policy.max_retries(), delay, reason: error.to_string() });
+            let max = error.attempt_limit(&policy).saturating_sub(1);
+            on_event(ModelEvent::Retrying { attempt, max, delay, reason: error.to_string() });
             tokio::time::sleep(delay).await;
             attempt += 1;
         }

@@ -1,7 +1,8 @@
 //! Fault injection against the mock model, the same scenarios on all three wires: rate
 //! limits and server errors are retried (honouring `Retry-After`) until they pass or the
 //! attempts run out; streams that stall, break off or turn to garbage are retried while
-//! nothing of the answer has been passed on, and are a clear error afterwards.
+//! nothing of the answer has been passed on, and are a clear error afterwards; a Gemini
+//! malformed function call is asked for again, at most twice.
 
 use std::time::Duration;
 
@@ -240,4 +241,27 @@ async fn extra_headers_go_on_every_request() {
             assert_eq!((request.header("x-org"), request.header("x-trace")), (Some("acme"), Some("t-1")), "{wire:?}");
         }
     }
+}
+
+#[tokio::test]
+async fn a_malformed_function_call_is_asked_again_at_most_twice() {
+    let malformed = concat!(
+        "data: {\"candidates\":[{\"finishReason\":\"MALFORMED_FUNCTION_CALL\",",
+        "\"finishMessage\":\"Malformed function call: print(x\"}]}\r\n\r\n",
+    );
+    let (mock, config) =
+        scripted(Wire::Gemini, ProviderKind::Gemini, vec![Turn::raw_sse(malformed), Turn::text("well formed")]);
+    let (events, result) = run(config).await;
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(mock.requests().len(), 2);
+    assert_eq!(retries(&events).iter().map(|(attempt, max, _)| (*attempt, *max)).collect::<Vec<_>>(), [(1, 2)]);
+    assert_eq!(text_of(&events), "well formed");
+
+    let (mock, config) = scripted(Wire::Gemini, ProviderKind::Gemini, vec![Turn::raw_sse(malformed).forever()]);
+    let (_, result) = run(config).await;
+    assert_eq!(mock.requests().len(), 3);
+    assert!(
+        matches!(&result, Err(ModelError::GaveUp { attempts: 3, last }) if matches!(**last, ModelError::MalformedCall { .. })),
+        "{result:?}"
+    );
 }

@@ -243,12 +243,41 @@ pub enum ModelEvent {
     Usage(Usage),
     /// The response is complete. `reason` is the provider's own word for why it stopped
     /// (Gemini `STOP`, `MAX_TOKENS`, ...; OpenAI `stop`, `tool_calls`, `length`, ...;
-    /// Anthropic `end_turn`, `tool_use`, `max_tokens`, ...).
-    Finished { reason: String },
+    /// Anthropic `end_turn`, `tool_use`, `max_tokens`, ...); `stop` is what it means.
+    Finished { reason: String, stop: Stop },
     /// The request failed before anything of the answer was passed on, and is sent again
     /// after `delay`. `attempt` counts the retries (from 1), `max` is the most there will
     /// be; `reason` is the failure. Only comes before the first event of the answer.
     Retrying { attempt: u32, max: u32, delay: Duration, reason: String },
+}
+
+impl ModelEvent {
+    /// Whether a person or the history sees this event: once one was passed on, sending
+    /// the request again would repeat it.
+    pub(crate) fn is_seen(&self) -> bool {
+        match self {
+            Self::TextDelta(_) | Self::Thought(_) | Self::FunctionCall(_) => true,
+            Self::Usage(_) | Self::Finished { .. } | Self::Retrying { .. } => false,
+        }
+    }
+}
+
+/// What a finish reason means, whatever the wire's word for it. Only [`Stop::Normal`]
+/// promises a whole answer; the agent loop decides what each other one does to the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The model ended its answer, or stopped to have its calls run.
+    Normal,
+    /// The answer reached the output token limit: its text is cut, its last call may be.
+    MaxTokens,
+    /// The provider withheld or stopped the answer (safety, recitation, a blocked prompt,
+    /// a content filter, a refusal): sending it again will not help.
+    Blocked,
+    /// The provider paused a long turn; sending the conversation again lets the model
+    /// continue (Anthropic `pause_turn`).
+    Paused,
+    /// A reason airlock does not know (or the provider's own "other"/"unspecified").
+    Unknown,
 }
 
 /// Why a model request failed.
@@ -273,6 +302,10 @@ pub enum ModelError {
     MalformedStream(String),
     #[error("the model's stream ended before the response was complete")]
     Truncated,
+    /// The model wrote a function call the provider could not parse (Gemini
+    /// `MALFORMED_FUNCTION_CALL`): asking again usually gets a well-formed one.
+    #[error("the model wrote a malformed function call ({reason}{})", detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
+    MalformedCall { reason: String, detail: Option<String> },
     #[error(
         "the model's stream was silent for {0:?}; if the model needs longer to think, raise idle_timeout_secs in config.toml"
     )]
@@ -324,6 +357,23 @@ mod tests {
         assert!(error.to_string().contains("set LOCAL_KEY"), "{error}");
         let error = ModelError::Auth { status: 403, key_variable: None, provider: "local".into() };
         assert!(error.to_string().contains("[providers.local]"), "{error}");
+    }
+
+    #[test]
+    fn only_what_a_person_or_the_history_sees_blocks_a_retry() {
+        let call = FunctionCall { id: "c".into(), name: "t".into(), arguments: "{}".into(), signature: None };
+        for seen in [ModelEvent::TextDelta("a".into()), ModelEvent::Thought("b".into()), ModelEvent::FunctionCall(call)]
+        {
+            assert!(seen.is_seen(), "{seen:?}");
+        }
+        let unseen = [
+            ModelEvent::Usage(Usage { input_tokens: 10, output_tokens: 0 }),
+            ModelEvent::Finished { reason: "end_turn".into(), stop: Stop::Normal },
+            ModelEvent::Retrying { attempt: 1, max: 4, delay: Duration::ZERO, reason: "r".into() },
+        ];
+        for event in unseen {
+            assert!(!event.is_seen(), "{event:?}");
+        }
     }
 
     #[test]

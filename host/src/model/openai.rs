@@ -3,9 +3,10 @@
 //!
 //! Tool calls stream in fragments keyed by `index`: the first fragment of a call usually
 //! brings its id and name, later ones pieces of the argument text. Calls are assembled per
-//! index and passed on, in index order, once a `finish_reason` arrives (or at `[DONE]`, for
-//! servers that send none). A response is complete at `[DONE]`, or when the body ends
-//! after a `finish_reason`; usage comes in its own chunk with no choices.
+//! index and passed on, in index order, once a `finish_reason` arrives. A response is
+//! complete at `[DONE]` or when the body ends, and only if a `finish_reason` came: a
+//! stream without one was cut, whatever its end looked like. Usage comes in its own chunk
+//! with no choices.
 
 use std::collections::BTreeMap;
 
@@ -14,7 +15,8 @@ use serde_json::{Map, Value, json};
 
 use super::http::post_sse;
 use super::{
-    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Usage, generated_call_id,
+    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Stop, Usage,
+    generated_call_id,
 };
 
 pub(super) async fn stream(
@@ -32,12 +34,9 @@ pub(super) async fn stream(
     let mut decoder = Decoder::default();
     while let Some(event) = events.next().await? {
         if event.is_done() {
-            return decoder.finish(on_event);
+            break;
         }
         decoder.chunk(event.json()?, on_event)?;
-    }
-    if decoder.finish_reason.is_none() {
-        return Err(ModelError::Truncated);
     }
     decoder.finish(on_event)
 }
@@ -261,13 +260,28 @@ impl Decoder {
         }
     }
 
-    fn finish(mut self, on_event: &mut (dyn FnMut(ModelEvent) + Send)) -> Result<(), ModelError> {
-        self.flush_calls(on_event);
+    /// Ends the response: a stream that never said why it stopped was cut.
+    fn finish(self, on_event: &mut (dyn FnMut(ModelEvent) + Send)) -> Result<(), ModelError> {
+        let Some(reason) = self.finish_reason else {
+            return Err(ModelError::Truncated);
+        };
         if let Some(usage) = self.usage {
             on_event(ModelEvent::Usage(usage));
         }
-        on_event(ModelEvent::Finished { reason: self.finish_reason.unwrap_or_else(|| "stop".to_owned()) });
+        let stop = stop_of(&reason);
+        on_event(ModelEvent::Finished { reason, stop });
         Ok(())
+    }
+}
+
+/// What a `finish_reason` means. Besides OpenAI's words, a few compatible servers end a
+/// whole answer with `eos`, `eos_token` or `stop_sequence`.
+fn stop_of(reason: &str) -> Stop {
+    match reason {
+        "stop" | "tool_calls" | "function_call" | "eos" | "eos_token" | "stop_sequence" => Stop::Normal,
+        "length" => Stop::MaxTokens,
+        "content_filter" => Stop::Blocked,
+        _ => Stop::Unknown,
     }
 }
 
@@ -286,8 +300,8 @@ mod tests {
     use super::super::test_support::{calls_of, config, sample_history, sample_tools, stream_all, text_of};
     use super::*;
 
-    /// Runs chunks through a decoder the way [`stream`] does; `done` adds `[DONE]`.
-    fn decode(chunks: &[&str], done: bool) -> (Vec<ModelEvent>, Result<(), ModelError>) {
+    /// Runs chunks through a decoder the way [`stream`] does.
+    fn decode(chunks: &[&str]) -> (Vec<ModelEvent>, Result<(), ModelError>) {
         let mut events = Vec::new();
         let mut on_event = |e| events.push(e);
         let mut decoder = Decoder::default();
@@ -297,11 +311,7 @@ mod tests {
                 return (events, Err(e));
             }
         }
-        let result = if done || decoder.finish_reason.is_some() {
-            decoder.finish(&mut on_event)
-        } else {
-            Err(ModelError::Truncated)
-        };
+        let result = decoder.finish(&mut on_event);
         (events, result)
     }
 
@@ -376,20 +386,17 @@ mod tests {
 
     #[test]
     fn assembles_parallel_calls_from_interleaved_fragments() {
-        let (events, result) = decode(
-            &[
-                r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning_content":"hmm"}}]}"#,
-                r#"{"choices":[{"index":0,"delta":{"content":"Sure."}}]}"#,
-                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#,
-                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","type":"function","function":{"name":"glob","arguments":"{\"pat"}}]}}]}"#,
-                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":"}}]}}]}"#,
-                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"tern\":\"*\"}"}},{"index":0,"function":{"arguments":"\"a\"}"}}]}}]}"#,
-                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"function":{"name":"list_directory"}}]},"finish_reason":null}]}"#,
-                r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":null}"#,
-                r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":4,"total_tokens":13}}"#,
-            ],
-            true,
-        );
+        let (events, result) = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning_content":"hmm"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"Sure."}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","type":"function","function":{"name":"glob","arguments":"{\"pat"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"tern\":\"*\"}"}},{"index":0,"function":{"arguments":"\"a\"}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"function":{"name":"list_directory"}}]},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":null}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":4,"total_tokens":13}}"#,
+        ]);
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(events[..2], [ModelEvent::Thought("hmm".into()), ModelEvent::TextDelta("Sure.".into())]);
         let calls = calls_of(&events);
@@ -404,39 +411,74 @@ mod tests {
             events[events.len() - 2..],
             [
                 ModelEvent::Usage(Usage { input_tokens: 9, output_tokens: 4 }),
-                ModelEvent::Finished { reason: "tool_calls".into() },
+                ModelEvent::Finished { reason: "tool_calls".into(), stop: Stop::Normal },
             ]
         );
     }
 
     #[test]
     fn tolerates_missing_indexes_repeated_names_and_object_arguments() {
-        let (events, result) = decode(
-            &[
-                r#"{"choices":[{"delta":{"tool_calls":[{"id":"x","function":{"name":"glob","arguments":"{\"a\""}}]}}]}"#,
-                r#"{"choices":[{"delta":{"tool_calls":[{"id":"x","function":{"name":"glob","arguments":":1}"}}]}}]}"#,
-                r#"{"choices":[{"delta":{"tool_calls":[{"id":"y","function":{"name":"grep","arguments":{"q":"z"}}}]}}]}"#,
-            ],
-            true,
-        );
+        let (events, result) = decode(&[
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"x","function":{"name":"glob","arguments":"{\"a\""}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"x","function":{"name":"glob","arguments":":1}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"y","function":{"name":"grep","arguments":{"q":"z"}}}]}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#,
+        ]);
         assert!(result.is_ok(), "{result:?}");
         let calls = calls_of(&events);
         assert_eq!(calls.len(), 2);
         assert_eq!((calls[0].name.as_str(), calls[0].arguments.as_str()), ("glob", r#"{"a":1}"#));
         assert_eq!((calls[1].name.as_str(), calls[1].arguments.as_str()), ("grep", r#"{"q":"z"}"#));
-        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason }) if reason == "stop"));
+        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason, .. }) if reason == "stop"));
     }
 
     #[test]
-    fn a_stream_without_finish_or_done_is_truncated() {
-        let (events, result) = decode(&[r#"{"choices":[{"index":0,"delta":{"content":"half"}}]}"#], false);
+    fn a_stream_without_a_finish_reason_is_cut_even_when_it_says_done() {
+        let (events, result) = decode(&[r#"{"choices":[{"index":0,"delta":{"content":"half"}}]}"#]);
         assert_eq!(events, [ModelEvent::TextDelta("half".into())]);
         assert!(matches!(result, Err(ModelError::Truncated)));
+        let (events, result) = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"glob"}}]}}]}"#,
+        ]);
+        assert!(events.is_empty(), "a call of a cut stream is never passed on: {events:?}");
+        assert!(matches!(result, Err(ModelError::Truncated)));
+    }
+
+    #[tokio::test]
+    async fn done_without_a_finish_reason_is_a_cut_stream_and_retried() {
+        let mock = MockModel::start(Wire::OpenAi);
+        mock.push_turn(Turn::raw_sse(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\ndata: [DONE]\n\n",
+        ));
+        mock.push_turn(Turn::text("whole"));
+        let history = sample_history();
+        let request = ModelRequest { system: None, messages: &history, tools: &[] };
+        let (events, result) = stream_all(config(ProviderKind::Openai, &mock.base_url()), request).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(mock.requests().len(), 2);
+        assert_eq!(text_of(&events), "whole");
+    }
+
+    #[test]
+    fn finish_reasons_say_what_they_mean() {
+        for (reason, stop) in [
+            ("stop", Stop::Normal),
+            ("tool_calls", Stop::Normal),
+            ("length", Stop::MaxTokens),
+            ("content_filter", Stop::Blocked),
+            ("something_new", Stop::Unknown),
+        ] {
+            let finish =
+                format!(r#"{{"choices":[{{"index":0,"delta":{{"content":"x"}},"finish_reason":"{reason}"}}]}}"#);
+            let (events, result) = decode(&[&finish]);
+            assert!(result.is_ok(), "{reason}: {result:?}");
+            assert_eq!(events.last(), Some(&ModelEvent::Finished { reason: reason.into(), stop }), "{reason}");
+        }
     }
 
     #[test]
     fn an_error_inside_the_stream_is_reported() {
-        let (_, result) = decode(&[r#"{"error":{"message":"upstream overloaded","code":502}}"#], true);
+        let (_, result) = decode(&[r#"{"error":{"message":"upstream overloaded","code":502}}"#]);
         assert!(matches!(result, Err(ModelError::Http { status: 502, body, .. }) if body == "upstream overloaded"));
     }
 
@@ -454,7 +496,7 @@ mod tests {
             events[events.len() - 2..],
             [
                 ModelEvent::Usage(Usage { input_tokens: 42, output_tokens: 7 }),
-                ModelEvent::Finished { reason: "stop".into() },
+                ModelEvent::Finished { reason: "stop".into(), stop: Stop::Normal },
             ]
         );
 
@@ -497,7 +539,7 @@ mod tests {
         assert_eq!(serde_json::from_str::<Value>(&calls[1].arguments).ok(), Some(json!({ "pattern": "**/*.rs" })));
         assert_eq!(calls[2].id, "fixed-id");
         assert_ne!(calls[0].id, calls[1].id);
-        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason }) if reason == "tool_calls"));
+        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason, .. }) if reason == "tool_calls"));
 
         let (events, result) = stream_all(config, request).await;
         assert!(result.is_ok(), "{result:?}");

@@ -2,7 +2,9 @@
 //!
 //! Rate limits (429), timeouts (408), server errors (5xx but 501, including Anthropic's
 //! 529 "overloaded"), connection failures, and streams that broke, went silent or sent
-//! garbage are worth another try; refused credentials and other client errors are not.
+//! garbage are worth another try, and so is an answer whose function call the provider
+//! could not parse (at most [`MALFORMED_CALL_ATTEMPTS`] requests, as Gemini CLI bounds its
+//! "invalid content" retries); refused credentials and other client errors are not.
 //! The wait before retry `n` is drawn uniformly from zero to `base_delay * 2^(n-1)`,
 //! capped at `max_delay` ("full jitter", which keeps many clients from retrying in step),
 //! unless the provider said how long to wait (`Retry-After` in seconds or as an HTTP
@@ -14,6 +16,10 @@ use rand::Rng;
 use reqwest::header::HeaderMap;
 
 use super::ModelError;
+
+/// Most requests for one answer while the model keeps writing malformed function calls:
+/// the same model asked the same thing rarely gets it right after two more tries.
+pub(crate) const MALFORMED_CALL_ATTEMPTS: u32 = 3;
 
 /// How often and how patiently a request is retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,12 +60,25 @@ impl ModelError {
     pub(crate) fn is_retryable(&self) -> bool {
         match self {
             Self::Http { status, .. } => matches!(status, 408 | 429) || (*status >= 500 && *status != 501),
-            Self::Connect { .. } | Self::MalformedStream(_) | Self::Truncated | Self::IdleTimeout(_) => true,
+            Self::Connect { .. }
+            | Self::MalformedStream(_)
+            | Self::Truncated
+            | Self::IdleTimeout(_)
+            | Self::MalformedCall { .. } => true,
             Self::Auth { .. }
             | Self::BadRequest { .. }
             | Self::InvalidHeader { .. }
             | Self::Interrupted(_)
             | Self::GaveUp { .. } => false,
+        }
+    }
+
+    /// The most requests for one answer when this is the failure, under `policy`.
+    pub(crate) fn attempt_limit(&self, policy: &RetryPolicy) -> u32 {
+        let limit = policy.max_attempts.max(1);
+        match self {
+            Self::MalformedCall { .. } => limit.min(MALFORMED_CALL_ATTEMPTS),
+            _ => limit,
         }
     }
 
@@ -167,5 +186,10 @@ mod tests {
         assert!(ModelError::Connect { url: "u".into(), reason: "r".into() }.is_retryable());
         assert!(!ModelError::Auth { status: 401, key_variable: None, provider: "p".into() }.is_retryable());
         assert!(!ModelError::Interrupted(Box::new(ModelError::Truncated)).is_retryable());
+        let malformed = ModelError::MalformedCall { reason: "MALFORMED_FUNCTION_CALL".into(), detail: None };
+        assert!(malformed.is_retryable());
+        assert_eq!(malformed.attempt_limit(&RetryPolicy::default()), MALFORMED_CALL_ATTEMPTS);
+        assert_eq!(malformed.attempt_limit(&RetryPolicy { max_attempts: 2, ..RetryPolicy::default() }), 2);
+        assert_eq!(ModelError::Truncated.attempt_limit(&RetryPolicy::default()), 5);
     }
 }

@@ -5,7 +5,8 @@
 //! `content_block_delta` (`text_delta`, `input_json_delta` pieces of the call's arguments,
 //! `thinking_delta`) and closes with `content_block_stop`, when a call is passed on with
 //! its assembled argument text (`{}` when there was none). `message_delta` brings the stop
-//! reason and the cumulative output count; `message_stop` completes the response. An
+//! reason (classified as a [`Stop`]) and the cumulative output count; `message_stop`
+//! completes the response. An
 //! `error` event is a failure reported after the 200; unknown events and block types
 //! (`ping`, `signature_delta`, server tools) are skipped.
 
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::{FunctionCall, ModelError, ModelEvent, Usage};
+use super::super::{FunctionCall, ModelError, ModelEvent, Stop, Usage};
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -204,7 +205,20 @@ impl Decoder {
             on_event(ModelEvent::Usage(self.usage));
         }
         let reason = self.stop_reason.take().unwrap_or_else(|| "end_turn".to_owned());
-        on_event(ModelEvent::Finished { reason });
+        let stop = stop_of(&reason);
+        on_event(ModelEvent::Finished { reason, stop });
+    }
+}
+
+/// What a `stop_reason` means. `model_context_window_exceeded` cuts the answer as
+/// `max_tokens` does, only at the context window.
+fn stop_of(reason: &str) -> Stop {
+    match reason {
+        "end_turn" | "tool_use" | "stop_sequence" => Stop::Normal,
+        "max_tokens" | "model_context_window_exceeded" => Stop::MaxTokens,
+        "refusal" => Stop::Blocked,
+        "pause_turn" => Stop::Paused,
+        _ => Stop::Unknown,
     }
 }
 
@@ -303,7 +317,7 @@ mod tests {
                 call("toolu_a", "read_file", r#"{"path": "a.txt"}"#),
                 call("toolu_b", "list", "{}"),
                 ModelEvent::Usage(Usage { input_tokens: 25, output_tokens: 42 }),
-                ModelEvent::Finished { reason: "tool_use".into() },
+                ModelEvent::Finished { reason: "tool_use".into(), stop: Stop::Normal },
             ]
         );
     }
@@ -318,7 +332,7 @@ mod tests {
         ]);
         assert!(matches!(done, Ok(true)));
         assert!(matches!(&events[0], ModelEvent::FunctionCall(c) if c.arguments == "{not json"));
-        assert_eq!(events.last(), Some(&ModelEvent::Finished { reason: "end_turn".into() }));
+        assert_eq!(events.last(), Some(&ModelEvent::Finished { reason: "end_turn".into(), stop: Stop::Normal }));
     }
 
     #[test]
@@ -339,5 +353,36 @@ mod tests {
         ]);
         assert!(matches!(done, Ok(false)));
         assert!(events.is_empty(), "{events:?}");
+    }
+
+    #[test]
+    fn stop_reasons_say_what_they_mean() {
+        for (reason, stop) in [
+            ("end_turn", Stop::Normal),
+            ("tool_use", Stop::Normal),
+            ("stop_sequence", Stop::Normal),
+            ("max_tokens", Stop::MaxTokens),
+            ("refusal", Stop::Blocked),
+            ("pause_turn", Stop::Paused),
+            ("brand_new_reason", Stop::Unknown),
+        ] {
+            let delta = format!(r#"{{"type":"message_delta","delta":{{"stop_reason":"{reason}"}}}}"#);
+            let (events, done) = decode(&[&delta, r#"{"type":"message_stop"}"#]);
+            assert!(matches!(done, Ok(true)), "{reason}");
+            assert_eq!(events.last(), Some(&ModelEvent::Finished { reason: reason.into(), stop }), "{reason}");
+        }
+    }
+
+    #[test]
+    fn a_tool_call_cut_at_the_token_limit_is_passed_on_with_the_limit() {
+        let (events, done) = decode(&[
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"write_file","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"path\":\"a"}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"}}"#,
+            r#"{"type":"message_stop"}"#,
+        ]);
+        assert!(matches!(done, Ok(true)));
+        assert!(matches!(&events[0], ModelEvent::FunctionCall(c) if c.arguments == r#"{"path":"a"#));
+        assert_eq!(events.last(), Some(&ModelEvent::Finished { reason: "max_tokens".into(), stop: Stop::MaxTokens }));
     }
 }

@@ -47,7 +47,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::super::test_support::{calls_of, config, sample_history, sample_tools, stream_all, text_of};
-    use super::super::{ProviderKind, Usage};
+    use super::super::{ProviderKind, Stop, Usage};
     use super::*;
 
     #[tokio::test]
@@ -67,7 +67,7 @@ mod tests {
             events[events.len() - 2..],
             [
                 ModelEvent::Usage(Usage { input_tokens: 42, output_tokens: 7 }),
-                ModelEvent::Finished { reason: "end_turn".into() },
+                ModelEvent::Finished { reason: "end_turn".into(), stop: Stop::Normal },
             ]
         );
 
@@ -116,7 +116,7 @@ mod tests {
         assert_eq!((calls[1].id.as_str(), calls[1].name.as_str()), ("toolu_fixed", "glob"));
         assert_eq!(calls[2].arguments, "{}");
         assert_ne!(calls[0].id, calls[2].id);
-        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason }) if reason == "tool_use"));
+        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason, .. }) if reason == "tool_use"));
 
         let (events, result) = stream_all(config, request).await;
         assert!(result.is_ok(), "{result:?}");
@@ -137,6 +137,6 @@ mod tests {
         let (events, result) = stream_all(config(ProviderKind::Anthropic, &mock.base_url()), request).await;
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(events.first(), Some(&ModelEvent::TextDelta("hi".into())));
-        assert_eq!(events.last(), Some(&ModelEvent::Finished { reason: "max_tokens".into() }));
+        assert_eq!(events.last(), Some(&ModelEvent::Finished { reason: "max_tokens".into(), stop: Stop::MaxTokens }));
     }
 }

@@ -4,7 +4,8 @@
 //! with their arguments as a JSON object. Older API versions give calls no id, so calls
 //! without one get a generated `gemini-call-<n>` id, which is never sent back (Gemini
 //! matches responses by name and order); a real id is echoed in the `functionResponse`.
-//! A response is complete once a candidate carried a `finishReason` and the body ended.
+//! A response is complete once a candidate carried a `finishReason` (or the prompt a
+//! `blockReason`) and the body ended; [`decode`] says what each reason means.
 //!
 //! Thinking models put an opaque `thoughtSignature` next to a `functionCall`; it is kept
 //! in [`FunctionCall::signature`] and sent back beside the call, since Gemini 3 rejects a
@@ -12,13 +13,13 @@
 //! Tool schemas go out as `parametersJsonSchema`, which takes JSON Schema as it is,
 //! rather than `parameters`, an OpenAPI subset that rejects many valid schemas.
 
-use serde::Deserialize;
+mod decode;
+
 use serde_json::{Map, Value, json};
 
 use super::http::post_sse;
-use super::{
-    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Usage, generated_call_id,
-};
+use super::{Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role};
+use decode::Decoder;
 
 /// The prefix of the ids airlock makes up for calls that came without one.
 const GENERATED_ID_PREFIX: &str = "gemini-call-";
@@ -146,151 +147,13 @@ fn echo_id(object: &mut Value, id: &str) {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Chunk {
-    candidates: Option<Vec<Candidate>>,
-    usage_metadata: Option<UsageMetadata>,
-    prompt_feedback: Option<PromptFeedback>,
-    error: Option<Value>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Candidate {
-    content: Option<Content>,
-    finish_reason: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Content {
-    parts: Option<Vec<WirePart>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WirePart {
-    text: Option<String>,
-    thought: Option<bool>,
-    function_call: Option<WireCall>,
-    thought_signature: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct WireCall {
-    id: Option<String>,
-    name: String,
-    args: Option<Value>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct UsageMetadata {
-    prompt_token_count: Option<u64>,
-    candidates_token_count: Option<u64>,
-    thoughts_token_count: Option<u64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PromptFeedback {
-    block_reason: Option<String>,
-}
-
-/// Turns response chunks into events; remembers what only counts once the body ended.
-#[derive(Debug, Default)]
-struct Decoder {
-    finish_reason: Option<String>,
-    block_reason: Option<String>,
-    usage: Option<Usage>,
-}
-
-impl Decoder {
-    fn chunk(&mut self, chunk: Chunk, on_event: &mut (dyn FnMut(ModelEvent) + Send)) -> Result<(), ModelError> {
-        if let Some(error) = chunk.error {
-            return Err(stream_error(&error));
-        }
-        if let Some(usage) = chunk.usage_metadata {
-            self.usage = Some(Usage {
-                input_tokens: usage.prompt_token_count.unwrap_or(0),
-                output_tokens: usage.candidates_token_count.unwrap_or(0) + usage.thoughts_token_count.unwrap_or(0),
-            });
-        }
-        if let Some(reason) = chunk.prompt_feedback.and_then(|f| f.block_reason) {
-            self.block_reason = Some(reason);
-        }
-        // airlock asks for one candidate.
-        let Some(candidate) = chunk.candidates.and_then(|c| c.into_iter().next()) else {
-            return Ok(());
-        };
-        for part in candidate.content.and_then(|c| c.parts).unwrap_or_default() {
-            if let Some(call) = part.function_call {
-                on_event(ModelEvent::FunctionCall(function_call(call, part.thought_signature)));
-            } else if let Some(text) = part.text.filter(|t| !t.is_empty()) {
-                on_event(if part.thought == Some(true) {
-                    ModelEvent::Thought(text)
-                } else {
-                    ModelEvent::TextDelta(text)
-                });
-            }
-        }
-        if let Some(reason) = candidate.finish_reason {
-            self.finish_reason = Some(reason);
-        }
-        Ok(())
-    }
-
-    fn finish(self, on_event: &mut (dyn FnMut(ModelEvent) + Send)) -> Result<(), ModelError> {
-        // A blocked prompt gets no candidate at all, only the reason.
-        let reason = self.finish_reason.or(self.block_reason).ok_or(ModelError::Truncated)?;
-        if let Some(usage) = self.usage {
-            on_event(ModelEvent::Usage(usage));
-        }
-        on_event(ModelEvent::Finished { reason });
-        Ok(())
-    }
-}
-
-fn function_call(call: WireCall, signature: Option<String>) -> FunctionCall {
-    let id = call.id.filter(|id| !id.is_empty()).unwrap_or_else(|| generated_call_id(GENERATED_ID_PREFIX));
-    let arguments = match call.args {
-        None | Some(Value::Null) => "{}".to_owned(),
-        // Some proxies pass the arguments on as JSON text: keep it as the model wrote it.
-        Some(Value::String(text)) if text.trim().is_empty() => "{}".to_owned(),
-        Some(Value::String(text)) => text,
-        Some(args) => args.to_string(),
-    };
-    FunctionCall { id, name: call.name, arguments, signature: signature.filter(|s| !s.is_empty()) }
-}
-
-/// An error the API reported inside the stream, after answering 200.
-fn stream_error(error: &Value) -> ModelError {
-    let status = error["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
-    let body = error["message"].as_str().map_or_else(|| error.to_string(), str::to_owned);
-    ModelError::Http { status, body, retry_after: None }
-}
-
 #[cfg(test)]
 mod tests {
     use airlock_tests::{MockModel, Turn, Wire, call, declared_tools, function_responses};
 
     use super::super::test_support::{calls_of, config, sample_history, sample_tools, stream_all, text_of};
-    use super::super::{FunctionResponse, ProviderKind, ToolDeclaration};
+    use super::super::{FunctionCall, FunctionResponse, ProviderKind, ToolDeclaration};
     use super::*;
-
-    fn decode(chunks: &[&str]) -> (Vec<ModelEvent>, Result<(), ModelError>) {
-        let mut events = Vec::new();
-        let mut on_event = |e| events.push(e);
-        let mut decoder = Decoder::default();
-        for chunk in chunks {
-            let parsed = serde_json::from_str(chunk).map_err(|e| ModelError::MalformedStream(e.to_string()));
-            if let Err(e) = parsed.and_then(|c| decoder.chunk(c, &mut on_event)) {
-                return (events, Err(e));
-            }
-        }
-        let result = decoder.finish(&mut on_event);
-        (events, result)
-    }
 
     #[test]
     fn request_body_carries_history_system_and_tools() {
@@ -387,64 +250,6 @@ mod tests {
         assert_eq!(endpoint(&config), "http://h:1/v1beta/models/gemini-x:streamGenerateContent?alt=sse");
     }
 
-    #[test]
-    fn decodes_text_thoughts_calls_and_usage() {
-        let (events, result) = decode(&[
-            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"pondering","thought":true}]}}]}"#,
-            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}]}"#,
-            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"lo"},
-                {"functionCall":{"name":"glob","args":{"pattern":"*.rs"}},"thoughtSignature":"c2lnLTE="},
-                {"functionCall":{"id":"kept","name":"grep","args":"{not json"}},
-                {"functionCall":{"name":"list"}}]},"finishReason":"STOP"}],
-              "usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":5,"thoughtsTokenCount":2}}"#,
-        ]);
-        assert!(result.is_ok(), "{result:?}");
-        assert_eq!(
-            events[..3],
-            [
-                ModelEvent::Thought("pondering".into()),
-                ModelEvent::TextDelta("Hel".into()),
-                ModelEvent::TextDelta("lo".into()),
-            ]
-        );
-        let calls = calls_of(&events);
-        assert_eq!(calls.len(), 3);
-        assert!(calls[0].id.starts_with(GENERATED_ID_PREFIX));
-        assert_eq!(calls[0].arguments, r#"{"pattern":"*.rs"}"#);
-        assert_eq!((calls[1].id.as_str(), calls[1].arguments.as_str()), ("kept", "{not json"));
-        assert_eq!(calls[2].arguments, "{}");
-        assert_ne!(calls[0].id, calls[2].id);
-        assert_eq!(calls[0].signature.as_deref(), Some("c2lnLTE="));
-        assert_eq!((calls[1].signature.as_ref(), calls[2].signature.as_ref()), (None, None));
-        assert_eq!(
-            events[events.len() - 2..],
-            [
-                ModelEvent::Usage(Usage { input_tokens: 12, output_tokens: 7 }),
-                ModelEvent::Finished { reason: "STOP".into() },
-            ]
-        );
-    }
-
-    #[test]
-    fn a_stream_without_finish_reason_is_truncated() {
-        let (events, result) = decode(&[r#"{"candidates":[{"content":{"parts":[{"text":"half"}]}}]}"#]);
-        assert_eq!(events, [ModelEvent::TextDelta("half".into())]);
-        assert!(matches!(result, Err(ModelError::Truncated)));
-    }
-
-    #[test]
-    fn a_blocked_prompt_finishes_with_the_block_reason() {
-        let (events, result) = decode(&[r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#]);
-        assert!(result.is_ok());
-        assert_eq!(events, [ModelEvent::Finished { reason: "SAFETY".into() }]);
-    }
-
-    #[test]
-    fn an_error_inside_the_stream_is_reported() {
-        let (_, result) = decode(&[r#"{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}"#]);
-        assert!(matches!(result, Err(ModelError::Http { status: 503, body, .. }) if body == "overloaded"));
-    }
-
     #[tokio::test]
     async fn streams_a_text_answer_from_the_mock() {
         let mock = MockModel::start(Wire::Gemini);
@@ -456,7 +261,7 @@ mod tests {
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(text_of(&events), "Hello from the mock");
         assert!(events.iter().filter(|e| matches!(e, ModelEvent::TextDelta(_))).count() >= 2);
-        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason }) if reason == "STOP"));
+        assert!(matches!(events.last(), Some(ModelEvent::Finished { reason, .. }) if reason == "STOP"));
         assert!(events.iter().any(|e| matches!(e, ModelEvent::Usage(_))));
 
         let recorded = mock.recorded();

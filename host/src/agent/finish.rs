@@ -1,0 +1,156 @@
+//! How the loop reacts to the way a response ended: every [`Stop`] of every wire either
+//! lets the run go on (with a warning when the answer may be incomplete), sends the
+//! conversation again (a paused turn), or ends the run with an [`Unusable`] answer naming
+//! the provider's reason. Invariant: a run never ends as completed with nothing at all —
+//! no text and no tool call in the whole run.
+//!
+//! A malformed function call never reaches here: the model client asks again for it
+//! (see `model::retry`), and reports an error once the retries are spent.
+
+use crate::model::Stop;
+
+/// Why the model's answer could not be used; ends the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unusable {
+    /// The provider blocked the prompt or the answer, or the model refused to answer.
+    Blocked { reason: String },
+    /// The answer reached the output token limit before anything usable came: no text, or
+    /// a tool call that may be cut (its calls are not run).
+    Cut { reason: String, with_calls: bool },
+    /// The model ended its answer with no text and no tool call.
+    Empty { reason: String },
+}
+
+impl Unusable {
+    /// The error's type in JSON output.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Blocked { .. } => "blocked",
+            Self::Cut { .. } => "max_tokens",
+            Self::Empty { .. } => "empty_answer",
+        }
+    }
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Blocked { reason } => write!(
+                f,
+                "the provider blocked the answer ({reason}): its safety or content policy stopped it, and asking \
+                 again will not help; rephrase the prompt"
+            ),
+            Self::Cut { reason, with_calls: true } => write!(
+                f,
+                "the answer reached the output token limit ({reason}) in the middle of a tool call, so none of its \
+                 calls were run; ask for smaller steps, or raise max_tokens in config.toml (Anthropic)"
+            ),
+            Self::Cut { reason, with_calls: false } => write!(
+                f,
+                "the answer reached the output token limit ({reason}) before any text; ask for a shorter answer, or \
+                 raise max_tokens in config.toml (Anthropic)"
+            ),
+            Self::Empty { reason } => write!(
+                f,
+                "the model ended its answer with no text and no tool call (finish reason {reason}); run the prompt \
+                 again or rephrase it"
+            ),
+        }
+    }
+}
+
+/// What the loop does with a finished response.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// Use the response as a whole one, after showing the warning, if any.
+    Accept { warning: Option<String> },
+    /// Keep the response's text and send the conversation again to let the model go on.
+    Continue,
+    /// End the run.
+    Fail(Unusable),
+}
+
+/// What one response brought, as far as judging its end goes.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Brought {
+    pub text: bool,
+    pub calls: bool,
+    /// Whether earlier turns of this run produced text or ran calls.
+    pub earlier: bool,
+}
+
+/// The verdict on a response that ended for `reason`, meaning `stop`.
+pub(super) fn judge(stop: Stop, reason: &str, brought: Brought) -> Verdict {
+    let reason = reason.to_owned();
+    let something = brought.text || brought.calls;
+    match stop {
+        Stop::Normal if something || brought.earlier => Verdict::Accept { warning: None },
+        Stop::Normal => Verdict::Fail(Unusable::Empty { reason }),
+        Stop::MaxTokens if brought.calls => Verdict::Fail(Unusable::Cut { reason, with_calls: true }),
+        Stop::MaxTokens if brought.text => Verdict::Accept {
+            warning: Some(format!(
+                "the answer was cut off at the output token limit ({reason}); the text so far is kept"
+            )),
+        },
+        Stop::MaxTokens => Verdict::Fail(Unusable::Cut { reason, with_calls: false }),
+        Stop::Blocked => Verdict::Fail(Unusable::Blocked { reason }),
+        Stop::Paused if brought.calls => Verdict::Accept { warning: None },
+        Stop::Paused => Verdict::Continue,
+        Stop::Unknown if something => Verdict::Accept {
+            warning: Some(format!(
+                "the model stopped for a reason airlock does not know ({reason}); the answer may be incomplete"
+            )),
+        },
+        Stop::Unknown => Verdict::Fail(Unusable::Empty { reason }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOTHING: Brought = Brought { text: false, calls: false, earlier: false };
+    const TEXT: Brought = Brought { text: true, calls: false, earlier: false };
+    const CALLS: Brought = Brought { text: false, calls: true, earlier: false };
+    const AFTER_TOOLS: Brought = Brought { text: false, calls: false, earlier: true };
+
+    fn warned(verdict: &Verdict, word: &str) -> bool {
+        matches!(verdict, Verdict::Accept { warning: Some(w) } if w.contains(word))
+    }
+
+    #[test]
+    fn a_normal_end_is_accepted_unless_the_whole_run_brought_nothing() {
+        assert_eq!(judge(Stop::Normal, "STOP", TEXT), Verdict::Accept { warning: None });
+        assert_eq!(judge(Stop::Normal, "tool_calls", CALLS), Verdict::Accept { warning: None });
+        assert_eq!(judge(Stop::Normal, "end_turn", AFTER_TOOLS), Verdict::Accept { warning: None });
+        assert_eq!(judge(Stop::Normal, "STOP", NOTHING), Verdict::Fail(Unusable::Empty { reason: "STOP".into() }));
+    }
+
+    #[test]
+    fn the_token_limit_keeps_text_with_a_warning_and_fails_without_or_with_a_cut_call() {
+        assert!(warned(&judge(Stop::MaxTokens, "MAX_TOKENS", TEXT), "MAX_TOKENS"));
+        let cut = judge(Stop::MaxTokens, "max_tokens", Brought { text: true, calls: true, earlier: true });
+        assert_eq!(cut, Verdict::Fail(Unusable::Cut { reason: "max_tokens".into(), with_calls: true }));
+        let empty = judge(Stop::MaxTokens, "length", AFTER_TOOLS);
+        assert_eq!(empty, Verdict::Fail(Unusable::Cut { reason: "length".into(), with_calls: false }));
+    }
+
+    #[test]
+    fn blocked_answers_always_fail_and_name_the_reason() {
+        for brought in [NOTHING, TEXT, CALLS, AFTER_TOOLS] {
+            let verdict = judge(Stop::Blocked, "SAFETY", brought);
+            assert_eq!(verdict, Verdict::Fail(Unusable::Blocked { reason: "SAFETY".into() }));
+        }
+        let message = Unusable::Blocked { reason: "refusal".into() }.to_string();
+        assert!(message.contains("(refusal)") && message.contains("rephrase"), "{message}");
+    }
+
+    #[test]
+    fn a_paused_turn_continues_and_an_unknown_end_warns_or_fails() {
+        assert_eq!(judge(Stop::Paused, "pause_turn", TEXT), Verdict::Continue);
+        assert_eq!(judge(Stop::Paused, "pause_turn", CALLS), Verdict::Accept { warning: None });
+        assert!(warned(&judge(Stop::Unknown, "OTHER", TEXT), "(OTHER)"));
+        let verdict = judge(Stop::Unknown, "FINISH_REASON_UNSPECIFIED", AFTER_TOOLS);
+        assert_eq!(verdict, Verdict::Fail(Unusable::Empty { reason: "FINISH_REASON_UNSPECIFIED".into() }));
+    }
+}
