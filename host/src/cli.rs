@@ -30,6 +30,8 @@ pub enum ExitCode {
     Success = 0,
     /// The model API failed (unreachable, HTTP error, malformed stream) or another error.
     Failure = 1,
+    /// A bad command line (unknown plugin, nothing to grant).
+    Usage = 2,
     /// The model API refused the credentials.
     Auth = 41,
     /// No prompt was given, or the input was unusable.
@@ -143,6 +145,11 @@ impl Fatal {
     fn config(message: impl std::fmt::Display) -> Self {
         Self::new(ExitCode::Config, message)
     }
+
+    /// A management command's failure: a bad command line exits 2, anything else 52.
+    fn command(error: commands::CommandError) -> Self {
+        Self::new(if error.is_usage() { ExitCode::Usage } else { ExitCode::Config }, error)
+    }
 }
 
 /// The user's home folder, for `~/` paths in grants.
@@ -169,7 +176,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let workspace = workspace_root(cli.workspace.as_deref())?;
 
     if let Some(Command::Trust(args)) = &cli.command {
-        return commands::trust::run(&paths, &workspace, args).map(|()| ExitCode::Success).map_err(Fatal::config);
+        return commands::trust::run(&paths, &workspace, args).map(|()| ExitCode::Success).map_err(Fatal::command);
     }
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
@@ -188,13 +195,16 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     }
     let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
     let roots = Roots { workspace: workspace.clone(), home: user_home() };
-    let policy = Arc::new(Policy::load(&paths, roots, mode).map_err(|e| Fatal::new(ExitCode::Config, e))?);
+    let mut policy = Policy::load(&paths, roots, mode).map_err(|e| Fatal::new(ExitCode::Config, e))?;
 
     let runtime = Arc::new(
         Runtime::with_key(paths.cache.clone(), &paths.cache_key()).map_err(|e| Fatal::new(ExitCode::Failure, e))?,
     );
     let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
     let registry = Arc::new(Registry::load(&runtime, &dirs).await);
+    // The policy's names (grant tables, rule tools) mean plugins and tools: resolved now.
+    policy.bind(&registry).map_err(Fatal::config)?;
+    let policy = Arc::new(policy);
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {
@@ -207,7 +217,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Plugins { command }) => {
             let context =
                 commands::plugins::Context { paths: &paths, runtime: &runtime, registry: &registry, policy: &policy };
-            return commands::plugins::run(&context, command).await.map(|()| ExitCode::Success).map_err(Fatal::config);
+            return commands::plugins::run(&context, command).await.map(|()| ExitCode::Success).map_err(Fatal::command);
         }
         Some(Command::Trust(_) | Command::Sessions { .. }) | None => {}
     }
@@ -250,7 +260,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     };
     let printer = tokio::spawn(headless::print_events(cli.output_format, receiver));
     headless::announce(&session, &registry, &events);
-    for notice in policy.notices.iter().chain(&policy.plugin_notices(&registry)) {
+    for notice in policy.notices.iter().chain(&policy.plugin_notices(&registry)).chain(&policy.warnings) {
         events.send(crate::events::Event::Warning { message: notice.clone() });
     }
     for message in recording_problem.into_iter().chain(recorded.iter().flat_map(|o| o.warnings.clone())) {
