@@ -241,10 +241,7 @@ fn inspect_ends_with_the_grant_command_the_plugin_needs() {
     let probe = run_args(&s, &["plugins", "inspect", fixtures::FS_PROBE]);
     assert_eq!(probe.code, Some(0), "{}", probe.stderr);
     let last = probe.stdout.lines().last().unwrap();
-    assert!(
-        last.ends_with("airlock plugins grant fs_probe --read . --env GRANTED_VAR --env OPENAI_API_KEY"),
-        "{last}"
-    );
+    assert!(last.ends_with("airlock plugins grant fs_probe --read . --env GRANTED_VAR --env OPENAI_API_KEY"), "{last}");
     let hostile = run_args(&s, &["plugins", "inspect", fixtures::HOSTILE_TEXT]);
     let last = hostile.stdout.lines().last().unwrap();
     assert!(last.ends_with("airlock plugins grant hostile_text --read 'docs --write ~'"), "{last}");

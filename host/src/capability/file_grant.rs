@@ -93,7 +93,9 @@ impl FileGrant {
             return Err(format!("file grant {text:?}: the path has spaces around it"));
         }
         if let Some(meant) = mode_word(path) {
-            return Err(format!("file grant {text:?} names no folder, only a mode: write PATH:{meant}, e.g. `.:{meant}`"));
+            return Err(format!(
+                "file grant {text:?} names no folder, only a mode: write PATH:{meant}, e.g. `.:{meant}`"
+            ));
         }
         if path.contains('*') {
             return Err(format!("file grant {text:?}: a grant names a folder, not a glob"));

@@ -34,10 +34,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::PolicyError;
+pub use super::edit::Editor;
 use super::rules::{PathGlob, Rule, RuleDecision, RuleSource};
 use crate::capability::net::NetRule;
 use crate::capability::{FileGrant, Grant};
-pub use super::edit::Editor;
 
 /// One parsed policy file (empty when the file does not exist).
 #[derive(Debug, Clone, Default)]

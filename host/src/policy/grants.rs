@@ -60,8 +60,7 @@ impl Granted<'_> {
             timeout_secs: own.timeout_secs,
             max_output_bytes: own.max_output_bytes,
         };
-        let defaults =
-            Parts { files: !sets.files, network: !sets.network, env: !sets.env, processes: !sets.processes };
+        let defaults = Parts { files: !sets.files, network: !sets.network, env: !sets.env, processes: !sets.processes };
         Granted { grant, file: Some(file), defaults }
     }
 }
@@ -194,7 +193,9 @@ fn bind_file(
                 }
                 plugin
             }
-            Err(error @ NameError::Ambiguous(_)) => return Err(invalid(format!("[grants.{key}]: {}", error.describe(&key)))),
+            Err(error @ NameError::Ambiguous(_)) => {
+                return Err(invalid(format!("[grants.{key}]: {}", error.describe(&key))));
+            }
             Err(NameError::Unknown { suggestion }) => {
                 let message = match names::find(others, &key) {
                     Ok(found) => {

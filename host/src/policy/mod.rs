@@ -104,15 +104,18 @@ impl Policy {
                 let status = trust.status(&policy.roots.workspace, &hash);
                 let ignored = match status {
                     TrustStatus::Trusted => None,
-                    TrustStatus::Untrusted => Some("this folder is not trusted, so it grants nothing (review it, then run `airlock trust`)"),
-                    TrustStatus::Changed => Some("it changed since you trusted this folder (review it, then run `airlock trust` again)"),
+                    TrustStatus::Untrusted => {
+                        Some("this folder is not trusted, so it grants nothing (review it, then run `airlock trust`)")
+                    }
+                    TrustStatus::Changed => {
+                        Some("it changed since you trusted this folder (review it, then run `airlock trust` again)")
+                    }
                 };
                 // The bytes that were hashed are the bytes parsed: no second read.
                 match ignored {
                     None => {
                         policy.workspace = Some(file::parse(&workspace_file, bytes, RuleSource::Workspace)?);
-                        policy.pinned =
-                            trust.pinned_plugins(&policy.roots.workspace).cloned().unwrap_or_default();
+                        policy.pinned = trust.pinned_plugins(&policy.roots.workspace).cloned().unwrap_or_default();
                     }
                     Some(why) => {
                         policy.notices.push(format!("ignoring {}: {why}", workspace_file.display()));

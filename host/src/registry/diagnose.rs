@@ -61,10 +61,7 @@ fn not_compiled(bytes: &[u8], message: &str) -> String {
     }
     let detail = first_line(message);
     if detail.contains("end-of-file") || detail.contains("unexpected end") || detail.contains("out of bounds") {
-        format!(
-            "a truncated component ({} bytes; {detail}): copy or rebuild it whole",
-            bytes.len()
-        )
+        format!("a truncated component ({} bytes; {detail}): copy or rebuild it whole", bytes.len())
     } else {
         format!("a damaged component ({detail}): rebuild it")
     }

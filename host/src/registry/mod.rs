@@ -354,7 +354,9 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
         Ok(info) => {
             (check_description(&info).map(|()| info).map_err(|e| format!("invalid self-description: {e}")), None)
         }
-        Err(fault) => (Err(format!("describe() failed: {}", diagnose::first_line(&fault.to_string()))), Some(now_secs())),
+        Err(fault) => {
+            (Err(format!("describe() failed: {}", diagnose::first_line(&fault.to_string()))), Some(now_secs()))
+        }
     };
     let cached = CachedDescription { format: DESCRIPTION_FORMAT, result, fault_at };
     if let Ok(json) = serde_json::to_vec(&cached)

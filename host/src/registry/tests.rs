@@ -32,7 +32,11 @@ async fn broken_plugins_are_reported_and_the_others_still_load() {
     assert!(problem_for(&registry, "bad_schema.wasm").reason.contains("`parameters` is not a JSON object"));
     assert!(problem_for(&registry, "trap_in_describe.wasm").reason.contains("describe() failed"));
     assert!(problem_for(&registry, "huge_description.wasm").reason.contains("the description must have"));
-    assert!(problem_for(&registry, "garbage.wasm").reason.contains("a WebAssembly binary of a format this airlock does not read"));
+    assert!(
+        problem_for(&registry, "garbage.wasm")
+            .reason
+            .contains("a WebAssembly binary of a format this airlock does not read")
+    );
     assert!(registry.problems.iter().all(|p| !p.reason.contains('\n')), "{:?}", registry.problems);
     // The good plugin and every built-in loaded; one component holds two tools.
     let names: Vec<_> = registry.tools().iter().map(|t| t.info.name.as_str()).collect();

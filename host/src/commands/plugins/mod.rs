@@ -199,7 +199,13 @@ async fn inspect(context: &Context<'_>, file: &Path, json: bool, out: &mut impl 
         writeln!(out)?;
         return Ok(());
     }
-    writeln!(out, "{} {} ({})", line(&plugin.info.name), line(&plugin.info.version), line(&file.display().to_string()))?;
+    writeln!(
+        out,
+        "{} {} ({})",
+        line(&plugin.info.name),
+        line(&plugin.info.version),
+        line(&file.display().to_string())
+    )?;
     show::write_tools(&plugin.info, true, out)?;
     let flags = grant_flags(&Grant::requested_by(&plugin.info.tools));
     if flags.is_empty() {
@@ -207,7 +213,8 @@ async fn inspect(context: &Context<'_>, file: &Path, json: bool, out: &mut impl 
     } else {
         // Each flag's value is shell-quoted (request paths with hidden characters are
         // refused at load, so quoting is all a pasted command needs).
-        let command = format!("airlock plugins grant {} {}", crate::sanitize::shell_word(&plugin.info.name), flags.join(" "));
+        let command =
+            format!("airlock plugins grant {} {}", crate::sanitize::shell_word(&plugin.info.name), flags.join(" "));
         writeln!(out, "once installed, it gets nothing until you run: {}", line(&command))?;
     }
     Ok(())
