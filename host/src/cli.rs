@@ -156,6 +156,11 @@ impl Fatal {
     fn config(message: impl std::fmt::Display) -> Self {
         Self::new(ExitCode::Config, message)
     }
+
+    /// A management command's failure: a bad command line exits 2, anything else 52.
+    fn command(error: commands::CommandError) -> Self {
+        Self::new(if error.is_usage() { ExitCode::Usage } else { ExitCode::Config }, error)
+    }
 }
 
 /// The user's home folder, for `~/` paths in grants.
@@ -199,13 +204,16 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     }
     let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
     let roots = Roots { workspace: workspace.clone(), home: user_home() };
-    let policy = Arc::new(Policy::load(&paths, roots, mode).map_err(|e| Fatal::new(ExitCode::Config, e))?);
+    let mut policy = Policy::load(&paths, roots, mode).map_err(|e| Fatal::new(ExitCode::Config, e))?;
 
     let runtime = Arc::new(
         Runtime::with_key(paths.cache.clone(), &paths.cache_key()).map_err(|e| Fatal::new(ExitCode::Failure, e))?,
     );
     let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
     let registry = Arc::new(Registry::load(&runtime, &dirs).await);
+    // The policy's names (grant tables, rule tools) mean plugins and tools: resolved now.
+    policy.bind(&registry).map_err(Fatal::config)?;
+    let policy = Arc::new(policy);
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {
@@ -257,7 +265,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     };
     let printer = tokio::spawn(headless::print_events(cli.output_format, receiver));
     headless::announce(&session, &registry, &events);
-    for notice in policy.notices.iter().chain(&policy.plugin_notices(&registry)) {
+    for notice in policy.notices.iter().chain(&policy.plugin_notices(&registry)).chain(&policy.warnings) {
         events.send(crate::events::Event::Warning { message: notice.clone() });
     }
     for message in recording_problem.into_iter().chain(recorded.iter().flat_map(|o| o.warnings.clone())) {
@@ -299,8 +307,7 @@ fn command_done(result: Result<(), commands::CommandError>) -> Result<ExitCode, 
     match result {
         Ok(()) => Ok(ExitCode::Success),
         Err(commands::CommandError::Output(e)) => written(Err(e)),
-        Err(e @ commands::CommandError::Usage(_)) => Err(Fatal::new(ExitCode::Usage, e)),
-        Err(e) => Err(Fatal::config(e)),
+        Err(e) => Err(Fatal::command(e)),
     }
 }
 

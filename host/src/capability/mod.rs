@@ -9,6 +9,7 @@
 //! access whatever was granted. Network: scheme, host and port rules ([`net`]). Environment
 //! and processes: exact names and command prefixes present on both sides.
 
+mod file_grant;
 pub mod net;
 
 use std::path::{Component, Path, PathBuf};
@@ -17,6 +18,7 @@ use serde::Serialize;
 
 use crate::contract::{Access, ToolInfo};
 use crate::runtime::Preopen;
+pub use file_grant::FileGrant;
 use net::NetRule;
 
 /// Which part of a call an instance serves.
@@ -26,40 +28,6 @@ pub enum Phase {
     Check,
     /// execute.
     Execute,
-}
-
-/// A folder the user grants.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FileGrant {
-    /// As written: `.`, `src`, `~/notes`, or an absolute path.
-    pub path: String,
-    pub access: Access,
-}
-
-impl FileGrant {
-    /// Parses `PATH`, `PATH:read` or `PATH:read-write`.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let (path, access) = match text.rsplit_once(':') {
-            Some((path, "read")) => (path, Access::Read),
-            Some((path, "read-write")) => (path, Access::ReadWrite),
-            _ => (text, Access::Read),
-        };
-        if path.is_empty() {
-            return Err(format!("file grant {text:?} has no path: write PATH, PATH:read or PATH:read-write"));
-        }
-        if Path::new(path).components().any(|c| c == Component::ParentDir) {
-            return Err(format!("file grant {text:?} contains `..`: name the folder directly"));
-        }
-        Ok(Self { path: path.to_string(), access })
-    }
-
-    /// The grant as written in a policy file.
-    pub fn to_text(&self) -> String {
-        match self.access {
-            Access::Read => format!("{}:read", self.path),
-            Access::ReadWrite => format!("{}:read-write", self.path),
-        }
-    }
 }
 
 /// Everything granted to one plugin.

@@ -79,9 +79,9 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     if policy.grants.is_empty() && policy.rules.is_empty() {
         writeln!(out, "its policy ({}) grants nothing and has no rules", line(&policy_path.display().to_string()))?;
     }
-    for (plugin, grant) in &policy.grants {
+    for (plugin, table) in &policy.grants {
         // The file is the repository's: its names and patterns are shown, never obeyed.
-        writeln!(out, "  grants {}: {}", line(plugin), super::plugins::describe_grant(grant))?;
+        writeln!(out, "  grants {}: {}", line(plugin), super::plugins::describe_grant(&table.grant))?;
     }
     for rule in &policy.rules {
         writeln!(out, "  rule: {} → {} (priority {})", line(&rule.scope()), rule.decision.as_str(), rule.priority)?;

@@ -19,8 +19,12 @@
 //! priority = 10         # higher wins
 //! ```
 //!
-//! A malformed file is an error naming the file, line and problem: nothing is silently
-//! dropped or widened. Writes go through `toml_edit`, so the user's comments and layout
+//! Values that cannot be right are errors naming the file, line and problem — a misspelt
+//! access mode (`.:rw`), an unknown key, a wrong type, a network entry that is not
+//! `scheme://host[:port]`, a rule for a name no tool can have: nothing is silently dropped,
+//! widened or read as something else. Names that are well-formed but match nothing
+//! installed are only known once plugins are loaded: [`super::Policy::bind`] warns about
+//! them. Writes go through [`super::edit::Editor`], so the user's comments and layout
 //! survive, and are atomic.
 
 use std::collections::BTreeMap;
@@ -30,10 +34,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::PolicyError;
+pub use super::edit::Editor;
 use super::rules::{PathGlob, Rule, RuleDecision, RuleSource};
 use crate::capability::net::NetRule;
 use crate::capability::{FileGrant, Grant};
-use crate::runtime::cache::write_atomically;
 
 /// One parsed policy file (empty when the file does not exist).
 #[derive(Debug, Clone, Default)]
@@ -41,15 +45,64 @@ pub struct PolicyFile {
     pub path: PathBuf,
     /// The raw bytes' sha-256 (`none` when absent), for trust pinning.
     pub hash: String,
-    pub grants: BTreeMap<String, Grant>,
+    /// The `[grants.NAME]` tables, by the plugin name they belong to (as written until
+    /// [`super::Policy::bind`] resolves other names of a plugin to its own).
+    pub grants: BTreeMap<String, GrantTable>,
     pub rules: Vec<Rule>,
+}
+
+/// One `[grants.NAME]` table.
+#[derive(Debug, Clone, Default)]
+pub struct GrantTable {
+    pub grant: Grant,
+    /// The lists the table sets (a built-in keeps its default for the others).
+    pub sets: Parts,
+    /// The table's name as written in the file (what an edit must change).
+    pub key: String,
+    /// The line of its header.
+    pub line: usize,
+}
+
+/// The list parts of a grant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Parts {
+    pub files: bool,
+    pub network: bool,
+    pub env: bool,
+    pub processes: bool,
+}
+
+impl Parts {
+    pub const ALL: Self = Self { files: true, network: true, env: true, processes: true };
+    /// The policy-file keys of the lists, in order.
+    pub const KEYS: [&'static str; 4] = ["files", "network", "env", "processes"];
+
+    /// Whether the list `key` (one of [`Self::KEYS`]) is among these parts.
+    pub fn has(self, key: &str) -> bool {
+        match key {
+            "files" => self.files,
+            "network" => self.network,
+            "env" => self.env,
+            "processes" => self.processes,
+            _ => false,
+        }
+    }
+
+    /// These parts' keys.
+    pub fn keys(self) -> Vec<&'static str> {
+        Self::KEYS.into_iter().filter(|key| self.has(key)).collect()
+    }
+
+    pub fn is_empty(self) -> bool {
+        self == Self::default()
+    }
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawPolicy {
     #[serde(default)]
-    grants: BTreeMap<String, RawGrant>,
+    grants: BTreeMap<Spanned<String>, RawGrant>,
     #[serde(default)]
     rule: Vec<Spanned<RawRule>>,
 }
@@ -57,14 +110,10 @@ struct RawPolicy {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawGrant {
-    #[serde(default)]
-    files: Vec<Spanned<String>>,
-    #[serde(default)]
-    network: Vec<Spanned<String>>,
-    #[serde(default)]
-    env: Vec<Spanned<String>>,
-    #[serde(default)]
-    processes: Vec<Spanned<String>>,
+    files: Option<Vec<Spanned<String>>>,
+    network: Option<Vec<Spanned<String>>>,
+    env: Option<Vec<Spanned<String>>>,
+    processes: Option<Vec<Spanned<String>>>,
     memory_mb: Option<Spanned<usize>>,
     timeout_secs: Option<Spanned<u64>>,
     max_output_bytes: Option<Spanned<usize>>,
@@ -73,7 +122,7 @@ struct RawGrant {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRule {
-    tool: Option<String>,
+    tool: Option<Spanned<String>>,
     command: Option<String>,
     path: Option<String>,
     decision: RuleDecision,
@@ -122,15 +171,27 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
         toml::from_str(&text).map_err(|e| invalid(e.span().map_or(0, |s| s.start), e.message().to_string()))?;
 
     let mut grants = BTreeMap::new();
-    for (plugin, raw) in raw.grants {
-        let mut grant = Grant::default();
-        for file in &raw.files {
+    for (key, raw) in raw.grants {
+        let at = key.span().start;
+        let key = key.into_inner();
+        if key.trim().is_empty() || key.chars().any(crate::sanitize::is_hidden) {
+            return Err(invalid(at, format!("[grants.{key:?}] cannot name a plugin: give the plugin's name")));
+        }
+        let mut table = GrantTable { key: key.clone(), line: line_of(&text, at), ..GrantTable::default() };
+        let grant = &mut table.grant;
+        table.sets = Parts {
+            files: raw.files.is_some(),
+            network: raw.network.is_some(),
+            env: raw.env.is_some(),
+            processes: raw.processes.is_some(),
+        };
+        for file in raw.files.iter().flatten() {
             grant.files.push(FileGrant::parse(file.get_ref()).map_err(|e| invalid(file.span().start, e))?);
         }
-        for rule in &raw.network {
+        for rule in raw.network.iter().flatten() {
             grant.network.push(NetRule::parse(rule.get_ref()).map_err(|e| invalid(rule.span().start, e))?);
         }
-        for var in &raw.env {
+        for var in raw.env.iter().flatten() {
             if !is_env_name(var.get_ref()) {
                 return Err(invalid(
                     var.span().start,
@@ -139,7 +200,7 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
             }
             grant.env.push(var.get_ref().clone());
         }
-        for prefix in &raw.processes {
+        for prefix in raw.processes.iter().flatten() {
             if prefix.get_ref().trim().is_empty() {
                 return Err(invalid(prefix.span().start, "a process grant needs a command prefix".into()));
             }
@@ -149,7 +210,7 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
         grant.timeout_secs = positive(raw.timeout_secs, "timeout_secs").map_err(|(at, e)| invalid(at, e))?;
         grant.max_output_bytes =
             positive(raw.max_output_bytes, "max_output_bytes").map_err(|(at, e)| invalid(at, e))?;
-        grants.insert(plugin, grant);
+        grants.insert(key, table);
     }
 
     let mut rules = Vec::new();
@@ -158,19 +219,34 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
         let start = spanned.span().start.min(text.len());
         let line = line_of(&text, text[..start].rfind("[[rule]]").unwrap_or(start));
         let raw = spanned.into_inner();
+        let at_rule = |message: String| PolicyError::Invalid { path: path.to_path_buf(), line, message };
         let path_glob = match raw.path {
-            Some(glob) => Some(PathGlob::new(&glob).map_err(|e| PolicyError::Invalid {
-                path: path.to_path_buf(),
-                line,
-                message: e,
-            })?),
+            Some(glob) if glob.trim().is_empty() => {
+                return Err(at_rule("`path` is empty: give a glob, e.g. \"docs/**\", or leave it out".into()));
+            }
+            Some(glob) => Some(PathGlob::new(&glob).map_err(at_rule)?),
             None => None,
         };
         if raw.command.as_deref().is_some_and(|c| c.trim().is_empty()) {
-            return Err(PolicyError::Invalid { path: path.to_path_buf(), line, message: "`command` is empty".into() });
+            return Err(at_rule("`command` is empty".into()));
         }
+        let tool = match raw.tool {
+            Some(tool) if tool.get_ref() == "*" => None,
+            Some(tool) if !crate::registry::is_tool_name(tool.get_ref()) => {
+                return Err(invalid(
+                    tool.span().start,
+                    format!(
+                        "`tool = {:?}` can name no tool: tool names are lowercase letters, digits and `_`, \
+                         starting with a letter (or \"*\" for every tool)",
+                        tool.get_ref()
+                    ),
+                ));
+            }
+            Some(tool) => Some(tool.into_inner()),
+            None => None,
+        };
         rules.push(Rule {
-            tool: raw.tool.filter(|t| t != "*"),
+            tool,
             command: raw.command,
             path: path_glob,
             decision: raw.decision,
@@ -193,7 +269,8 @@ fn positive<T: PartialEq + Default + Copy>(
     }
 }
 
-fn is_env_name(name: &str) -> bool {
+/// Whether `name` can be an environment variable's name.
+pub fn is_env_name(name: &str) -> bool {
     !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -201,133 +278,6 @@ fn is_env_name(name: &str) -> bool {
 
 pub(super) fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
-}
-
-/// Edits a policy file in place, keeping everything the user wrote.
-pub struct Editor {
-    path: PathBuf,
-    document: toml_edit::DocumentMut,
-}
-
-impl Editor {
-    pub fn open(path: &Path) -> Result<Self, PolicyError> {
-        Self::parse(path.to_path_buf(), read_user_file(path)?.unwrap_or_default())
-    }
-
-    /// Opens `<workspace>/.airlock/policy.toml`, read without following links.
-    pub fn open_workspace(workspace: &Path) -> Result<Self, PolicyError> {
-        let path = super::workspace_policy_path(workspace);
-        let bytes = match super::read_workspace_policy(workspace) {
-            super::WorkspacePolicy::Missing => Vec::new(),
-            super::WorkspacePolicy::File { bytes, .. } => bytes,
-            super::WorkspacePolicy::Unusable(reason) => return Err(PolicyError::Read { path, reason }),
-        };
-        Self::parse(path, bytes)
-    }
-
-    fn parse(path: PathBuf, bytes: Vec<u8>) -> Result<Self, PolicyError> {
-        let text = utf8(&path, bytes)?;
-        let document = text.parse::<toml_edit::DocumentMut>().map_err(|e| PolicyError::Invalid {
-            path: path.clone(),
-            line: e.span().map_or(1, |s| line_of(&text, s.start)),
-            message: e.message().to_string(),
-        })?;
-        Ok(Self { path, document })
-    }
-
-    /// The `[grants.NAME]` table, created when missing.
-    fn grant_table(&mut self, plugin: &str) -> Option<&mut toml_edit::Table> {
-        let grants = self.document.entry("grants").or_insert_with(|| {
-            let mut table = toml_edit::Table::new();
-            table.set_implicit(true);
-            toml_edit::Item::Table(table)
-        });
-        grants
-            .as_table_mut()?
-            .entry(plugin)
-            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
-            .as_table_mut()
-    }
-
-    /// Adds `values` to the list `key` of a plugin's grant (no duplicates).
-    pub fn add_to_list(&mut self, plugin: &str, key: &str, values: &[String]) {
-        if values.is_empty() {
-            return;
-        }
-        let Some(table) = self.grant_table(plugin) else { return };
-        let item = table.entry(key).or_insert_with(|| toml_edit::value(toml_edit::Array::new()));
-        if let Some(array) = item.as_array_mut() {
-            for value in values {
-                if !array.iter().any(|v| v.as_str() == Some(value)) {
-                    array.push(value.as_str());
-                }
-            }
-        }
-    }
-
-    /// Removes `values` from the list `key` of a plugin's grant.
-    pub fn remove_from_list(&mut self, plugin: &str, key: &str, values: &[String]) {
-        let Some(table) = self.grant_table(plugin) else { return };
-        if let Some(array) = table.get_mut(key).and_then(|i| i.as_array_mut()) {
-            array.retain(|v| !values.iter().any(|value| v.as_str() == Some(value)));
-        }
-    }
-
-    /// Sets (or with `None` removes) a number of a plugin's grant.
-    pub fn set_number(&mut self, plugin: &str, key: &str, value: Option<u64>) {
-        let Some(table) = self.grant_table(plugin) else { return };
-        match value.and_then(|v| i64::try_from(v).ok()) {
-            Some(v) => {
-                table.insert(key, toml_edit::value(v));
-            }
-            None => {
-                table.remove(key);
-            }
-        }
-    }
-
-    /// Removes a plugin's whole grant.
-    pub fn remove_grant(&mut self, plugin: &str) {
-        if let Some(grants) = self.document.get_mut("grants").and_then(|g| g.as_table_mut()) {
-            grants.remove(plugin);
-        }
-    }
-
-    /// Appends a `[[rule]]`.
-    pub fn add_rule(
-        &mut self,
-        tool: &str,
-        command: Option<&str>,
-        path: Option<&str>,
-        decision: RuleDecision,
-        priority: i64,
-    ) {
-        let mut table = toml_edit::Table::new();
-        table.insert("tool", toml_edit::value(tool));
-        if let Some(command) = command {
-            table.insert("command", toml_edit::value(command));
-        }
-        if let Some(path) = path {
-            table.insert("path", toml_edit::value(path));
-        }
-        table.insert("decision", toml_edit::value(decision.as_str()));
-        table.insert("priority", toml_edit::value(priority));
-        let rules = self
-            .document
-            .entry("rule")
-            .or_insert_with(|| toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new()));
-        if let Some(rules) = rules.as_array_of_tables_mut() {
-            rules.push(table);
-        }
-    }
-
-    /// Writes the file atomically and checks that it still parses.
-    pub fn save(self, source: RuleSource) -> Result<PolicyFile, PolicyError> {
-        let text = self.document.to_string();
-        write_atomically(&self.path, text.as_bytes())
-            .map_err(|e| PolicyError::Write { path: self.path.clone(), reason: e.to_string() })?;
-        parse(&self.path, text.into_bytes(), source)
-    }
 }
 
 #[cfg(test)]
@@ -348,7 +298,7 @@ mod tests {
              env = [\"TOKEN\"]\nmemory_mb = 64\n\n[[rule]]\ntool = \"write_file\"\npath = \"docs/**\"\ndecision = \"allow\"\npriority = 3\n",
         );
         let policy = load(&path, RuleSource::User).unwrap();
-        let grant = &policy.grants["weather"];
+        let grant = &policy.grants["weather"].grant;
         assert_eq!(grant.files.len(), 2);
         assert_eq!(grant.network.len(), 1);
         assert_eq!(grant.env, ["TOKEN"]);
@@ -367,12 +317,26 @@ mod tests {
             ("[[rule]]\ntool = \"x\"\ndecision = \"maybe\"\n", 3, "maybe"),
             ("[[rule]]\ntool = \"x\"\npath = \"[\"\ndecision = \"allow\"\n", 1, "glob"),
             ("[grants.x]\nmemory_mb = 0\n", 2, "at least 1"),
+            ("[grants.x]\nfiles = [\".:rw\"]\n", 2, "`.:read-write`"),
+            ("[grants.x]\nfiles = \".\"\n", 2, "invalid type"),
+            ("[grants.x]\nnetwork = [\"api.example.com\"]\n", 2, "https://api.example.com"),
+            ("[grant.x]\n", 1, "grant"),
+            ("[[rule]]\ntool = \"Write File\"\ndecision = \"deny\"\n", 2, "can name no tool"),
+            ("[[rule]]\ntool = \"x\"\npath = \" \"\ndecision = \"deny\"\n", 1, "`path` is empty"),
         ] {
             let (_dir, path) = write(text);
             let error = load(&path, RuleSource::User).unwrap_err().to_string();
             assert!(error.contains(&format!("policy.toml:{line}:")), "{text:?}: {error}");
             assert!(error.contains(needle), "{text:?}: {error}");
         }
+    }
+
+    #[test]
+    fn a_table_records_its_line_and_the_lists_it_sets() {
+        let (_dir, path) = write("# x\n[grants.read-file]\nmemory_mb = 64\nenv = []\n");
+        let table = &load(&path, RuleSource::User).unwrap().grants["read-file"];
+        assert_eq!((table.line, table.key.as_str()), (2, "read-file"));
+        assert_eq!(table.sets, Parts { env: true, ..Parts::default() });
     }
 
     #[test]
@@ -386,14 +350,14 @@ mod tests {
         let policy = editor.save(RuleSource::User).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("# my settings") && text.contains("# keep me"), "{text}");
-        assert_eq!(policy.grants["weather"].env, ["A", "B"]);
-        assert_eq!(policy.grants["other"].memory_mb, Some(32));
+        assert_eq!(policy.grants["weather"].grant.env, ["A", "B"]);
+        assert_eq!(policy.grants["other"].grant.memory_mb, Some(32));
         assert_eq!(policy.rules.len(), 1);
         let mut editor = Editor::open(&path).unwrap();
         editor.remove_from_list("weather", "env", &["A".into()]);
         editor.remove_grant("other");
         let policy = editor.save(RuleSource::User).unwrap();
-        assert_eq!(policy.grants["weather"].env, ["B"]);
+        assert_eq!(policy.grants["weather"].grant.env, ["B"]);
         assert!(!policy.grants.contains_key("other"));
     }
 }

@@ -2,9 +2,13 @@
 //!
 //! - [`file`]: the policy files (`$AIRLOCK_HOME/policy.toml`, `<workspace>/.airlock/policy.toml`);
 //! - [`trust`]: which workspaces may use their own policy file (pinned to its hash);
-//! - [`rules`]: `[[rule]]` matching; [`mode`]: approval modes; [`approver`]: asking the user.
+//! - [`rules`]: `[[rule]]` matching; [`mode`]: approval modes; [`approver`]: asking the user;
+//! - [`grants`]: what a plugin is granted (the one answer for the runtime, the `plugins`
+//!   commands and hints), and binding the files' names to the loaded plugins;
+//! - [`edit`]: changing a policy file in place.
 //!
-//! Grants: built-in plugins get what they request unless the user's policy narrows them;
+//! Grants: built-in plugins get what they request, list by list, unless the user's policy
+//! sets that list;
 //! plugins from the user's folder get what the user's policy grants; plugins from the
 //! workspace folder get what a *trusted* workspace policy grants, and only when their digest
 //! was pinned by that trust. An untrusted workspace grants nothing and its rules are
@@ -18,7 +22,9 @@
 
 pub mod approver;
 pub mod diff;
+pub mod edit;
 pub mod file;
+mod grants;
 pub mod mode;
 pub mod rules;
 pub mod trust;
@@ -33,11 +39,13 @@ pub use mode::{ApprovalMode, Verdict};
 use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
 use trust::{TrustStatus, TrustStore};
 
+pub use grants::Granted;
+
 use crate::capability::{self, Effective, Grant, Roots};
 use crate::config::Paths;
 use crate::contract::{Confirmation, ToolInfo};
 use crate::files;
-use crate::registry::{Origin, Plugin, Registry, is_reserved};
+use crate::registry::{Origin, Plugin, Registry};
 use crate::scheduler::CallLimits;
 use file::PolicyFile;
 
@@ -68,8 +76,14 @@ pub struct Policy {
     /// airlock's own folders (`$AIRLOCK_HOME`, the compile cache), canonical: no grant
     /// reaches them for writing, or a tool could rewrite the user's policy, trust or cache.
     protected: Vec<PathBuf>,
+    /// An untrusted (or changed) workspace's policy, parsed only to say what trusting it
+    /// would grant: it never grants anything.
+    unarmed: Option<PolicyFile>,
     /// What the user should know about how the policy was assembled.
     pub notices: Vec<String>,
+    /// Names in the policy files that match nothing installed, or name a plugin by another
+    /// of its names ([`Policy::bind`]), each one line naming file and line.
+    pub warnings: Vec<String>,
     session: Mutex<Vec<Rule>>,
 }
 
@@ -87,21 +101,28 @@ impl Policy {
             )),
             WorkspacePolicy::File { bytes, hash } => {
                 let trust = TrustStore::load(&paths.trust_file())?;
-                match trust.status(&policy.roots.workspace, &hash) {
-                    TrustStatus::Trusted => {
-                        // The bytes that were hashed are the bytes parsed: no second read.
-                        policy.workspace = Some(file::parse(&workspace_file, bytes, RuleSource::Workspace)?);
-                        policy.pinned =
-                            trust.pinned_plugins(&policy.roots.workspace).cloned().unwrap_or_default();
+                let status = trust.status(&policy.roots.workspace, &hash);
+                let ignored = match status {
+                    TrustStatus::Trusted => None,
+                    TrustStatus::Untrusted => {
+                        Some("this folder is not trusted, so it grants nothing (review it, then run `airlock trust`)")
                     }
-                    TrustStatus::Untrusted => policy.notices.push(format!(
-                        "ignoring {}: this folder is not trusted, so it grants nothing (review it, then run `airlock trust`)",
-                        workspace_file.display()
-                    )),
-                    TrustStatus::Changed => policy.notices.push(format!(
-                        "ignoring {}: it changed since you trusted this folder (review it, then run `airlock trust` again)",
-                        workspace_file.display()
-                    )),
+                    TrustStatus::Changed => {
+                        Some("it changed since you trusted this folder (review it, then run `airlock trust` again)")
+                    }
+                };
+                // The bytes that were hashed are the bytes parsed: no second read.
+                match ignored {
+                    None => {
+                        policy.workspace = Some(file::parse(&workspace_file, bytes, RuleSource::Workspace)?);
+                        policy.pinned = trust.pinned_plugins(&policy.roots.workspace).cloned().unwrap_or_default();
+                    }
+                    Some(why) => {
+                        policy.notices.push(format!("ignoring {}: {why}", workspace_file.display()));
+                        // Read for hints only ("it grants this: trust the folder"); a file
+                        // that does not parse gives none.
+                        policy.unarmed = file::parse(&workspace_file, bytes, RuleSource::Workspace).ok();
+                    }
                 }
             }
         }
@@ -130,7 +151,9 @@ impl Policy {
             workspace: None,
             pinned: BTreeMap::new(),
             protected: Vec::new(),
+            unarmed: None,
             notices: Vec::new(),
+            warnings: Vec::new(),
             session: Mutex::default(),
         }
     }
@@ -142,28 +165,6 @@ impl Policy {
     /// Whether the workspace's own policy is in force.
     pub fn workspace_trusted(&self) -> bool {
         self.workspace.is_some()
-    }
-
-    /// What `plugin` is granted, and which file says so (`None` for a built-in's default,
-    /// or when nothing may grant it).
-    pub fn grant(&self, plugin: &Plugin) -> (Grant, Option<&Path>) {
-        let name = &plugin.info.name;
-        match plugin.source.origin {
-            Origin::Builtin => match self.user.grants.get(name) {
-                Some(grant) => (grant.clone(), Some(&self.user.path)),
-                None => (Grant::requested_by(&plugin.info.tools), None),
-            },
-            // A built-in's name belongs to the built-in (the registry refuses such plugins;
-            // this keeps the grant from leaking should one ever get through).
-            Origin::User if is_reserved(name) => (Grant::default(), None),
-            Origin::User => (self.user.grants.get(name).cloned().unwrap_or_default(), Some(&self.user.path)),
-            Origin::Workspace => match &self.workspace {
-                Some(file) if self.is_pinned(plugin) => {
-                    (file.grants.get(name).cloned().unwrap_or_default(), Some(&file.path))
-                }
-                Some(_) | None => (Grant::default(), None),
-            },
-        }
     }
 
     /// Whether trust pinned this workspace plugin's exact content.
@@ -198,13 +199,13 @@ impl Policy {
 
     /// What one tool of `plugin` gets: requested ∩ granted.
     pub fn effective(&self, plugin: &Plugin, tool: &ToolInfo) -> Effective {
-        self.effective_under(&self.grant(plugin).0, tool)
+        self.effective_under(&self.grant(plugin).grant, tool)
     }
 
     /// What one call of `tool` gets: its capabilities, and its limits (the grant's, else
     /// `defaults`).
     pub fn access(&self, plugin: &Plugin, tool: &ToolInfo, defaults: CallLimits) -> (Effective, CallLimits) {
-        let (grant, _) = self.grant(plugin);
+        let grant = self.grant(plugin).grant;
         let limits = CallLimits {
             memory: grant.memory_mb.map_or(defaults.memory, |mb| mb << 20),
             deadline: grant.timeout_secs.map_or(defaults.deadline, Duration::from_secs),

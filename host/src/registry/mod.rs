@@ -23,9 +23,12 @@
 //! request.
 //!
 //! A plugin that cannot be loaded (not a component, traps in `describe`, an invalid
-//! self-description) is reported with its path and the reason; the others still load.
+//! self-description) is reported with its path and the reason — one line saying what the
+//! file is and what to do ([`diagnose`]); the others still load.
 
 mod describe;
+mod diagnose;
+pub mod names;
 mod source;
 
 use std::collections::{BTreeMap, HashMap};
@@ -39,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::{PluginInfo, ToolInfo};
 use crate::runtime::cache::EntryKind;
 use crate::runtime::{CacheOutcome, LoadedComponent, Runtime, RuntimeError, Sandbox};
-pub use describe::{MAX_SCHEMA, check as check_description, declared_bytes};
+pub use describe::{MAX_SCHEMA, check as check_description, declared_bytes, is_tool_name};
 pub use source::{MAX_PLUGIN_BYTES, Origin, PluginSource, is_reserved};
 
 /// Limits for the `describe()` call of a plugin being registered.
@@ -292,12 +295,18 @@ impl Registry {
 
     /// The registered name closest to `name`, for "did you mean" hints.
     pub fn suggest(&self, name: &str) -> Option<&str> {
-        self.tools
-            .iter()
-            .map(|t| (edit_distance(name, &t.info.name), t.info.name.as_str()))
-            .filter(|(d, candidate)| *d <= candidate.len().max(name.len()) / 2)
-            .min_by_key(|(d, _)| *d)
-            .map(|(_, candidate)| candidate)
+        names::closest_name(self.tools.iter().map(|t| t.info.name.as_str()), name)
+    }
+
+    /// Whether any loaded plugin declares a tool `name` (registered or skipped as taken).
+    pub fn declares_tool(&self, name: &str) -> bool {
+        self.plugins().iter().any(|p| p.info.tools.iter().any(|t| t.name == name))
+    }
+
+    /// The plugin `name` belongs to: its own name, the name with `_` for `-`, one of its
+    /// tools, or its file ([`names`]).
+    pub fn find_plugin(&self, name: &str) -> Result<names::Found<'_>, names::NameError> {
+        names::find(&self.plugins(), name)
     }
 }
 
@@ -328,8 +337,9 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
         let info = cached.result.map_err(problem)?;
         return Ok(Plugin { source, info, component: OnceLock::new() });
     }
-    let (component, outcome) =
-        runtime.load(&source.content_hash, || source.bytes()).map_err(|e| problem(e.to_string()))?;
+    let (component, outcome) = runtime
+        .load(&source.content_hash, || source.bytes())
+        .map_err(|e| problem(diagnose::load_failure(source.bytes().ok().as_deref(), &e)))?;
     if outcome == CacheOutcome::Compiled {
         tracing::info!("compiled {}", source.display());
     }
@@ -344,7 +354,9 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
         Ok(info) => {
             (check_description(&info).map(|()| info).map_err(|e| format!("invalid self-description: {e}")), None)
         }
-        Err(fault) => (Err(format!("describe() failed: {fault}")), Some(now_secs())),
+        Err(fault) => {
+            (Err(format!("describe() failed: {}", diagnose::first_line(&fault.to_string()))), Some(now_secs()))
+        }
     };
     let cached = CachedDescription { format: DESCRIPTION_FORMAT, result, fault_at };
     if let Ok(json) = serde_json::to_vec(&cached)
@@ -354,22 +366,6 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
     }
     let info = cached.result.map_err(problem)?;
     Ok(Plugin { source, info, component: OnceLock::from(component) })
-}
-
-/// Levenshtein distance, for short tool names.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = if ca == *cb { previous } else { 1 + previous.min(row[j]).min(row[j + 1]) };
-            previous = current;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -32,7 +32,12 @@ async fn broken_plugins_are_reported_and_the_others_still_load() {
     assert!(problem_for(&registry, "bad_schema.wasm").reason.contains("`parameters` is not a JSON object"));
     assert!(problem_for(&registry, "trap_in_describe.wasm").reason.contains("describe() failed"));
     assert!(problem_for(&registry, "huge_description.wasm").reason.contains("the description must have"));
-    assert!(problem_for(&registry, "garbage.wasm").reason.contains("not a valid WebAssembly component"));
+    assert!(
+        problem_for(&registry, "garbage.wasm")
+            .reason
+            .contains("a WebAssembly binary of a format this airlock does not read")
+    );
+    assert!(registry.problems.iter().all(|p| !p.reason.contains('\n')), "{:?}", registry.problems);
     // The good plugin and every built-in loaded; one component holds two tools.
     let names: Vec<_> = registry.tools().iter().map(|t| t.info.name.as_str()).collect();
     for name in ["read_file", "write_file", "replace", "glob", "grep_search", "list_directory", "echo", "shout"] {
@@ -128,6 +133,7 @@ async fn a_corrupt_cache_entry_is_replaced() {
 
 #[test]
 fn edit_distance_counts_single_edits() {
+    use names::edit_distance;
     assert_eq!(edit_distance("read_fil", "read_file"), 1);
     assert_eq!(edit_distance("reed_file", "read_file"), 1);
     assert_eq!(edit_distance("", "abc"), 3);
@@ -476,17 +482,17 @@ async fn a_grant_never_crosses_from_one_origin_to_another() {
         Plugin { source, info, component: OnceLock::new() }
     };
     // The built-in gets the user's grant of its name.
-    let (grant, from) = policy.grant(&plugin(Origin::Builtin, "read-file"));
-    assert_eq!(grant.files.len(), 1);
-    assert!(from.is_some());
+    let granted = policy.grant(&plugin(Origin::Builtin, "read-file"));
+    assert_eq!(granted.grant.files.len(), 1);
+    assert!(granted.file.is_some());
     // A user- or workspace-folder plugin calling itself `read-file` gets none of it.
     for origin in [Origin::User, Origin::Workspace] {
-        let (grant, _) = policy.grant(&plugin(origin, "read-file"));
-        assert!(grant.is_empty(), "{origin:?} inherited the built-in's grant");
+        let granted = policy.grant(&plugin(origin, "read-file"));
+        assert!(granted.grant.is_empty(), "{origin:?} inherited the built-in's grant");
     }
     // The user's grant of a user plugin never reaches a workspace plugin of that name.
-    assert_eq!(policy.grant(&plugin(Origin::User, "helper")).0.files.len(), 1);
-    assert!(policy.grant(&plugin(Origin::Workspace, "helper")).0.is_empty());
+    assert_eq!(policy.grant(&plugin(Origin::User, "helper")).grant.files.len(), 1);
+    assert!(policy.grant(&plugin(Origin::Workspace, "helper")).grant.is_empty());
 }
 
 /// `$defs` doubling 48 times through `allOf`: 2⁴⁸ schemas to visit for one argument.

@@ -368,10 +368,10 @@ impl Scheduler {
         let plugin = &tool.plugin.info.name;
         events.send(Event::Warning {
             message: format!(
-                "`{}` (plugin {plugin}) runs without {} it asked for; to grant it: airlock plugins grant {plugin} {}",
+                "`{}` (plugin {plugin}) runs without {} it asked for; {}",
                 tool.info.name,
                 if effective.missing.len() == 1 { "a capability" } else { "capabilities" },
-                effective.missing.join(" ")
+                self.policy.grant_hint(&tool.plugin, &tool.info, effective, "it")
             ),
         });
     }

@@ -1,0 +1,192 @@
+//! `airlock plugins grant` and `revoke`: edits of the `[grants.…]` table that speaks for a
+//! plugin in the policy file that governs it — the user's for built-in and user-folder
+//! plugins, the workspace's for workspace plugins (re-pinning the folder's trust when it was
+//! trusted, since the user made the change).
+//!
+//! Invariants: `grant` only ever adds what it names, and `revoke` only takes away what it
+//! names. A built-in list still at its default ([`crate::policy::Granted`]) is written out
+//! from the default first, so granting `--memory-mb` keeps the built-in's folders and
+//! granting `--read ~/notes` adds to them. An existing table is edited under the name it
+//! was written with, so another name of the plugin (`[grants.word_count]`) stays one table.
+
+use std::io::Write;
+
+use super::{Context, GrantFlags, editor, find, policy_path, source};
+use crate::capability::net::NetRule;
+use crate::capability::{self, FileGrant, Grant};
+use crate::commands::CommandError;
+use crate::contract::Access;
+use crate::policy::Granted;
+use crate::policy::trust::{TrustStatus, TrustStore};
+use crate::policy::workspace_policy_hash;
+use crate::registry::{Origin, Plugin};
+use crate::sanitize::line;
+
+/// Adds (or with `revoke` removes) the flags' capabilities in the plugin's policy file.
+pub(super) fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revoke: bool) -> Result<(), CommandError> {
+    if flags.is_empty() {
+        let what = if revoke { "take back (or --all)" } else { "grant" };
+        return Err(CommandError::Usage(format!("name what to {what}: {}", super::FLAGS)));
+    }
+    let entries = flags.entries()?;
+    let plugin = find(context, name)?;
+    let canonical = plugin.info.name.as_str();
+    let path = policy_path(context, plugin);
+    let key = context.policy.table_of(plugin).map_or_else(|| canonical.to_string(), |t| t.key.clone());
+    let granted = context.policy.grant(plugin);
+    let default = default_of(plugin);
+    let mut editor = editor(context, plugin, &path)?;
+    for (list, values) in entries {
+        if values.is_empty() {
+            continue;
+        }
+        // A list that is still the built-in's default starts from it: a grant adds to it, a
+        // revoke narrows it.
+        if let Some(default) = &default
+            && granted.defaults.has(list)
+        {
+            editor.add_to_list(&key, list, &as_entries(default, list));
+        }
+        if revoke {
+            // `--read src` also takes back `src:read-write`.
+            let mut values = values;
+            if list == "files" {
+                let extra: Vec<String> =
+                    values.iter().filter_map(|v| v.strip_suffix(":read").map(|p| format!("{p}:read-write"))).collect();
+                values.extend(extra);
+            }
+            editor.remove_from_list(&key, list, &values);
+        } else {
+            editor.add_to_list(&key, list, &values);
+        }
+    }
+    for (number, value) in flags.numbers() {
+        if value.is_some() {
+            editor.set_number(&key, number, if revoke { None } else { value });
+        }
+    }
+    let written = editor.save(source(plugin))?;
+    repin(context, plugin)?;
+    let now = Granted::combine(default, written.grants.get(&key), &path);
+    let mut out = std::io::stdout().lock();
+    let table = if key == canonical { String::new() } else { format!(" (table [grants.{}])", line(&key)) };
+    writeln!(
+        out,
+        "{} {canonical} in {}{table}",
+        if revoke { "updated the grant of" } else { "granted" },
+        line(&path.display().to_string())
+    )?;
+    writeln!(out, "  now granted: {}", super::show::describe_granted(&now))?;
+    if !revoke {
+        let requested = Grant::requested_by(&plugin.info.tools);
+        for (flag, value) in not_requested(&flags_as_grant(flags)?, &requested) {
+            writeln!(out, "  note: {canonical} does not request {flag} {}; that grant has no effect", line(&value))?;
+        }
+    }
+    trust_note(context, plugin, &mut out)
+}
+
+/// `revoke --all`: removes the plugin's table (a built-in falls back to its default).
+pub(super) fn revoke_all(context: &Context<'_>, name: &str) -> Result<(), CommandError> {
+    let plugin = find(context, name)?;
+    let path = policy_path(context, plugin);
+    let key = context.policy.table_of(plugin).map_or_else(|| plugin.info.name.clone(), |t| t.key.clone());
+    let mut editor = editor(context, plugin, &path)?;
+    editor.remove_grant(&key);
+    editor.save(source(plugin))?;
+    repin(context, plugin)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "revoked everything granted to {} in {}", plugin.info.name, line(&path.display().to_string()))?;
+    if plugin.source.origin == Origin::Builtin {
+        let now = Granted::combine(default_of(plugin), None, &path);
+        writeln!(out, "  now granted: {}", super::show::describe_granted(&now))?;
+    }
+    Ok(())
+}
+
+/// A built-in's default grant (what it requests); other plugins have none.
+fn default_of(plugin: &Plugin) -> Option<Grant> {
+    (plugin.source.origin == Origin::Builtin).then(|| Grant::requested_by(&plugin.info.tools))
+}
+
+/// The entries of the list `list` of `grant`, as a policy file writes them.
+fn as_entries(grant: &Grant, list: &str) -> Vec<String> {
+    match list {
+        "files" => grant.files.iter().map(FileGrant::to_text).collect(),
+        "network" => grant.network.iter().map(ToString::to_string).collect(),
+        "env" => grant.env.clone(),
+        _ => grant.processes.clone(),
+    }
+}
+
+/// Says when a workspace plugin's grant is not in force yet.
+fn trust_note(context: &Context<'_>, plugin: &Plugin, out: &mut impl Write) -> Result<(), CommandError> {
+    if plugin.source.origin != Origin::Workspace {
+        return Ok(());
+    }
+    let store = TrustStore::load(&context.paths.trust_file())?;
+    let workspace = &context.policy.roots().workspace;
+    if store.status(workspace, &workspace_policy_hash(workspace)?) != TrustStatus::Trusted {
+        writeln!(out, "  this workspace is not trusted: the grant takes effect after `airlock trust`")?;
+    } else if !context.policy.is_pinned(plugin) {
+        writeln!(
+            out,
+            "  {} is not pinned by this folder's trust: the grant takes effect after `airlock trust`",
+            line(&plugin.source.display())
+        )?;
+    }
+    Ok(())
+}
+
+/// After the user changed a trusted workspace's policy through airlock, keep it trusted
+/// (its plugin pins stay as they were: the user reviewed a grant, not new code).
+fn repin(context: &Context<'_>, plugin: &Plugin) -> Result<(), CommandError> {
+    if plugin.source.origin != Origin::Workspace {
+        return Ok(());
+    }
+    let workspace = &context.policy.roots().workspace;
+    let mut store = TrustStore::load(&context.paths.trust_file())?;
+    if store.folders().any(|f| f == workspace) && context.policy.workspace_trusted() {
+        store.repin_policy(workspace, &workspace_policy_hash(workspace)?);
+        store.save()?;
+    }
+    Ok(())
+}
+
+fn flags_as_grant(flags: &GrantFlags) -> Result<Grant, CommandError> {
+    let mut grant = Grant::default();
+    for (key, values) in flags.entries()? {
+        for value in values {
+            match key {
+                "files" => grant.files.push(FileGrant::parse(&value).map_err(CommandError::Usage)?),
+                "network" => grant.network.push(NetRule::parse(&value).map_err(CommandError::Usage)?),
+                "env" => grant.env.push(value),
+                _ => grant.processes.push(value),
+            }
+        }
+    }
+    Ok(grant)
+}
+
+/// Parts of `grant` that no request of the plugin asks for, as (flag, value).
+fn not_requested(grant: &Grant, requested: &Grant) -> Vec<(&'static str, String)> {
+    let mut extra = Vec::new();
+    for file in &grant.files {
+        let asked = requested.files.iter().any(|r| {
+            let (a, b) = (r.path.trim_end_matches('/'), file.path.trim_end_matches('/'));
+            a == b || a == "." || b == "." || a.starts_with(&format!("{b}/")) || b.starts_with(&format!("{a}/"))
+        });
+        if !asked {
+            extra.push((if file.access == Access::ReadWrite { "--write" } else { "--read" }, file.path.clone()));
+        }
+    }
+    for rule in &grant.network {
+        if capability::net::intersect(&requested.network, std::slice::from_ref(rule)).is_empty() {
+            extra.push(("--net", rule.to_string()));
+        }
+    }
+    for var in grant.env.iter().filter(|v| !requested.env.contains(v)) {
+        extra.push(("--env", var.clone()));
+    }
+    extra
+}

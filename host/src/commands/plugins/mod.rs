@@ -1,0 +1,272 @@
+//! `airlock plugins list | inspect FILE | grant NAME … | revoke NAME … | show NAME`.
+//!
+//! A plugin may be named by any name it goes by — its own (`word-count`), one of its tools
+//! (`word_count`), its file (`word_count.wasm`, with or without `.wasm`) — and the command
+//! says which plugin that is; a name of several plugins is refused, listing them
+//! ([`crate::registry::names`]). Grants are written to the policy file that governs the
+//! plugin ([`change`]); what is shown is what the policy says the plugin gets ([`show`]).
+//!
+//! A bad command line (an unknown plugin, `grant` with nothing to grant) is
+//! [`CommandError::Usage`] (exit 2). The text outputs show what a plugin wrote about itself
+//! and what a workspace's policy grants: every such field goes through [`crate::sanitize`];
+//! the `--json` outputs are data.
+
+mod change;
+mod show;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Subcommand;
+use serde_json::json;
+
+use super::CommandError;
+use crate::capability::net::NetRule;
+use crate::capability::{FileGrant, Grant};
+use crate::config::Paths;
+use crate::contract::Access;
+use crate::policy::rules::RuleSource;
+use crate::policy::{Policy, file, workspace_policy_path};
+use crate::registry::{Origin, Plugin, Registry};
+use crate::runtime::Runtime;
+use crate::sanitize::{grant_flag, line};
+pub use show::describe_grant;
+
+#[derive(Debug, Subcommand)]
+pub enum PluginsCommand {
+    /// List the plugins with their origin, tools, requests and what they get.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show what a component file requests, its tools and their schemas, before you install it.
+    Inspect {
+        /// The component file (`.wasm`).
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Grant a plugin capabilities; it gets them only where it also requests them.
+    Grant {
+        /// The plugin: its name, one of its tools, or its file name.
+        name: String,
+        #[command(flatten)]
+        flags: GrantFlags,
+    },
+    /// Take capabilities back (`--all`: the whole grant).
+    Revoke {
+        /// The plugin: its name, one of its tools, or its file name.
+        name: String,
+        /// Take back the whole grant (a built-in falls back to its default).
+        #[arg(long)]
+        all: bool,
+        #[command(flatten)]
+        flags: GrantFlags,
+    },
+    /// Show what a plugin requests, what is granted (and where), and what each tool gets.
+    Show {
+        /// The plugin: its name, one of its tools, or its file name.
+        name: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Capabilities named on the command line.
+#[derive(Debug, Default, clap::Args)]
+pub struct GrantFlags {
+    /// A folder to read: `.`, `src`, `~/notes`.
+    #[arg(long = "read", value_name = "PATH")]
+    read: Vec<String>,
+    /// A folder to read and write.
+    #[arg(long = "write", value_name = "PATH")]
+    write: Vec<String>,
+    /// A network destination: `https://api.example.com`, `https://*.example.com:8443`.
+    #[arg(long = "net", value_name = "URL")]
+    net: Vec<String>,
+    /// An environment variable.
+    #[arg(long = "env", value_name = "NAME")]
+    env: Vec<String>,
+    /// A command prefix the plugin may run.
+    #[arg(long = "process", value_name = "PREFIX")]
+    process: Vec<String>,
+    /// Memory cap in MiB.
+    #[arg(long)]
+    memory_mb: Option<u64>,
+    /// Wall-clock deadline of one call, in seconds.
+    #[arg(long)]
+    timeout_secs: Option<u64>,
+    /// Most bytes of output sent to the model.
+    #[arg(long)]
+    max_output_bytes: Option<u64>,
+}
+
+/// The flags `grant` and `revoke` take, for the message when none is given.
+const FLAGS: &str = "--read PATH, --write PATH, --net URL, --env NAME, --process PREFIX, --memory-mb N, \
+                     --timeout-secs N, --max-output-bytes N";
+
+impl GrantFlags {
+    /// The lists as policy-file entries, checked.
+    fn entries(&self) -> Result<Vec<(&'static str, Vec<String>)>, CommandError> {
+        let usage = |e: String| CommandError::Usage(e);
+        let mut files = Vec::new();
+        for path in &self.read {
+            files.push(FileGrant::parse(&format!("{path}:read")).map_err(usage)?.to_text());
+        }
+        for path in &self.write {
+            files.push(FileGrant::parse(&format!("{path}:read-write")).map_err(usage)?.to_text());
+        }
+        let mut network = Vec::new();
+        for rule in &self.net {
+            network.push(NetRule::parse(rule).map_err(usage)?.to_string());
+        }
+        for name in &self.env {
+            if !file::is_env_name(name) {
+                return Err(usage(format!("{name:?} is not an environment variable name")));
+            }
+        }
+        for prefix in &self.process {
+            if prefix.trim().is_empty() {
+                return Err(usage("--process needs a command prefix, e.g. `git status`".into()));
+            }
+        }
+        let processes = self.process.iter().map(|p| p.trim().to_string()).collect();
+        Ok(vec![("files", files), ("network", network), ("env", self.env.clone()), ("processes", processes)])
+    }
+
+    fn numbers(&self) -> [(&'static str, Option<u64>); 3] {
+        [
+            ("memory_mb", self.memory_mb),
+            ("timeout_secs", self.timeout_secs),
+            ("max_output_bytes", self.max_output_bytes),
+        ]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.read.is_empty()
+            && self.write.is_empty()
+            && self.net.is_empty()
+            && self.env.is_empty()
+            && self.process.is_empty()
+            && self.numbers().iter().all(|(_, n)| n.is_none())
+    }
+}
+
+/// What the commands need.
+pub struct Context<'a> {
+    pub paths: &'a Paths,
+    pub runtime: &'a Runtime,
+    pub registry: &'a Registry,
+    pub policy: &'a Policy,
+}
+
+pub async fn run(context: &Context<'_>, command: PluginsCommand) -> Result<(), CommandError> {
+    let mut out = std::io::stdout().lock();
+    {
+        let mut err = std::io::stderr().lock();
+        for warning in &context.policy.warnings {
+            writeln!(err, "warning: {}", line(warning))?;
+        }
+    }
+    match command {
+        PluginsCommand::List { json } => show::list(context, json, &mut out),
+        PluginsCommand::Inspect { file, json } => inspect(context, &file, json, &mut out).await,
+        PluginsCommand::Grant { name, flags } => change::change(context, &name, &flags, false),
+        PluginsCommand::Revoke { name, all, flags } => {
+            if all {
+                if !flags.is_empty() {
+                    return Err(CommandError::Usage("--all takes back everything: give it alone".into()));
+                }
+                return change::revoke_all(context, &name);
+            }
+            change::change(context, &name, &flags, true)
+        }
+        PluginsCommand::Show { name, json } => show::show(context, &name, json, &mut out),
+    }
+}
+
+async fn inspect(context: &Context<'_>, file: &Path, json: bool, out: &mut impl Write) -> Result<(), CommandError> {
+    let plugin = Registry::inspect(context.runtime, file)
+        .await
+        .map_err(|p| CommandError::Unloadable(format!("{}: {}", p.path, p.reason)))?;
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &json!({ "file": file, "plugin": plugin.info }))
+            .map_err(std::io::Error::other)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} {} ({})",
+        line(&plugin.info.name),
+        line(&plugin.info.version),
+        line(&file.display().to_string())
+    )?;
+    show::write_tools(&plugin.info, true, out)?;
+    let flags = grant_flags(&Grant::requested_by(&plugin.info.tools));
+    if flags.is_empty() {
+        writeln!(out, "it requests nothing, so it needs no grant")?;
+    } else {
+        // Each flag's value is shell-quoted (request paths with hidden characters are
+        // refused at load, so quoting is all a pasted command needs).
+        let command =
+            format!("airlock plugins grant {} {}", crate::sanitize::shell_word(&plugin.info.name), flags.join(" "));
+        writeln!(out, "once installed, it gets nothing until you run: {}", line(&command))?;
+    }
+    Ok(())
+}
+
+/// The `airlock plugins grant` flags that grant `grant`, each value shell-quoted.
+fn grant_flags(grant: &Grant) -> Vec<String> {
+    let writes = |path: &str| grant.files.iter().any(|f| f.path == path && f.access == Access::ReadWrite);
+    let mut flags: Vec<String> = grant
+        .files
+        .iter()
+        .filter(|f| f.access == Access::ReadWrite || !writes(&f.path))
+        .map(|f| grant_flag(if f.access == Access::ReadWrite { "--write" } else { "--read" }, &f.path))
+        .collect();
+    flags.extend(grant.network.iter().map(|n| grant_flag("--net", &n.to_string())));
+    flags.extend(grant.env.iter().map(|e| grant_flag("--env", e)));
+    flags.extend(grant.processes.iter().map(|p| grant_flag("--process", p)));
+    flags
+}
+
+/// The plugin `name` names; when it is another name than the plugin's own, says (on
+/// stderr) which plugin that is.
+fn find<'a>(context: &Context<'a>, name: &str) -> Result<&'a Arc<Plugin>, CommandError> {
+    match context.registry.find_plugin(name) {
+        Ok(found) => {
+            if let Some(note) = found.note(name) {
+                writeln!(std::io::stderr(), "note: {}", line(&note))?;
+            }
+            Ok(found.plugin)
+        }
+        Err(error) => {
+            let known: Vec<&str> = context.registry.plugins().iter().map(|p| p.info.name.as_str()).collect();
+            Err(CommandError::Usage(format!("{}; the plugins are: {}", error.describe(name), known.join(", "))))
+        }
+    }
+}
+
+fn policy_path(context: &Context<'_>, plugin: &Plugin) -> PathBuf {
+    match plugin.source.origin {
+        Origin::Workspace => workspace_policy_path(&context.policy.roots().workspace),
+        Origin::Builtin | Origin::User => context.paths.policy_file(),
+    }
+}
+
+/// An editor on the plugin's policy file; a workspace's is read without following links.
+fn editor(context: &Context<'_>, plugin: &Plugin, path: &Path) -> Result<crate::policy::edit::Editor, CommandError> {
+    Ok(match plugin.source.origin {
+        Origin::Workspace => crate::policy::edit::Editor::open_workspace(&context.policy.roots().workspace)?,
+        Origin::Builtin | Origin::User => crate::policy::edit::Editor::open(path)?,
+    })
+}
+
+fn source(plugin: &Plugin) -> RuleSource {
+    if plugin.source.origin == Origin::Workspace { RuleSource::Workspace } else { RuleSource::User }
+}

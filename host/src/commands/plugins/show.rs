@@ -1,0 +1,201 @@
+//! `airlock plugins list` and `show`: what each plugin requests, what the policy grants it
+//! ([`crate::policy::Policy::grant`], the same answer the runtime uses — a built-in's
+//! default lists included and marked `(default)`), and what each tool gets.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use super::{Context, find};
+use crate::capability::Grant;
+use crate::commands::CommandError;
+use crate::contract::{Access, PluginInfo};
+use crate::policy::Granted;
+use crate::policy::file::Parts;
+use crate::registry::{Origin, Plugin};
+use crate::sanitize::line;
+
+/// A one-line summary of a grant.
+pub fn describe_grant(grant: &Grant) -> String {
+    describe(grant, Parts::default())
+}
+
+/// A one-line summary of what a plugin is granted, the built-in's default lists marked.
+pub fn describe_granted(granted: &Granted<'_>) -> String {
+    describe(&granted.grant, granted.defaults)
+}
+
+fn describe(grant: &Grant, defaults: Parts) -> String {
+    if grant.is_empty() {
+        return "nothing".into();
+    }
+    let mark = |default: bool| if default { " (default)" } else { "" };
+    let mut parts: Vec<String> =
+        grant.files.iter().map(|f| format!("{}{}", line(&f.to_text()), mark(defaults.files))).collect();
+    parts.extend(grant.network.iter().map(|n| format!("{}{}", line(&n.to_string()), mark(defaults.network))));
+    parts.extend(grant.env.iter().map(|v| format!("env {}{}", line(v), mark(defaults.env))));
+    parts.extend(grant.processes.iter().map(|p| format!("process `{}`{}", line(p), mark(defaults.processes))));
+    if let Some(mb) = grant.memory_mb {
+        parts.push(format!("memory {mb} MiB"));
+    }
+    if let Some(secs) = grant.timeout_secs {
+        parts.push(format!("timeout {secs} s"));
+    }
+    if let Some(bytes) = grant.max_output_bytes {
+        parts.push(format!("output {bytes} B"));
+    }
+    parts.join(", ")
+}
+
+/// Where a plugin's grant comes from, for `show`.
+fn granted_by(plugin: &Plugin, granted: &Granted<'_>) -> String {
+    let file = granted.file.map(|p| p.display().to_string());
+    match (plugin.source.origin, file) {
+        (Origin::Builtin, None) => "its built-in default: what it requests".into(),
+        (Origin::Builtin, Some(file)) if !granted.defaults.is_empty() => {
+            format!("{file}; (default) marks what the built-in requests, kept until its table sets that list")
+        }
+        (_, Some(file)) => file,
+        (_, None) => "nothing may grant it".into(),
+    }
+}
+
+pub(super) fn write_tools(info: &PluginInfo, schemas: bool, out: &mut impl Write) -> std::io::Result<()> {
+    for tool in &info.tools {
+        writeln!(out, "  tool {} ({}) — {}", line(&tool.name), tool.kind.as_str(), line(&tool.display_name))?;
+        let caps = &tool.capabilities;
+        let mut requests: Vec<String> = caps
+            .files
+            .iter()
+            .map(|f| {
+                let access = if f.access == Access::ReadWrite { "write" } else { "read" };
+                format!("{access} {}", crate::sanitize::shell_word(&line(&f.path)))
+            })
+            .collect();
+        requests.extend(caps.network.iter().map(|n| format!("net {}", line(n))));
+        requests.extend(caps.env.iter().map(|e| format!("env {}", line(e))));
+        requests.extend(caps.processes.iter().map(|p| format!("process `{}`", line(p))));
+        writeln!(out, "    requests: {}", if requests.is_empty() { "nothing".into() } else { requests.join(", ") })?;
+        if schemas {
+            let schema = crate::sanitize::line_bounded(&tool.parameters.to_string(), crate::registry::MAX_SCHEMA);
+            writeln!(out, "    parameters: {schema}")?;
+        }
+    }
+    Ok(())
+}
+
+fn origin_name(origin: Origin) -> &'static str {
+    match origin {
+        Origin::Builtin => "built-in",
+        Origin::User => "user",
+        Origin::Workspace => "workspace",
+    }
+}
+
+pub(super) fn list(context: &Context<'_>, json: bool, out: &mut impl Write) -> Result<(), CommandError> {
+    let plugins = context.registry.plugins();
+    if json {
+        let value: Vec<_> = plugins.iter().map(|p| plugin_json(context, p)).collect();
+        let value = json!({ "plugins": value, "problems": context.registry.problems });
+        serde_json::to_writer_pretty(&mut *out, &value).map_err(std::io::Error::other)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for plugin in plugins {
+        writeln!(
+            out,
+            "{} {} [{}] {}",
+            line(&plugin.info.name),
+            line(&plugin.info.version),
+            origin_name(plugin.source.origin),
+            line(&plugin.source.display())
+        )?;
+        let tools: Vec<&str> = plugin.info.tools.iter().map(|t| t.name.as_str()).collect();
+        writeln!(out, "  tools: {}", line(&tools.join(", ")))?;
+        writeln!(out, "  granted: {}", describe_granted(&context.policy.grant(plugin)))?;
+    }
+    for problem in &context.registry.problems {
+        writeln!(out, "problem: {}: {}", line(&problem.path), line(&problem.reason))?;
+    }
+    Ok(())
+}
+
+fn plugin_json(context: &Context<'_>, plugin: &Plugin) -> serde_json::Value {
+    let granted = context.policy.grant(plugin);
+    let tools: Vec<_> = plugin
+        .info
+        .tools
+        .iter()
+        .map(|tool| {
+            let effective = context.policy.effective(plugin, tool);
+            json!({
+                "name": tool.name,
+                "kind": tool.kind,
+                "requests": tool.capabilities,
+                "gets": {
+                    "files": effective.files.iter().map(|(p, a)| json!({"path": p, "access": a})).collect::<Vec<_>>(),
+                    "network": effective.network.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    "env": effective.env,
+                    "processes": effective.processes,
+                },
+                "missing": effective.missing,
+            })
+        })
+        .collect();
+    let granted_by = match (plugin.source.origin, granted.file) {
+        (_, Some(file)) => file.display().to_string(),
+        (Origin::Builtin, None) => "built-in default".into(),
+        (_, None) => "nothing".into(),
+    };
+    json!({
+        "name": plugin.info.name,
+        "version": plugin.info.version,
+        "origin": plugin.source.origin,
+        "file": plugin.source.display(),
+        "granted": granted.grant,
+        "granted_by": granted_by,
+        // The lists that are the built-in's default (what it requests).
+        "defaults": granted.defaults.keys(),
+        "tools": tools,
+    })
+}
+
+pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl Write) -> Result<(), CommandError> {
+    let plugin = find(context, name)?;
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &plugin_json(context, plugin)).map_err(std::io::Error::other)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let granted = context.policy.grant(plugin);
+    writeln!(
+        out,
+        "{} {} [{}] {}",
+        line(&plugin.info.name),
+        line(&plugin.info.version),
+        origin_name(plugin.source.origin),
+        line(&plugin.source.display())
+    )?;
+    writeln!(out, "granted ({}): {}", line(&granted_by(plugin, &granted)), describe_granted(&granted))?;
+    write_tools(&plugin.info, false, out)?;
+    for tool in &plugin.info.tools {
+        let effective = context.policy.effective(plugin, tool);
+        let mut gets: Vec<String> = effective
+            .files
+            .iter()
+            .map(|(p, a)| {
+                let access = if *a == Access::ReadWrite { "write" } else { "read" };
+                format!("{access} {}", line(&p.display().to_string()))
+            })
+            .collect();
+        gets.extend(effective.network.iter().map(|n| format!("net {}", line(&n.to_string()))));
+        gets.extend(effective.env.iter().map(|e| format!("env {}", line(e))));
+        let gets = if gets.is_empty() { "nothing".into() } else { gets.join(", ") };
+        writeln!(out, "  {} gets: {gets}", line(&tool.name))?;
+        if !effective.missing.is_empty() {
+            // The hint's values are quoted shell words (capability::effective).
+            writeln!(out, "    {}", line(&context.policy.grant_hint(plugin, tool, &effective, "the rest")))?;
+        }
+    }
+    Ok(())
+}

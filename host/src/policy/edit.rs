@@ -1,0 +1,137 @@
+//! Edits a policy file in place: `airlock plugins grant/revoke` and "allow always, saved".
+//! Everything the user wrote — comments, layout, other tables — survives, through
+//! `toml_edit`; the file is written atomically and must still parse afterwards.
+
+use std::path::{Path, PathBuf};
+
+use super::PolicyError;
+use super::file::{PolicyFile, line_of, parse, read_user_file, utf8};
+use super::rules::{RuleDecision, RuleSource};
+use crate::runtime::cache::write_atomically;
+
+/// Edits a policy file in place, keeping everything the user wrote.
+pub struct Editor {
+    path: PathBuf,
+    document: toml_edit::DocumentMut,
+}
+
+impl Editor {
+    pub fn open(path: &Path) -> Result<Self, PolicyError> {
+        Self::parse(path.to_path_buf(), read_user_file(path)?.unwrap_or_default())
+    }
+
+    /// Opens `<workspace>/.airlock/policy.toml`, read without following links.
+    pub fn open_workspace(workspace: &Path) -> Result<Self, PolicyError> {
+        let path = super::workspace_policy_path(workspace);
+        let bytes = match super::read_workspace_policy(workspace) {
+            super::WorkspacePolicy::Missing => Vec::new(),
+            super::WorkspacePolicy::File { bytes, .. } => bytes,
+            super::WorkspacePolicy::Unusable(reason) => return Err(PolicyError::Read { path, reason }),
+        };
+        Self::parse(path, bytes)
+    }
+
+    fn parse(path: PathBuf, bytes: Vec<u8>) -> Result<Self, PolicyError> {
+        let text = utf8(&path, bytes)?;
+        let document = text.parse::<toml_edit::DocumentMut>().map_err(|e| PolicyError::Invalid {
+            path: path.clone(),
+            line: e.span().map_or(1, |s| line_of(&text, s.start)),
+            message: e.message().to_string(),
+        })?;
+        Ok(Self { path, document })
+    }
+
+    /// The `[grants.NAME]` table, created when missing.
+    fn grant_table(&mut self, plugin: &str) -> Option<&mut toml_edit::Table> {
+        let grants = self.document.entry("grants").or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        });
+        grants
+            .as_table_mut()?
+            .entry(plugin)
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
+            .as_table_mut()
+    }
+
+    /// Adds `values` to the list `key` of a plugin's grant (no duplicates).
+    pub fn add_to_list(&mut self, plugin: &str, key: &str, values: &[String]) {
+        if values.is_empty() {
+            return;
+        }
+        let Some(table) = self.grant_table(plugin) else { return };
+        let item = table.entry(key).or_insert_with(|| toml_edit::value(toml_edit::Array::new()));
+        if let Some(array) = item.as_array_mut() {
+            for value in values {
+                if !array.iter().any(|v| v.as_str() == Some(value)) {
+                    array.push(value.as_str());
+                }
+            }
+        }
+    }
+
+    /// Removes `values` from the list `key` of a plugin's grant.
+    pub fn remove_from_list(&mut self, plugin: &str, key: &str, values: &[String]) {
+        let Some(table) = self.grant_table(plugin) else { return };
+        if let Some(array) = table.get_mut(key).and_then(|i| i.as_array_mut()) {
+            array.retain(|v| !values.iter().any(|value| v.as_str() == Some(value)));
+        }
+    }
+
+    /// Sets (or with `None` removes) a number of a plugin's grant.
+    pub fn set_number(&mut self, plugin: &str, key: &str, value: Option<u64>) {
+        let Some(table) = self.grant_table(plugin) else { return };
+        match value.and_then(|v| i64::try_from(v).ok()) {
+            Some(v) => {
+                table.insert(key, toml_edit::value(v));
+            }
+            None => {
+                table.remove(key);
+            }
+        }
+    }
+
+    /// Removes a plugin's whole grant.
+    pub fn remove_grant(&mut self, plugin: &str) {
+        if let Some(grants) = self.document.get_mut("grants").and_then(|g| g.as_table_mut()) {
+            grants.remove(plugin);
+        }
+    }
+
+    /// Appends a `[[rule]]`.
+    pub fn add_rule(
+        &mut self,
+        tool: &str,
+        command: Option<&str>,
+        path: Option<&str>,
+        decision: RuleDecision,
+        priority: i64,
+    ) {
+        let mut table = toml_edit::Table::new();
+        table.insert("tool", toml_edit::value(tool));
+        if let Some(command) = command {
+            table.insert("command", toml_edit::value(command));
+        }
+        if let Some(path) = path {
+            table.insert("path", toml_edit::value(path));
+        }
+        table.insert("decision", toml_edit::value(decision.as_str()));
+        table.insert("priority", toml_edit::value(priority));
+        let rules = self
+            .document
+            .entry("rule")
+            .or_insert_with(|| toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new()));
+        if let Some(rules) = rules.as_array_of_tables_mut() {
+            rules.push(table);
+        }
+    }
+
+    /// Writes the file atomically and checks that it still parses.
+    pub fn save(self, source: RuleSource) -> Result<PolicyFile, PolicyError> {
+        let text = self.document.to_string();
+        write_atomically(&self.path, text.as_bytes())
+            .map_err(|e| PolicyError::Write { path: self.path.clone(), reason: e.to_string() })?;
+        parse(&self.path, text.into_bytes(), source)
+    }
+}

@@ -1,0 +1,223 @@
+//! What a plugin is granted — the one answer used by the runtime, `plugins show/list`,
+//! `plugins grant/revoke` and the hints that name a grant command.
+//!
+//! A built-in plugin's grant is its default (what it requests) list by list: each of
+//! `files`, `network`, `env` and `processes` is the default unless the built-in's table in
+//! the user's policy sets that list, and then it is exactly the table's. So a table that
+//! only sets `memory_mb` keeps the default access, `grant` (which adds) starts a list from
+//! the default, and `revoke` (which narrows) writes the list out without what it takes
+//! back. Other plugins have no default: their table is their grant.
+//!
+//! Binding ([`Policy::bind`], once the plugins are loaded): a `[grants.NAME]` table may name
+//! a plugin by any name it goes by ([`crate::registry::names`]) among the plugins that file
+//! governs — the user's file the built-in and user-folder plugins, a trusted workspace's its
+//! pinned plugins. Another name than the plugin's own works and warns with the plugin's
+//! name; a name of two plugins, or two tables for one plugin, is an error at the table's
+//! line; a name that matches nothing, like a rule for a tool nobody declares, is a warning
+//! with the closest name.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::file::{GrantTable, Parts, PolicyFile};
+use super::{Policy, PolicyError};
+use crate::capability::{self, Effective, Grant};
+use crate::contract::ToolInfo;
+use crate::registry::names::{self, NameError};
+use crate::registry::{Origin, Plugin, Registry, is_reserved};
+
+/// What a plugin is granted and where each part comes from.
+#[derive(Debug, Clone, Default)]
+pub struct Granted<'a> {
+    /// The grant in force: what requests are intersected with.
+    pub grant: Grant,
+    /// The policy file it comes from (`None` when nothing grants the plugin, or a
+    /// built-in has only its default).
+    pub file: Option<&'a Path>,
+    /// The lists that are the built-in's default.
+    pub defaults: Parts,
+}
+
+impl Granted<'_> {
+    /// The grant of a plugin with `table` (its `[grants.…]` in `file`), on top of `default`
+    /// for the lists the table does not set (`default` is empty but for built-ins).
+    pub fn combine<'a>(default: Option<Grant>, table: Option<&GrantTable>, file: &'a Path) -> Granted<'a> {
+        let Some(default) = default else {
+            let grant = table.map(|t| t.grant.clone()).unwrap_or_default();
+            return Granted { grant, file: Some(file), defaults: Parts::default() };
+        };
+        let Some(table) = table else {
+            return Granted { grant: default, file: None, defaults: Parts::ALL };
+        };
+        let own = &table.grant;
+        let sets = table.sets;
+        let grant = Grant {
+            files: pick(sets.files, &own.files, &default.files),
+            network: pick(sets.network, &own.network, &default.network),
+            env: pick(sets.env, &own.env, &default.env),
+            processes: pick(sets.processes, &own.processes, &default.processes),
+            memory_mb: own.memory_mb,
+            timeout_secs: own.timeout_secs,
+            max_output_bytes: own.max_output_bytes,
+        };
+        let defaults = Parts { files: !sets.files, network: !sets.network, env: !sets.env, processes: !sets.processes };
+        Granted { grant, file: Some(file), defaults }
+    }
+}
+
+/// The table's list when it sets it, else the default's.
+fn pick<T: Clone>(set: bool, own: &[T], default: &[T]) -> Vec<T> {
+    if set { own.to_vec() } else { default.to_vec() }
+}
+
+impl Policy {
+    /// What `plugin` is granted ([`Granted`]); the runtime, the `plugins` commands and the
+    /// hints all ask here.
+    pub fn grant(&self, plugin: &Plugin) -> Granted<'_> {
+        let name = &plugin.info.name;
+        match plugin.source.origin {
+            Origin::Builtin => Granted::combine(
+                Some(Grant::requested_by(&plugin.info.tools)),
+                self.user.grants.get(name),
+                &self.user.path,
+            ),
+            // A built-in's name belongs to the built-in (the registry refuses such plugins;
+            // this keeps the grant from leaking should one ever get through).
+            Origin::User if is_reserved(name) => Granted::default(),
+            Origin::User => Granted::combine(None, self.user.grants.get(name), &self.user.path),
+            Origin::Workspace => match &self.workspace {
+                Some(file) if self.is_pinned(plugin) => Granted::combine(None, file.grants.get(name), &file.path),
+                Some(_) | None => Granted::default(),
+            },
+        }
+    }
+
+    /// The `[grants.…]` table that speaks for `plugin` in the file that governs it, whether
+    /// or not that file is in force (an untrusted workspace's too), for editing and hints.
+    pub fn table_of(&self, plugin: &std::sync::Arc<Plugin>) -> Option<&GrantTable> {
+        let file = match plugin.source.origin {
+            Origin::Builtin | Origin::User => &self.user,
+            Origin::Workspace => self.workspace.as_ref().or(self.unarmed.as_ref())?,
+        };
+        file.grants
+            .get(&plugin.info.name)
+            .or_else(|| file.grants.iter().find(|(key, _)| names::names(plugin, key)).map(|(_, table)| table))
+    }
+
+    /// What to tell the user when `tool` of `plugin` runs without some of what it asked for
+    /// (`effective.missing`): "to grant {what}: " the grant command, or `airlock trust` when
+    /// the workspace's policy already grants it but is not in force.
+    pub fn grant_hint(
+        &self,
+        plugin: &std::sync::Arc<Plugin>,
+        tool: &ToolInfo,
+        effective: &Effective,
+        what: &str,
+    ) -> String {
+        let name = crate::sanitize::shell_word(&plugin.info.name);
+        let command = |missing: &[String]| format!("airlock plugins grant {name} {}", missing.join(" "));
+        if plugin.source.origin != Origin::Workspace || (self.workspace.is_some() && self.is_pinned(plugin)) {
+            return format!("to grant {what}: {}", command(&effective.missing));
+        }
+        let path = super::workspace_policy_path(&self.roots.workspace);
+        let why = if self.workspace.is_none() {
+            "this folder is not trusted, so its policy grants nothing".to_string()
+        } else {
+            format!("{} changed or appeared since you trusted this folder", plugin.source.display())
+        };
+        let still = match self.table_of(plugin) {
+            Some(table) => capability::effective(tool, &table.grant, &self.roots).missing,
+            None => effective.missing.clone(),
+        };
+        if still.is_empty() {
+            format!("{} grants it, but {why}: review it, then run `airlock trust`", path.display())
+        } else {
+            format!("{why}: to grant {what}, run {}, then `airlock trust`", command(&still))
+        }
+    }
+
+    /// Resolves the names of the policy files' tables and rules against the loaded plugins
+    /// (see the module doc); what matches nothing becomes a warning in [`Policy::warnings`].
+    pub fn bind(&mut self, registry: &Registry) -> Result<(), PolicyError> {
+        let all = registry.plugins();
+        let user: Vec<_> = all.iter().copied().filter(|p| p.source.origin != Origin::Workspace).collect();
+        let workspace: Vec<_> = all.iter().copied().filter(|p| p.source.origin == Origin::Workspace).collect();
+        let mut warnings = Vec::new();
+        bind_file(&mut self.user, &user, &all, "which only its workspace's policy can grant", &mut warnings)?;
+        if let Some(mut file) = self.workspace.take() {
+            let pinned: Vec<_> = workspace.iter().copied().filter(|p| self.is_pinned(p)).collect();
+            let why_not = "which changed or appeared since you trusted this folder";
+            let bound = bind_file(&mut file, &pinned, &workspace, why_not, &mut warnings);
+            self.workspace = Some(file);
+            bound?;
+        }
+        let tools: Vec<&str> = registry.tools().iter().map(|t| t.info.name.as_str()).collect();
+        let rules = self.user.rules.iter().chain(self.workspace.iter().flat_map(|w| w.rules.iter()));
+        for rule in rules {
+            let Some(tool) = &rule.tool else { continue };
+            if !registry.declares_tool(tool) {
+                let close = names::closest_name(tools.iter().copied(), tool)
+                    .map(|c| format!(" (did you mean `{c}`?)"))
+                    .unwrap_or_default();
+                warnings.push(format!(
+                    "{}: the rule for tool `{tool}` matches no tool{close}; it decides nothing",
+                    rule.origin
+                ));
+            }
+        }
+        self.warnings.extend(warnings);
+        Ok(())
+    }
+}
+
+/// Re-keys `file`'s grant tables by the plugin (among `governed`) each one names; `others`
+/// are plugins it may name but does not govern (`why_not`), for a better warning.
+fn bind_file(
+    file: &mut PolicyFile,
+    governed: &[&std::sync::Arc<Plugin>],
+    others: &[&std::sync::Arc<Plugin>],
+    why_not: &str,
+    warnings: &mut Vec<String>,
+) -> Result<(), PolicyError> {
+    let mut bound: BTreeMap<String, GrantTable> = BTreeMap::new();
+    for (key, table) in std::mem::take(&mut file.grants) {
+        let at = format!("{}:{}", file.path.display(), table.line);
+        let invalid = |message: String| PolicyError::Invalid { path: file.path.clone(), line: table.line, message };
+        let plugin = match names::find(governed, &key) {
+            Ok(found) => {
+                let plugin = found.plugin.info.name.clone();
+                if let Some(note) = found.note(&key) {
+                    warnings.push(format!(
+                        "{at}: [grants.{key}]: {note}; the table grants `{plugin}` (write [grants.{plugin}])"
+                    ));
+                }
+                plugin
+            }
+            Err(error @ NameError::Ambiguous(_)) => {
+                return Err(invalid(format!("[grants.{key}]: {}", error.describe(&key))));
+            }
+            Err(NameError::Unknown { suggestion }) => {
+                let message = match names::find(others, &key) {
+                    Ok(found) => {
+                        format!("{at}: [grants.{key}] names {}, {why_not}; it grants nothing", found.plugin.label())
+                    }
+                    Err(_) => {
+                        let close = suggestion.map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default();
+                        format!("{at}: [grants.{key}] names no installed plugin{close}; it grants nothing")
+                    }
+                };
+                warnings.push(message);
+                key.clone()
+            }
+        };
+        if let Some(other) = bound.get(&plugin) {
+            return Err(invalid(format!(
+                "[grants.{key}] and [grants.{}] (line {}) both grant plugin `{plugin}`: merge them into one table",
+                other.key, other.line
+            )));
+        }
+        bound.insert(plugin, table);
+    }
+    file.grants = bound;
+    Ok(())
+}
