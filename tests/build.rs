@@ -33,6 +33,7 @@ const FIXTURES: &[&str] = &[
     "hostile-text",
     "schema-bomb",
     "runtime-hostile",
+    "sched-probe",
 ];
 
 fn main() {

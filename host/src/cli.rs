@@ -307,7 +307,14 @@ fn read_prompt(flag: Option<String>, use_stdin: bool) -> Result<String, Fatal> {
         }
     }
     if prompt.trim().is_empty() {
-        return Err(Fatal::new(ExitCode::Input, "no prompt: pass -p \"...\" or pipe one on standard input"));
+        let message = if !use_stdin {
+            "no prompt: pass -p \"...\" (with --ask, standard input carries the answers to its questions, not the prompt)"
+        } else if stdin.is_terminal() {
+            "no prompt: pass -p \"...\" or pipe one on standard input"
+        } else {
+            "no prompt: pass -p \"...\"; what came on standard input was empty"
+        };
+        return Err(Fatal::new(ExitCode::Input, message));
     }
     Ok(prompt)
 }
