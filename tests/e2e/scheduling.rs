@@ -4,6 +4,9 @@
 //! stderr in text mode (bounded), output over the cap is saved whole in the session folder,
 //! and the model's text never runs into the tool lines on a terminal.
 
+// Set-up helpers unwrap: a failed set-up step should fail the test loudly.
+#![allow(clippy::unwrap_used)]
+
 use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -214,7 +217,10 @@ fn model_text_without_a_newline_does_not_run_into_the_tool_lines() {
     let s = session();
     s.write("a.txt", "A\n");
     let script = |mock: &MockModel| {
-        mock.push_turn(Turn::text_and_calls("Calling 1 tool(s).", vec![call("read_file", json!({"file_path": "a.txt"}))]));
+        mock.push_turn(Turn::text_and_calls(
+            "Calling 1 tool(s).",
+            vec![call("read_file", json!({"file_path": "a.txt"}))],
+        ));
         mock.push_turn(Turn::text("Done."));
     };
     let mock = MockModel::start(Wire::Anthropic);

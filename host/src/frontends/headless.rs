@@ -129,12 +129,7 @@ pub async fn print_events(format: OutputFormat, mut receiver: mpsc::UnboundedRec
     printed
 }
 
-fn print_text(
-    event: &Event,
-    printed: &mut Printed,
-    descriptions: &mut HashMap<String, String>,
-    live: &mut LiveOutput,
-) {
+fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<String, String>, live: &mut LiveOutput) {
     let mut out: Vec<String> = Vec::new();
     match event {
         Event::Text { delta } => {
@@ -146,11 +141,7 @@ fn print_text(
         // Keep each turn's text on its own line.
         Event::TurnStarted { .. } => printed.lines.end_stdout_line(&mut std::io::stdout().lock()),
         Event::PluginProblem(problem) => {
-            out.push(format!(
-                "warning: plugin {}: {}",
-                sanitize::line(&problem.path),
-                sanitize::line(&problem.reason)
-            ));
+            out.push(format!("warning: plugin {}: {}", sanitize::line(&problem.path), sanitize::line(&problem.reason)));
         }
         Event::Warning { message } => out.push(format!("warning: {}", sanitize::line(message))),
         Event::Notice { message } => out.push(format!("note: {}", sanitize::line(message))),

@@ -8,8 +8,8 @@
 //! menu, move the cursor or hide what the call does. This holds in every output format: the
 //! question goes to stderr even when stdout carries JSON.
 
-use std::future::Future;
 use std::fmt::Write as _;
+use std::future::Future;
 use std::io::{BufRead, IsTerminal, Write};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -16,7 +16,7 @@ impl Scheduler {
     /// Takes a validated call to `scheduled` (or a terminal state).
     pub(super) async fn approve(&self, checked: Checked, events: &EventSink, cancel: &Cancellation) -> Prepared {
         let pending = match checked {
-            Checked::Done(done) => return Prepared::Done(done),
+            Checked::Done(done) => return Prepared::Done(*done),
             Checked::Pending(pending) => *pending,
         };
         let Pending { call, tool, mut args, started, writes, access, description, confirmation, path, command } =

@@ -16,15 +16,15 @@ use crate::capability::{Effective, Phase};
 use crate::contract::{Confirmation, ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
-use crate::policy::rules::CallFacts;
 use crate::policy::Verdict;
+use crate::policy::rules::CallFacts;
 use crate::registry::{ArgsProblem, RegisteredTool};
 use crate::runtime::{CallFault, Instance, Preopen, Sandbox};
 
 /// The outcome of validation: a call to approve, or one that already ended.
 pub(super) enum Checked {
     Pending(Box<Pending>),
-    Done(CompletedCall),
+    Done(Box<CompletedCall>),
 }
 
 /// A call that passed validation and waits for its verdict (and perhaps the user).
@@ -158,7 +158,7 @@ impl Scheduler {
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Validating);
         update.args = Some(parsed.clone().unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone())));
         events.send(Event::ToolCall(Box::new(update)));
-        let fail = |error: ToolError| Checked::Done(finish(call, started, Err(error), events));
+        let fail = |error: ToolError| Checked::Done(Box::new(finish(call, started, Err(error), events)));
 
         let Some(tool) = self.registry.get(&call.name).cloned() else {
             return fail(self.unknown_tool(&call.name));
@@ -276,9 +276,7 @@ impl Scheduler {
         let result = match self.instance(&tool, &call, &access, sandboxing, cancel, live).await {
             Ok(mut instance) => {
                 let result = match instance.execute(&tool.info.name, &args).await {
-                    Ok(Ok(output)) => {
-                        Ok(output::cap(output, access.limits.output, self.outputs.as_deref(), &call.id))
-                    }
+                    Ok(Ok(output)) => Ok(output::cap(output, access.limits.output, self.outputs.as_deref(), &call.id)),
                     Ok(Err(error)) => Err(error),
                     Err(fault) => Err(fault_error(&tool, fault)),
                 };

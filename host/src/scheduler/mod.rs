@@ -152,7 +152,7 @@ impl Scheduler {
             if batch_cancelled {
                 let reason = "the user cancelled another call of this batch";
                 slots.push(Some(match item {
-                    call::Checked::Done(done) => done,
+                    call::Checked::Done(done) => *done,
                     call::Checked::Pending(pending) => pending.cancel(reason, events),
                 }));
                 continue;

@@ -64,8 +64,7 @@ fn save(dir: &Path, call_id: &str, text: &str) -> std::io::Result<(PathBuf, usiz
     file.write_all(kept.as_bytes())?;
     file.as_file().sync_all()?;
     // Call ids come from the model: only a safe part of one names a file.
-    let id: String =
-        call_id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').take(64).collect();
+    let id: String = call_id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').take(64).collect();
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
     let mut attempt = 0;
     loop {
