@@ -126,23 +126,23 @@ fn two_appends_to_one_file_in_one_batch_both_survive_whatever_the_plugin_claims(
 fn ask_questions_come_in_the_model_order() {
     let s = session();
     let mock = MockModel::start(Wire::OpenAi);
-    mock.push_turn(Turn::calls(vec![
-        call("write_file", json!({"file_path": "first.txt", "content": "1\n"})),
-        call("write_file", json!({"file_path": "second.txt", "content": "2\n"})),
-    ]));
+    let names = ["f1.txt", "f2.txt", "f3.txt", "f4.txt"];
+    let calls = names.iter().map(|name| call("write_file", json!({"file_path": name, "content": "x\n"}))).collect();
+    mock.push_turn(Turn::calls(calls));
     mock.push_turn(Turn::text("Done."));
     let mut command = s.command(&mock);
-    command.args(["-p", "write two files", "--ask"]);
-    let done = run_with_input(command, "y\nn\n");
+    command.args(["-p", "write four files", "--ask"]);
+    let done = run_with_input(command, "y\nn\ny\nn\n");
     assert_eq!(done.code, Some(0), "{}", done.stderr);
-    let asked = |name: &str| done.stderr.find(name).unwrap_or_else(|| panic!("{}", done.stderr));
-    assert!(asked("first.txt") < asked("second.txt"), "asked out of order:\n{}", done.stderr);
+    let asked: Vec<usize> =
+        names.iter().map(|name| done.stderr.find(name).unwrap_or_else(|| panic!("{}", done.stderr))).collect();
+    assert!(asked.windows(2).all(|w| w[0] < w[1]), "asked out of order:\n{}", done.stderr);
     assert!(!done.stderr.contains("a//") && !done.stderr.contains("b//"), "{}", done.stderr);
-    assert_eq!(s.read("first.txt").as_deref(), Some("1\n"));
-    assert_eq!(s.read("second.txt"), None);
+    let written: Vec<bool> = names.iter().map(|name| s.read(name).is_some()).collect();
+    assert_eq!(written, [true, false, true, false], "{}", done.stderr);
     let sent = function_responses(&mock.requests()[1]);
-    assert!(!sent[0].1.starts_with("Error"), "{sent:?}");
-    assert!(sent[1].1.starts_with("Error") && sent[1].1.contains("refused"), "{sent:?}");
+    let refused: Vec<bool> = sent.iter().map(|(_, c)| c.starts_with("Error") && c.contains("refused")).collect();
+    assert_eq!(refused, [false, true, false, true], "{sent:?}");
 }
 
 #[test]
