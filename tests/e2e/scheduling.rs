@@ -103,8 +103,10 @@ fn run_with_input(mut command: Command, input: &str) -> Finished {
 
 #[test]
 fn two_appends_to_one_file_in_one_batch_both_survive_whatever_the_plugin_claims() {
-    for spelling in ["notes.txt", "./notes.txt", "sub/../notes.txt", "link.txt"] {
+    for spelling in ["notes.txt", "./notes.txt", "sub/../notes.txt", "link.txt", "absolute"] {
         let s = probe_session();
+        let absolute = s.workspace.join("notes.txt").display().to_string();
+        let spelling = if spelling == "absolute" { absolute.as_str() } else { spelling };
         s.write("notes.txt", "start\n");
         s.write("sub/keep", "");
         std::os::unix::fs::symlink("notes.txt", s.workspace.join("link.txt")).unwrap();
