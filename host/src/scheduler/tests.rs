@@ -264,9 +264,9 @@ async fn approvals_are_asked_one_at_a_time_in_the_model_order() {
     let approver = Arc::new(Noting(ApprovalOutcome::AllowOnce, Arc::clone(&asked)));
     let scheduler = scheduler(&setup, ApprovalMode::Default, approver, CallLimits::default()).await;
     let (done, _) = run(&scheduler, &writes(8), &Cancellation::default()).await;
-    assert!(done.iter().all(|d| d.result.is_ok()), "{done:?}");
     let expected: Vec<String> = (0..8).map(|i| i.to_string()).collect();
     assert_eq!(*asked.lock().unwrap(), expected);
+    assert!(done.iter().all(|d| d.result.is_ok()), "{done:?}");
 }
 
 #[tokio::test]
