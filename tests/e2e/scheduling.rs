@@ -319,3 +319,28 @@ fn output_over_the_cap_is_saved_whole_in_the_session_folder_and_the_model_is_tol
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(std::fs::metadata(&saved[0]).unwrap().permissions().mode() & 0o777, 0o600);
 }
+
+#[test]
+fn the_last_live_output_of_a_call_shows_before_its_line() {
+    let s = probe_session();
+    let mock = MockModel::start(Wire::OpenAi);
+    // A tool that emits and returns at once: its last output is still in flight when it ends.
+    for _ in 0..3 {
+        mock.push_turn(Turn::calls(vec![call("stream", json!({"lines": 3, "pause_ms": 0}))]));
+    }
+    mock.push_turn(Turn::text("Done."));
+    let done = s.airlock(&mock, &["-p", "stream"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let mut rest = done.stderr.as_str();
+    for _ in 0..3 {
+        let shown = rest.find("stream │ line 3\n").unwrap_or_else(|| panic!("{}", done.stderr));
+        let finished = rest.find("✓ stream").unwrap_or_else(|| panic!("{}", done.stderr));
+        assert!(shown < finished, "live output after the call's line:\n{}", done.stderr);
+        rest = &rest[finished + "✓ stream".len()..];
+    }
+    // Waiting for the last output does not hold the call up.
+    for line in done.stderr.lines().filter(|l| l.starts_with("✓ stream")) {
+        let millis: f64 = line.rsplit_once('(').and_then(|(_, t)| t.strip_suffix(" ms)")).unwrap().parse().unwrap();
+        assert!(millis < 900.0, "{line}");
+    }
+}

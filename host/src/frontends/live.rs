@@ -35,12 +35,12 @@ impl LiveOutput {
         self.calls.entry(call_id.to_string()).or_default().name = name.to_string();
     }
 
-    /// The lines to show for a chunk of `call_id`'s output.
+    /// The lines to show for a chunk of `call_id`'s output (none for a call not named, or
+    /// already ended).
     pub fn chunk(&mut self, call_id: &str, chunk: &str) -> Vec<String> {
-        let call = self.calls.entry(call_id.to_string()).or_default();
-        if call.capped {
+        let Some(call) = self.calls.get_mut(call_id).filter(|call| !call.capped) else {
             return Vec::new();
-        }
+        };
         call.partial.push_str(chunk);
         let mut lines = Vec::new();
         while let Some(end) = call.partial.find('\n').filter(|end| *end <= MAX_LINE_BYTES).or_else(|| {

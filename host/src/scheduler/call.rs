@@ -267,7 +267,13 @@ impl Scheduler {
             Writes::Edit(target) if !access.writable(&tool.info, &writes).is_empty() => KeptMode::read(target),
             _ => None,
         };
-        let live = tool.info.streams_output.then(|| output::forward_live(&call.id, events));
+        let (live, forwarding) = match tool.info.streams_output {
+            true => {
+                let (sender, forwarding) = output::forward_live(&call.id, events);
+                (Some(sender), Some(forwarding))
+            }
+            false => (None, None),
+        };
         let sandboxing = match &writes {
             Writes::Grant => Sandboxing::Phase(Phase::Execute),
             Writes::Edit(target) => Sandboxing::Edit(Some(&target.dir)),
@@ -285,6 +291,10 @@ impl Scheduler {
             }
             Err(error) => Err(error),
         };
+        // The instance is gone: its last live output goes out before the call's end.
+        if let Some(forwarding) = forwarding {
+            forwarding.drained().await;
+        }
         let result = result.map(|mut output| {
             if modified {
                 output.llm_content.push(ContentPart::Text {

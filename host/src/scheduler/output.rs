@@ -81,14 +81,30 @@ fn save(dir: &Path, call_id: &str, text: &str) -> std::io::Result<(PathBuf, usiz
     }
 }
 
+/// Longest wait, after a call's instance is gone, for the last of its live output to be
+/// sent (it is sent as soon as the channel closes; this only bounds a channel held open).
+const LIVE_DRAIN: Duration = Duration::from_secs(1);
+
+/// A call's live output on its way to the front end.
+pub(super) struct LiveForward {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl LiveForward {
+    /// Waits until what the call emitted was sent, so its last output comes before its end.
+    pub async fn drained(self) {
+        let _ = tokio::time::timeout(LIVE_DRAIN, self.task).await;
+    }
+}
+
 /// A channel for a call's live output, forwarded as events until the call ends: whatever
 /// arrived meanwhile is joined into one event, at most one per [`LIVE_EVENT_INTERVAL`], and
 /// what is left is sent as soon as the channel closes (the instance is gone).
-pub(super) fn forward_live(call_id: &str, events: &EventSink) -> mpsc::UnboundedSender<String> {
+pub(super) fn forward_live(call_id: &str, events: &EventSink) -> (mpsc::UnboundedSender<String>, LiveForward) {
     let (sender, mut receiver) = mpsc::unbounded_channel::<String>();
     let call_id = call_id.to_string();
     let events = events.clone();
-    tokio::spawn(async move {
+    let task = tokio::spawn(async move {
         let mut pending = String::new();
         let mut next = tokio::time::Instant::now();
         loop {
@@ -112,7 +128,7 @@ pub(super) fn forward_live(call_id: &str, events: &EventSink) -> mpsc::Unbounded
             events.send(Event::ToolOutput { call_id, chunk: pending });
         }
     });
-    sender
+    (sender, LiveForward { task })
 }
 
 #[cfg(test)]
