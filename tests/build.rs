@@ -35,6 +35,7 @@ const FIXTURES: &[&str] = &[
     "hostile-text",
     "schema-bomb",
     "runtime-hostile",
+    "sched-probe",
 ];
 
 fn main() {

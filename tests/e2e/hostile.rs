@@ -252,9 +252,12 @@ fn floods_are_capped_and_never_reach_the_terminal() {
     assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
 
     let sent = function_responses(&mock.requests()[1]);
-    // The 100 MiB were cut to 16 MiB where they left the plugin, then to the grant's limit.
-    let note = "\n[airlock: the output was truncated: showing the first 10000 of 16777253 bytes]";
-    assert_eq!(sent[0].1, format!("{}{note}", "r".repeat(10_000)));
+    // The 100 MiB were cut to 16 MiB where they left the plugin, then to the grant's limit;
+    // the 16 MiB were saved in the session folder.
+    let note = "\n[airlock: the output was truncated: showing the first 10000 of 16777253 bytes; \
+                its first 16777216 bytes saved to ";
+    assert!(sent[0].1.starts_with(&format!("{}{note}", "r".repeat(10_000))), "{}", &sent[0].1[10_000..]);
+    assert!(sent[0].1.contains(&s.airlock_home().join("sessions").display().to_string()), "{}", &sent[0].1[10_000..]);
     assert_eq!(sent[1].1, "done");
     assert_eq!(sent[2].1, "done");
     assert!(done.stderr.len() < 10_000, "{} bytes on stderr", done.stderr.len());

@@ -66,8 +66,14 @@
 //!   phase and holds it; `exit_now` calls `exit(code)` in `execute`; `drip` (streams
 //!   output) emits `count` one-byte chunks; `huge` (kind `edit`, args `{"field", "bytes"}`)
 //!   returns a `bytes`-long string in the named field of its answers (see its source).
+//! - [`SCHED_PROBE`] (plugin `sched_probe`): `append {"path", "text"}` (kind `edit`, claims
+//!   parallel-safe, requests `.` read-write) confirms an edit of `path` and then reads the
+//!   file, waits 300 ms and writes it back with `text` appended; `stream {"lines",
+//!   "pause_ms"}` (streams output) emits `line <i>` lines with a pause after each; `big
+//!   {"lines"}` returns `lines` lines `row <i:07>` (12 bytes each).
 //!
-//! All tools but `echo`, `shout`, `read_path`, `write_path`, `fetch`, `connect` and those of `runtime_hostile` take
+//! All tools but `echo`, `shout`, `read_path`, `write_path`, `fetch`, `connect` and those of `runtime_hostile` and
+//! `sched_probe` take
 //! `{"type":"object","properties":{}}`.
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));

@@ -148,8 +148,10 @@ impl Agent {
         }
     }
 
-    /// Records every message appended from now on with `recorder`.
+    /// Records every message appended from now on with `recorder`, and keeps tool outputs
+    /// too long to send whole beside the session file.
     pub fn record_to(&mut self, recorder: Recorder) {
+        self.scheduler.keep_outputs_in(recorder.outputs_dir());
         self.recorder = Some(recorder);
     }
 

@@ -4,10 +4,12 @@
 //!
 //! In `text` mode everything printed that a plugin, the model or a repository wrote goes
 //! through [`crate::sanitize`] (each tool-call line is one line: a newline in an error cannot
-//! forge another); the JSON modes are data and are escaped by JSON itself.
+//! forge another); the JSON modes are data and are escaped by JSON itself. Streaming tools'
+//! live output shows on stderr in `text` mode too ([`super::live`]), and when stdout and
+//! stderr share a terminal a line of stderr never starts where the model's text left off.
 
 use std::collections::HashMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
@@ -19,6 +21,8 @@ use crate::events::{CallStatus, Event, EventSink};
 use crate::model::ModelError;
 use crate::registry::Registry;
 use crate::sanitize;
+
+use super::live::LiveOutput;
 
 /// How a headless run prints (clap's kebab-case names: `text`, `json`, `stream-json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -40,10 +44,53 @@ pub struct Session {
 /// What the event printer saw, for the final summary.
 #[derive(Debug, Default)]
 pub struct Printed {
-    /// Whether the streamed text ended with a newline.
-    text_ended_with_newline: bool,
-    wrote_text: bool,
+    lines: Lines,
     warnings: Vec<String>,
+}
+
+/// Where the text front end left its lines. Redirected, stdout holds the answer exactly as
+/// the model wrote it, with a newline only between turns and at the end; on a terminal
+/// shared with stderr, a line written to stderr first ends the line the model's text left
+/// open, and stdout then adds no newline of its own for it.
+#[derive(Debug, Default)]
+struct Lines {
+    /// stdout and stderr are both the terminal: their lines interleave on one screen.
+    shared: bool,
+    /// The text written to stdout so far does not end with a newline.
+    stdout_open: bool,
+    /// The screen's cursor is where stdout's text left it, mid-line (only when `shared`).
+    screen_open: bool,
+}
+
+impl Lines {
+    fn new() -> Self {
+        Self { shared: std::io::stdout().is_terminal() && std::io::stderr().is_terminal(), ..Self::default() }
+    }
+
+    fn wrote_text(&mut self, text: &str) {
+        if !text.is_empty() {
+            self.stdout_open = !text.ends_with('\n');
+            self.screen_open = self.shared && self.stdout_open;
+        }
+    }
+
+    /// Before a line on stderr.
+    fn before_stderr(&mut self, stderr: &mut impl Write) {
+        if self.screen_open {
+            let _ = stderr.write_all(b"\n");
+            self.screen_open = false;
+        }
+    }
+
+    /// Ends stdout's open line, if a newline there is needed (between turns, at the end).
+    fn end_stdout_line(&mut self, stdout: &mut impl Write) {
+        if self.stdout_open && (!self.shared || self.screen_open) {
+            let _ = stdout.write_all(b"\n");
+            let _ = stdout.flush();
+        }
+        self.stdout_open = false;
+        self.screen_open = false;
+    }
 }
 
 /// Sends the start-of-session events.
@@ -62,8 +109,9 @@ pub fn announce(session: &Session, registry: &Registry, events: &EventSink) {
 
 /// Prints events until the engine drops its sink.
 pub async fn print_events(format: OutputFormat, mut receiver: mpsc::UnboundedReceiver<Event>) -> Printed {
-    let mut printed = Printed::default();
+    let mut printed = Printed { lines: Lines::new(), ..Printed::default() };
     let mut descriptions: HashMap<String, String> = HashMap::new();
+    let mut live = LiveOutput::default();
     while let Some(event) = receiver.recv().await {
         match &event {
             Event::PluginProblem(problem) => {
@@ -75,80 +123,78 @@ pub async fn print_events(format: OutputFormat, mut receiver: mpsc::UnboundedRec
         match format {
             OutputFormat::Json => {}
             OutputFormat::StreamJson => write_line(&mut std::io::stdout().lock(), &stamped(&event)),
-            OutputFormat::Text => print_text(&event, &mut printed, &mut descriptions),
+            OutputFormat::Text => print_text(&event, &mut printed, &mut descriptions, &mut live),
         }
     }
     printed
 }
 
-fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<String, String>) {
-    let mut stderr = std::io::stderr().lock();
+fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<String, String>, live: &mut LiveOutput) {
+    let mut out: Vec<String> = Vec::new();
     match event {
         Event::Text { delta } => {
             let mut stdout = std::io::stdout().lock();
             let _ = stdout.write_all(sanitize::stream(delta).as_bytes());
             let _ = stdout.flush();
-            printed.wrote_text |= !delta.is_empty();
-            if !delta.is_empty() {
-                printed.text_ended_with_newline = delta.ends_with('\n');
-            }
+            printed.lines.wrote_text(delta);
         }
-        Event::TurnStarted { .. } if printed.wrote_text && !printed.text_ended_with_newline => {
-            // Keep each turn's text on its own line.
-            let _ = writeln!(std::io::stdout().lock());
-            printed.text_ended_with_newline = true;
-        }
+        // Keep each turn's text on its own line.
+        Event::TurnStarted { .. } => printed.lines.end_stdout_line(&mut std::io::stdout().lock()),
         Event::PluginProblem(problem) => {
-            let _ = writeln!(
-                stderr,
-                "warning: plugin {}: {}",
-                sanitize::line(&problem.path),
-                sanitize::line(&problem.reason)
-            );
+            out.push(format!("warning: plugin {}: {}", sanitize::line(&problem.path), sanitize::line(&problem.reason)));
         }
-        Event::Warning { message } => {
-            let _ = writeln!(stderr, "warning: {}", sanitize::line(message));
-        }
-        Event::Notice { message } => {
-            let _ = writeln!(stderr, "note: {}", sanitize::line(message));
-        }
+        Event::Warning { message } => out.push(format!("warning: {}", sanitize::line(message))),
+        Event::Notice { message } => out.push(format!("note: {}", sanitize::line(message))),
+        Event::ToolOutput { call_id, chunk } => out.extend(live.chunk(call_id, chunk)),
         Event::ToolCall(update) => {
             if let Some(description) = &update.description {
                 descriptions.insert(update.call_id.clone(), description.clone());
             }
-            if !update.status.is_terminal() {
-                return;
+            if update.status == CallStatus::Validating {
+                live.named(&update.call_id, &update.name);
             }
-            let what = descriptions.remove(&update.call_id).unwrap_or_default();
-            let millis = update.duration.map_or(0.0, |d| d.as_secs_f64() * 1000.0);
-            let mark = match update.status {
-                CallStatus::Success => "✓",
-                CallStatus::Cancelled => "⊘",
-                _ => "✗",
-            };
-            let mut line = format!("{mark} {}", sanitize::line(&update.name));
-            if !what.is_empty() {
-                line.push_str(&format!(" · {}", sanitize::line(&what)));
+            if update.status.is_terminal() {
+                out.extend(live.end(&update.call_id));
+                out.push(call_line(update, &descriptions.remove(&update.call_id).unwrap_or_default()));
             }
-            line.push_str(&format!(" ({millis:.1} ms)"));
-            if let Some(error) = &update.error {
-                line.push_str(&format!(" — {}: {}", error.kind.as_str(), sanitize::line(&error.message)));
-            }
-            let _ = writeln!(stderr, "{line}");
         }
         _ => {}
     }
+    if out.is_empty() {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    printed.lines.before_stderr(&mut stderr);
+    for line in out {
+        let _ = writeln!(stderr, "{line}");
+    }
+}
+
+/// `✓ name · what (12.3 ms)`, with the error of a failed call.
+fn call_line(update: &crate::events::CallUpdate, what: &str) -> String {
+    let millis = update.duration.map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    let mark = match update.status {
+        CallStatus::Success => "✓",
+        CallStatus::Cancelled => "⊘",
+        _ => "✗",
+    };
+    let mut line = format!("{mark} {}", sanitize::line(&update.name));
+    if !what.is_empty() {
+        line.push_str(&format!(" · {}", sanitize::line(what)));
+    }
+    line.push_str(&format!(" ({millis:.1} ms)"));
+    if let Some(error) = &update.error {
+        line.push_str(&format!(" — {}: {}", error.kind.as_str(), sanitize::line(&error.message)));
+    }
+    line
 }
 
 /// Prints the end of the run and returns the exit code.
-pub fn finish(format: OutputFormat, session: &Session, report: &Report, printed: Printed) -> ExitCode {
+pub fn finish(format: OutputFormat, session: &Session, report: &Report, mut printed: Printed) -> ExitCode {
     let (code, status, error) = outcome(report);
     match format {
         OutputFormat::Text => {
-            let mut stdout = std::io::stdout().lock();
-            if printed.wrote_text && !printed.text_ended_with_newline {
-                let _ = writeln!(stdout);
-            }
+            printed.lines.end_stdout_line(&mut std::io::stdout().lock());
         }
         OutputFormat::Json => {
             let mut object = summary(session, report, status, error.as_ref());

@@ -3,6 +3,7 @@
 //! come later over the same events.
 
 pub mod headless;
+mod live;
 pub mod sessions_list;
 pub mod show_context;
 pub mod tools_list;

@@ -8,8 +8,9 @@
 //! menu, move the cursor or hide what the call does. This holds in every output format: the
 //! question goes to stderr even when stdout carries JSON.
 
+use std::fmt::Write as _;
 use std::future::Future;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -96,7 +97,8 @@ impl Approver for RefuseAll {
 }
 
 /// Asks on the terminal: the confirmation (a diff for edits) on stderr, one answer per line
-/// on stdin. Questions are asked one at a time.
+/// on stdin. Questions are asked one at a time; stderr is locked only while written, never
+/// while an answer is awaited, so a Ctrl-C that cancels the wait is reported at once.
 #[derive(Debug, Clone, Default)]
 pub struct Terminal {
     lock: Arc<Mutex<()>>,
@@ -119,43 +121,54 @@ impl Approver for Terminal {
 /// Most URLs of one confirmation listed.
 const MAX_URLS: usize = 20;
 
-fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
+/// Writes `text` to stderr at once. The lock is held only while writing: a question that
+/// waits for its answer must not keep the front end from printing (a Ctrl-C's cancelled
+/// call, the run's last line).
+fn show(text: &str) {
     let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+/// The question for `request`, what "allow always" covers, and whether the proposal can be
+/// edited.
+fn question(request: &ApprovalRequest) -> (String, AlwaysScope, bool) {
+    let mut out = String::new();
     let tool = line(&request.tool);
-    let _ = writeln!(err, "\n── {tool} wants to run: {}", line(&request.description));
+    let _ = writeln!(out, "\n── {tool} wants to run: {}", line(&request.description));
     let (scope, editable) = match &request.confirmation {
         Confirmation::Edit { path, original, proposed, .. } => {
-            let _ = write!(err, "{}", super::diff::unified(path, original, proposed));
+            out.push_str(&super::diff::unified(path, original, proposed));
             // A proposal cut for display cannot be edited: saving it would write the cut.
             let whole = proposed.len() <= crate::runtime::MAX_EDIT_CONTENT;
             if !whole {
-                let _ = writeln!(err, "  (the proposal is too large to show whole, so it cannot be edited here)");
+                let _ = writeln!(out, "  (the proposal is too large to show whole, so it cannot be edited here)");
             }
             (AlwaysScope::File(request.path.clone().unwrap_or_else(|| path.clone())), whole)
         }
         Confirmation::Exec { command, root_command, directory, risk } => {
-            let _ = writeln!(err, "  $ {}\n  in {} (risk: {risk:?})", line(command), line(directory));
+            let _ = writeln!(out, "  $ {}\n  in {} (risk: {risk:?})", line(command), line(directory));
             (AlwaysScope::CommandRoot(root_command.clone()), false)
         }
         Confirmation::Info { prompt, urls } => {
-            let _ = writeln!(err, "  {}", line(prompt));
+            let _ = writeln!(out, "  {}", line(prompt));
             for url in urls.iter().take(MAX_URLS) {
-                let _ = writeln!(err, "  - {}", line(url));
+                let _ = writeln!(out, "  - {}", line(url));
             }
             if urls.len() > MAX_URLS {
-                let _ = writeln!(err, "  … and {} more", urls.len() - MAX_URLS);
+                let _ = writeln!(out, "  … and {} more", urls.len() - MAX_URLS);
             }
             (AlwaysScope::Tool, false)
         }
     };
     match request.writable.as_slice() {
         [] => {
-            let _ = writeln!(err, "  it can write nothing");
+            let _ = writeln!(out, "  it can write nothing");
         }
         folders => {
             for folder in folders {
                 let _ = writeln!(
-                    err,
+                    out,
                     "  it can write anywhere in {} and the folders below it",
                     line(&folder.display().to_string())
                 );
@@ -163,23 +176,36 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
         }
     }
     let covered = scope.describe(&request.tool);
-    let _ = writeln!(err, "  y  allow once");
-    let _ = writeln!(err, "  a  allow always: {covered}, for this session");
-    let _ = writeln!(err, "  s  allow always: {covered}, saved as a rule in your policy.toml");
+    let _ = writeln!(out, "  y  allow once");
+    let _ = writeln!(out, "  a  allow always: {covered}, for this session");
+    let _ = writeln!(out, "  s  allow always: {covered}, saved as a rule in your policy.toml");
     if scope != AlwaysScope::Tool {
-        let _ = writeln!(err, "  t  allow always: every `{tool}` call, for this session");
+        let _ = writeln!(out, "  t  allow always: every `{tool}` call, for this session");
     }
     if editable {
-        let _ = writeln!(err, "  e  modify the proposed content with $EDITOR, then allow");
+        let _ = writeln!(out, "  e  modify the proposed content with $EDITOR, then allow");
     }
-    let _ = writeln!(err, "  n  refuse          c  cancel this batch");
+    let _ = writeln!(out, "  n  refuse          c  cancel this batch");
+    (out, scope, editable)
+}
+
+fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
+    let (text, scope, editable) = question(request);
+    show(&text);
+    // A piped answer is not echoed by a terminal: echo it, so the next line starts a line.
+    let echo = !std::io::stdin().is_terminal();
     loop {
-        let _ = write!(err, "? ");
-        let _ = err.flush();
+        show("? ");
         let mut answer = String::new();
         match std::io::stdin().lock().read_line(&mut answer) {
-            Ok(0) | Err(_) => return ApprovalOutcome::Refuse("the user gave no answer (input closed)".into()),
+            Ok(0) | Err(_) => {
+                show("\n");
+                return ApprovalOutcome::Refuse("the user gave no answer (input closed)".into());
+            }
             Ok(_) => {}
+        }
+        if echo {
+            show(&format!("{}\n", line(answer.trim_end_matches(['\r', '\n']))));
         }
         match answer.trim() {
             "y" | "yes" => return ApprovalOutcome::AllowOnce,
@@ -190,17 +216,13 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
                 if let Confirmation::Edit { path, proposed, .. } = &request.confirmation {
                     match edit_in_editor(path, proposed) {
                         Ok(proposed) => return ApprovalOutcome::Modify { proposed },
-                        Err(error) => {
-                            let _ = writeln!(err, "  cannot run the editor: {}", line(&error.to_string()));
-                        }
+                        Err(error) => show(&format!("  cannot run the editor: {}\n", line(&error.to_string()))),
                     }
                 }
             }
             "n" | "no" => return ApprovalOutcome::Refuse("the user refused this call".into()),
             "c" => return ApprovalOutcome::Cancel,
-            other => {
-                let _ = writeln!(err, "  unknown answer {:?}", sanitize::line(other));
-            }
+            other => show(&format!("  unknown answer {:?}\n", sanitize::line(other))),
         }
     }
 }

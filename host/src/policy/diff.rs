@@ -22,13 +22,27 @@ pub fn unified(path: &str, original: &str, proposed: &str) -> String {
         .diff_lines(original, proposed)
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .header(&side("a", &path), &side("b", &path))
         .to_string();
     sanitize::block(&diff)
 }
 
+/// A header name as git writes it: `a/src/x.rs` for a relative path; an absolute path as it
+/// is (`a//tmp/x` would read as a path relative to the workspace).
+fn side(prefix: &str, path: &str) -> String {
+    if path.starts_with('/') { path.to_string() } else { format!("{prefix}/{path}") }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_absolute_path_is_not_given_a_doubled_slash() {
+        let diff = super::unified("/w/notes.txt", "a\n", "b\n");
+        assert!(diff.starts_with("--- /w/notes.txt\n+++ /w/notes.txt\n"), "{diff}");
+        let diff = super::unified("src/x.rs", "a\n", "b\n");
+        assert!(diff.starts_with("--- a/src/x.rs\n+++ b/src/x.rs\n"), "{diff}");
+    }
+
     #[test]
     fn megabytes_of_lines_that_all_differ_still_give_a_diff_at_once() {
         let original: String = (0..100_000).map(|i| format!("a{i}\n")).collect();

@@ -1,5 +1,6 @@
-//! One call's path through the states: [`Scheduler::prepare`] takes it from `validating`
-//! to `scheduled` (or a terminal state), [`Scheduler::execute`] from `executing` to the end.
+//! One call's path through the states: [`Scheduler::prepare`] takes it through
+//! `validating` (or to a terminal state), [`Scheduler::approve`](super::approval) on to
+//! `scheduled`, [`Scheduler::execute`] from `executing` to the end.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -7,17 +8,40 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use super::{CallLimits, CompletedCall, Scheduler};
+use super::groups::Reach;
+use super::{CallLimits, CompletedCall, Scheduler, output};
 use crate::cancel::Cancellation;
 use crate::capability::net::{self, NetRule};
 use crate::capability::{Effective, Phase};
 use crate::contract::{Confirmation, ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
+use crate::policy::Verdict;
 use crate::policy::rules::CallFacts;
-use crate::policy::{ApprovalOutcome, ApprovalRequest, Verdict};
 use crate::registry::{ArgsProblem, RegisteredTool};
 use crate::runtime::{CallFault, Instance, Preopen, Sandbox};
+
+/// The outcome of validation: a call to approve, or one that already ended.
+pub(super) enum Checked {
+    Pending(Box<Pending>),
+    Done(Box<CompletedCall>),
+}
+
+/// A call that passed validation and waits for its verdict (and perhaps the user).
+pub(super) struct Pending {
+    pub call: FunctionCall,
+    pub tool: Arc<RegisteredTool>,
+    pub args: String,
+    pub started: Instant,
+    pub writes: Writes,
+    pub access: Access,
+    pub description: String,
+    pub confirmation: Option<Confirmation>,
+    /// The path the call touches, for rules.
+    pub path: Option<String>,
+    /// The command of an exec confirmation, for rules.
+    pub command: Option<String>,
+}
 
 /// The outcome of the steps before execution.
 pub(super) enum Prepared {
@@ -33,13 +57,13 @@ pub(super) enum Prepared {
 pub(super) struct Ready {
     pub call: FunctionCall,
     pub tool: Arc<RegisteredTool>,
-    args: String,
-    started: Instant,
+    pub args: String,
+    pub started: Instant,
     /// What the execution may write.
-    writes: Writes,
-    access: Access,
+    pub writes: Writes,
+    pub access: Access,
     /// The user edited the proposal before approving it.
-    modified: bool,
+    pub modified: bool,
 }
 
 /// What an approved call may write while it executes.
@@ -57,10 +81,10 @@ pub(super) enum Writes {
 #[derive(Debug, Clone)]
 pub(super) struct EditTarget {
     /// The file, canonical (links followed).
-    file: PathBuf,
+    pub file: PathBuf,
     /// Its folder — or, for a file in folders still to be made, the deepest one that exists:
     /// the only folder the approved execution may write in (if its grant covers it).
-    dir: PathBuf,
+    pub dir: PathBuf,
 }
 
 impl EditTarget {
@@ -80,8 +104,8 @@ impl EditTarget {
 
 /// What a call's instances get: its capabilities and limits.
 pub(super) struct Access {
-    effective: Effective,
-    limits: CallLimits,
+    pub effective: Effective,
+    pub limits: CallLimits,
 }
 
 /// Bytes of an HTTP response body a guest may read per request.
@@ -89,7 +113,7 @@ const HTTP_RESPONSE_CAP: usize = 10 << 20;
 
 impl Access {
     /// The folders an execution under `writes` could write in.
-    fn writable(&self, tool: &crate::contract::ToolInfo, writes: &Writes) -> Vec<PathBuf> {
+    pub fn writable(&self, tool: &crate::contract::ToolInfo, writes: &Writes) -> Vec<PathBuf> {
         match writes {
             Writes::Grant => self.effective.writable(tool).into_iter().map(Path::to_path_buf).collect(),
             Writes::Edit(target) => self
@@ -108,16 +132,33 @@ impl Ready {
     pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
         finish(&self.call, self.started, Err(ToolError::new(ErrorKind::Cancelled, reason)), events)
     }
+
+    /// What the execution may write, for grouping.
+    pub fn reach(&self) -> Reach {
+        if self.tool.info.kind.is_read_only() {
+            return Reach::ReadOnly;
+        }
+        match &self.writes {
+            Writes::Edit(_) | Writes::Nothing => Reach::Trees(self.access.writable(&self.tool.info, &self.writes)),
+            Writes::Grant => Reach::Unknown,
+        }
+    }
+}
+
+impl Pending {
+    pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
+        finish(&self.call, self.started, Err(ToolError::new(ErrorKind::Cancelled, reason)), events)
+    }
 }
 
 impl Scheduler {
-    pub(super) async fn prepare(&self, call: &FunctionCall, events: &EventSink, cancel: &Cancellation) -> Prepared {
+    pub(super) async fn prepare(&self, call: &FunctionCall, events: &EventSink, cancel: &Cancellation) -> Checked {
         let started = Instant::now();
         let parsed = parse_args(&call.arguments);
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Validating);
         update.args = Some(parsed.clone().unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone())));
         events.send(Event::ToolCall(Box::new(update)));
-        let fail = |error: ToolError| Prepared::Done(finish(call, started, Err(error), events));
+        let fail = |error: ToolError| Checked::Done(Box::new(finish(call, started, Err(error), events)));
 
         let Some(tool) = self.registry.get(&call.name).cloned() else {
             return fail(self.unknown_tool(&call.name));
@@ -138,7 +179,7 @@ impl Scheduler {
         if let Err(error) = check_schema(&tool, &args).await {
             return fail(error);
         }
-        let mut args = args.to_string();
+        let args = args.to_string();
         if cancel.is_cancelled() {
             return fail(cancelled());
         }
@@ -158,74 +199,21 @@ impl Scheduler {
         };
         let path = touched_path(confirmation.as_ref(), &args, &self.workspace, tool.info.kind.is_read_only());
         let command = match &confirmation {
-            Some(Confirmation::Exec { command, .. }) => Some(command.as_str()),
+            Some(Confirmation::Exec { command, .. }) => Some(command.clone()),
             _ => None,
         };
-        let facts = CallFacts { tool: &call.name, command, path: path.as_deref() };
-        let mut modified = false;
-        // A proposal longer than a confirmation holds arrived cut: editing it would apply the cut.
-        let proposal_cut = matches!(&confirmation, Some(Confirmation::Edit { proposed, .. })
-            if proposed.len() > crate::runtime::MAX_EDIT_CONTENT);
-        match self.policy.verdict(&tool.info, &facts, confirmation.as_ref()) {
-            Verdict::Allow => {}
-            Verdict::Deny(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
-            Verdict::Ask => {
-                let confirmation = confirmation.clone().unwrap_or_else(|| Confirmation::Info {
-                    prompt: format!("Allow {} ({}): {description}?", tool.info.display_name, tool.info.kind.as_str()),
-                    urls: Vec::new(),
-                });
-                let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
-                update.description = Some(description.clone());
-                update.confirmation = Some(confirmation.clone());
-                events.send(Event::ToolCall(Box::new(update)));
-                let writable = access.writable(&tool.info, &writes);
-                let request = ApprovalRequest {
-                    call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    description: description.clone(),
-                    confirmation,
-                    path: path.clone(),
-                    writable,
-                };
-                let outcome = tokio::select! {
-                    outcome = self.approver.ask(request) => outcome,
-                    () = cancel.cancelled() => return fail(cancelled()),
-                };
-                match outcome {
-                    ApprovalOutcome::AllowOnce => {}
-                    ApprovalOutcome::AllowAlways { scope, save } => {
-                        match self.policy.remember(&call.name, &scope, save) {
-                            Ok(message) => events.send(Event::Notice { message }),
-                            Err(error) => {
-                                events.send(Event::Warning { message: format!("cannot save the rule: {error}") })
-                            }
-                        }
-                    }
-                    ApprovalOutcome::Modify { .. } if proposal_cut => {
-                        let message = "the proposal was cut for display, so an edited version of it cannot be applied";
-                        return fail(ToolError::new(ErrorKind::PolicyDenied, message));
-                    }
-                    ApprovalOutcome::Modify { proposed } => {
-                        match self.modify(&tool, call, &args, &proposed, &access, cancel).await {
-                            Ok(new_args) => {
-                                args = new_args;
-                                modified = true;
-                            }
-                            Err(error) => return fail(error),
-                        }
-                    }
-                    ApprovalOutcome::Refuse(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
-                    ApprovalOutcome::Cancel => {
-                        let error = ToolError::new(ErrorKind::Cancelled, "the user cancelled this call");
-                        return Prepared::CancelBatch(finish(call, started, Err(error), events));
-                    }
-                }
-            }
-        }
-        let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
-        update.description = Some(description);
-        events.send(Event::ToolCall(Box::new(update)));
-        Prepared::Ready(Ready { call: call.clone(), tool, args, started, writes, access, modified })
+        Checked::Pending(Box::new(Pending {
+            call: call.clone(),
+            tool,
+            args,
+            started,
+            writes,
+            access,
+            description,
+            confirmation,
+            path,
+            command,
+        }))
     }
 
     /// validate, describe-call and confirm, in one read-only instance.
@@ -246,7 +234,7 @@ impl Scheduler {
     }
 
     /// Rebuilds the arguments of an edit the user changed, and checks them again.
-    async fn modify(
+    pub(super) async fn modify(
         &self,
         tool: &Arc<RegisteredTool>,
         call: &FunctionCall,
@@ -279,7 +267,13 @@ impl Scheduler {
             Writes::Edit(target) if !access.writable(&tool.info, &writes).is_empty() => KeptMode::read(target),
             _ => None,
         };
-        let live = tool.info.streams_output.then(|| forward_live_output(&call.id, events));
+        let (live, forwarding) = match tool.info.streams_output {
+            true => {
+                let (sender, forwarding) = output::forward_live(&call.id, events);
+                (Some(sender), Some(forwarding))
+            }
+            false => (None, None),
+        };
         let sandboxing = match &writes {
             Writes::Grant => Sandboxing::Phase(Phase::Execute),
             Writes::Edit(target) => Sandboxing::Edit(Some(&target.dir)),
@@ -288,7 +282,7 @@ impl Scheduler {
         let result = match self.instance(&tool, &call, &access, sandboxing, cancel, live).await {
             Ok(mut instance) => {
                 let result = match instance.execute(&tool.info.name, &args).await {
-                    Ok(Ok(output)) => Ok(cap_output(output, access.limits.output)),
+                    Ok(Ok(output)) => Ok(output::cap(output, access.limits.output, self.outputs.as_deref(), &call.id)),
                     Ok(Err(error)) => Err(error),
                     Err(fault) => Err(fault_error(&tool, fault)),
                 };
@@ -297,6 +291,10 @@ impl Scheduler {
             }
             Err(error) => Err(error),
         };
+        // The instance is gone: its last live output goes out before the call's end.
+        if let Some(forwarding) = forwarding {
+            forwarding.drained().await;
+        }
         let result = result.map(|mut output| {
             if modified {
                 output.llm_content.push(ContentPart::Text {
@@ -520,7 +518,7 @@ fn parse_args(text: &str) -> Result<serde_json::Value, String> {
     }
 }
 
-fn cancelled() -> ToolError {
+pub(super) fn cancelled() -> ToolError {
     ToolError::new(ErrorKind::Cancelled, "the run was cancelled")
 }
 
@@ -538,7 +536,7 @@ fn fault_error(tool: &RegisteredTool, fault: CallFault) -> ToolError {
 }
 
 /// Emits the terminal event and builds the completed call.
-fn finish(
+pub(super) fn finish(
     call: &FunctionCall,
     started: Instant,
     result: Result<ToolOutput, ToolError>,
@@ -563,59 +561,9 @@ fn finish(
     CompletedCall { call: call.clone(), status, result, duration }
 }
 
-/// Keeps what the model is told under `cap` bytes, and says so when it cuts.
-fn cap_output(mut output: ToolOutput, cap: usize) -> ToolOutput {
-    let text = output.llm_text();
-    if text.len() <= cap {
-        return output;
-    }
-    let kept = crate::runtime::truncate_chars(&text, cap);
-    let note =
-        format!("\n[airlock: the output was truncated: showing the first {} of {} bytes]", kept.len(), text.len());
-    output.llm_content = vec![ContentPart::Text { text: format!("{kept}{note}") }];
-    output
-}
-
 fn one_line(text: &str) -> String {
     let line = text.lines().next().unwrap_or_default().trim();
     crate::runtime::truncate_chars(line, 200).to_string()
-}
-
-/// Shortest time between two live-output events of one call.
-const LIVE_EVENT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
-
-/// A channel for a call's live output, forwarded as events until the call ends: whatever
-/// arrived meanwhile is joined into one event, at most one per [`LIVE_EVENT_INTERVAL`], and
-/// what is left is sent as soon as the channel closes (the instance is gone).
-fn forward_live_output(call_id: &str, events: &EventSink) -> mpsc::UnboundedSender<String> {
-    let (sender, mut receiver) = mpsc::unbounded_channel::<String>();
-    let call_id = call_id.to_string();
-    let events = events.clone();
-    tokio::spawn(async move {
-        let mut pending = String::new();
-        let mut next = tokio::time::Instant::now();
-        loop {
-            tokio::select! {
-                chunk = receiver.recv() => match chunk {
-                    Some(chunk) => {
-                        pending.push_str(&chunk);
-                        while let Ok(more) = receiver.try_recv() {
-                            pending.push_str(&more);
-                        }
-                    }
-                    None => break,
-                },
-                () = tokio::time::sleep_until(next), if !pending.is_empty() => {
-                    events.send(Event::ToolOutput { call_id: call_id.clone(), chunk: std::mem::take(&mut pending) });
-                    next = tokio::time::Instant::now() + LIVE_EVENT_INTERVAL;
-                }
-            }
-        }
-        if !pending.is_empty() {
-            events.send(Event::ToolOutput { call_id, chunk: pending });
-        }
-    });
-    sender
 }
 
 #[cfg(test)]
@@ -628,14 +576,5 @@ mod tests {
         assert_eq!(parse_args("{\"a\":1}").unwrap(), serde_json::json!({"a": 1}));
         assert!(parse_args("[1]").unwrap_err().contains("JSON object"));
         assert!(parse_args("{\"a\":").unwrap_err().contains("not valid JSON"));
-    }
-
-    #[test]
-    fn caps_output_and_says_so() {
-        let output = ToolOutput { llm_content: vec![ContentPart::Text { text: "é".repeat(100) }], display: None };
-        let capped = cap_output(output, 51);
-        let text = capped.llm_text();
-        assert!(text.starts_with(&"é".repeat(25)));
-        assert!(text.contains("showing the first 50 of 200 bytes"), "{text}");
     }
 }

@@ -6,13 +6,18 @@
 //! ```
 //!
 //! Validation (registry lookup, JSON-Schema check, the plugin's `validate`, `describe-call`
-//! and `confirm`) and approval run for all calls at once; execution starts only when no
-//! call is still awaiting approval. Consecutive parallel-safe calls then run together, and
-//! a call that is not parallel-safe (an edit) runs alone, in the order the model gave. One
-//! call's failure never touches its siblings, every state change is an [`Event`], and every
-//! call ends in a terminal state with a response for the model, also when cancelled.
+//! and `confirm`) runs for all calls at once; approval then runs call by call in the order
+//! the model gave ([`approval`]), and execution starts only when no call is still awaiting
+//! approval. Calls then run in that order, in groups ([`groups`]): consecutive
+//! parallel-safe calls run together unless two of them may write one file, and any other
+//! call runs alone. One call's failure never touches its siblings, every state change is an
+//! [`Event`], and every call ends in a terminal state with a response for the model, also
+//! when cancelled.
 
+mod approval;
 mod call;
+mod groups;
+mod output;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -81,6 +86,8 @@ pub struct Scheduler {
     limits: CallLimits,
     /// Warnings already given this session (each is given once).
     warned: Arc<Mutex<HashSet<String>>>,
+    /// Where output cut for the model is saved whole (the session's outputs folder).
+    outputs: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -98,7 +105,12 @@ impl Scheduler {
         limits: CallLimits,
     ) -> Self {
         let workspace = policy.roots().workspace.clone();
-        Self { runtime, registry, workspace, policy, approver, limits, warned: Arc::default() }
+        Self { runtime, registry, workspace, policy, approver, limits, warned: Arc::default(), outputs: None }
+    }
+
+    /// Saves every output cut for the model whole in `dir` (created when first needed).
+    pub fn keep_outputs_in(&mut self, dir: PathBuf) {
+        self.outputs = Some(dir);
     }
 
     pub fn policy(&self) -> &Policy {
@@ -122,20 +134,39 @@ impl Scheduler {
         events: &EventSink,
         cancel: &Cancellation,
     ) -> Vec<CompletedCall> {
-        let prepared = on_tasks(calls.iter().cloned().map(|call| {
+        let checked = on_tasks(calls.iter().cloned().map(|call| {
             let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
             async move { this.prepare(&call, &events, &cancel).await }
         }))
         .await;
-        // A user who cancels one approval cancels the batch.
-        let batch_cancelled = prepared.iter().any(|p| matches!(p, Some(Prepared::CancelBatch(_))));
+        // Approvals one at a time, in the model's order. A user who cancels one approval
+        // cancels the batch: the calls after it are not asked about.
         let mut slots: Vec<Option<CompletedCall>> = Vec::with_capacity(calls.len());
         let mut runnable = Vec::new();
-        for (index, item) in prepared.into_iter().enumerate() {
-            match item {
-                Some(Prepared::Done(done) | Prepared::CancelBatch(done)) => slots.push(Some(done)),
-                Some(Prepared::Ready(ready)) if batch_cancelled => {
-                    slots.push(Some(ready.cancel("the user cancelled another call of this batch", events)));
+        let mut batch_cancelled = false;
+        for (index, item) in checked.into_iter().enumerate() {
+            let Some(item) = item else {
+                slots.push(None);
+                continue;
+            };
+            if batch_cancelled {
+                let reason = "the user cancelled another call of this batch";
+                slots.push(Some(match item {
+                    call::Checked::Done(done) => *done,
+                    call::Checked::Pending(pending) => pending.cancel(reason, events),
+                }));
+                continue;
+            }
+            let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
+            let approved = on_tasks(std::iter::once(async move { this.approve(item, &events, &cancel).await }))
+                .await
+                .pop()
+                .flatten();
+            match approved {
+                Some(Prepared::Done(done)) => slots.push(Some(done)),
+                Some(Prepared::CancelBatch(done)) => {
+                    batch_cancelled = true;
+                    slots.push(Some(done));
                 }
                 Some(Prepared::Ready(ready)) => {
                     slots.push(None);
@@ -144,17 +175,18 @@ impl Scheduler {
                 None => slots.push(None),
             }
         }
-        // Consecutive parallel-safe calls run together; any other call runs alone.
-        let mut groups: Vec<Vec<(usize, call::Ready)>> = Vec::new();
-        for (index, ready) in runnable {
-            let parallel = ready.tool.info.parallel_safe;
-            match groups.last_mut() {
-                Some(group) if parallel && group.iter().all(|(_, r)| r.tool.info.parallel_safe) => {
-                    group.push((index, ready))
-                }
-                _ => groups.push(vec![(index, ready)]),
+        let runnable: Vec<_> = if batch_cancelled {
+            for (index, ready) in runnable {
+                slots[index] = Some(ready.cancel("the user cancelled another call of this batch", events));
             }
-        }
+            Vec::new()
+        } else {
+            runnable
+        };
+        let groups = groups::groups(runnable.into_iter().map(|(index, ready)| {
+            let (parallel, reach) = (ready.tool.info.parallel_safe, ready.reach());
+            ((index, ready), parallel, reach)
+        }));
         for group in groups {
             let indexes: Vec<usize> = group.iter().map(|(index, _)| *index).collect();
             let results = on_tasks(group.into_iter().map(|(_, ready)| {

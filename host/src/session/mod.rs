@@ -113,6 +113,12 @@ impl Recorder {
         &self.path
     }
 
+    /// The folder for this session's tool outputs that were too long to send whole:
+    /// `<session file without .jsonl>.outputs`, beside the session file.
+    pub fn outputs_dir(&self) -> PathBuf {
+        self.path.with_extension("outputs")
+    }
+
     /// Counts a model response; later records carry the new count.
     pub fn turn_started(&mut self) {
         self.turn += 1;

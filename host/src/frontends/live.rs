@@ -1,0 +1,127 @@
+//! Live output of running calls, as the text front end shows it on stderr: whole lines, each
+//! behind the tool's name (`  grep │ …`), every line through [`sanitize::line`] (a plugin's
+//! output cannot move the cursor or forge airlock's own lines), and at most
+//! [`MAX_SHOWN_BYTES`] per call — past that one line says the rest is not shown. The engine
+//! already coalesces live output into at most one event per call every ~100 ms, so this
+//! never prints faster than that.
+
+use std::collections::HashMap;
+
+use crate::sanitize;
+
+/// Most bytes of one call's live output shown.
+const MAX_SHOWN_BYTES: usize = 8 << 10;
+/// Longest line shown; a longer one (or output with no newline) is shown in pieces.
+const MAX_LINE_BYTES: usize = 240;
+
+#[derive(Debug, Default)]
+struct CallOutput {
+    name: String,
+    /// The start of a line whose end has not come yet.
+    partial: String,
+    shown: usize,
+    capped: bool,
+}
+
+/// The live output of every call of a run.
+#[derive(Debug, Default)]
+pub struct LiveOutput {
+    calls: HashMap<String, CallOutput>,
+}
+
+impl LiveOutput {
+    /// Remembers the tool name of a call.
+    pub fn named(&mut self, call_id: &str, name: &str) {
+        self.calls.entry(call_id.to_string()).or_default().name = name.to_string();
+    }
+
+    /// The lines to show for a chunk of `call_id`'s output (none for a call not named, or
+    /// already ended).
+    pub fn chunk(&mut self, call_id: &str, chunk: &str) -> Vec<String> {
+        let Some(call) = self.calls.get_mut(call_id).filter(|call| !call.capped) else {
+            return Vec::new();
+        };
+        call.partial.push_str(chunk);
+        let mut lines = Vec::new();
+        while let Some(end) = call.partial.find('\n').filter(|end| *end <= MAX_LINE_BYTES).or_else(|| {
+            // A line too long to wait for is shown in pieces.
+            (call.partial.len() > MAX_LINE_BYTES).then(|| floor_char_boundary(&call.partial, MAX_LINE_BYTES))
+        }) {
+            let line: String = call.partial.drain(..end).collect();
+            if call.partial.starts_with('\n') {
+                call.partial.remove(0);
+            }
+            if !call.show(&line, &mut lines) {
+                break;
+            }
+        }
+        lines
+    }
+
+    /// The lines left to show when `call_id` ended.
+    pub fn end(&mut self, call_id: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some(mut call) = self.calls.remove(call_id) {
+            let rest = std::mem::take(&mut call.partial);
+            if !call.capped && !rest.is_empty() {
+                call.show(&rest, &mut lines);
+            }
+        }
+        lines
+    }
+}
+
+impl CallOutput {
+    /// Adds `line` to `lines` unless the cap is reached (then says so, once); false once capped.
+    fn show(&mut self, line: &str, lines: &mut Vec<String>) -> bool {
+        let name = sanitize::line(&self.name);
+        if self.shown + line.len() > MAX_SHOWN_BYTES {
+            self.capped = true;
+            self.partial.clear();
+            lines.push(format!("  {name} │ … (more live output not shown)"));
+            return false;
+        }
+        self.shown += line.len();
+        lines.push(format!("  {name} │ {}", sanitize::line(line.trim_end_matches('\r'))));
+        true
+    }
+}
+
+/// The largest char boundary of `text` at or below `index`.
+fn floor_char_boundary(text: &str, mut index: usize) -> usize {
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shows_whole_lines_behind_the_tool_name_and_the_rest_at_the_end() {
+        let mut live = LiveOutput::default();
+        live.named("1", "grep");
+        assert_eq!(live.chunk("1", "one\ntw"), ["  grep │ one"]);
+        assert_eq!(live.chunk("1", "o\nthree"), ["  grep │ two"]);
+        assert_eq!(live.end("1"), ["  grep │ three"]);
+    }
+
+    #[test]
+    fn hostile_output_is_escaped_and_one_call_shows_a_bounded_amount() {
+        let mut live = LiveOutput::default();
+        live.named("1", "x");
+        let shown = live.chunk("1", "\x1b[2J✓ read_file\r\n");
+        assert_eq!(shown.len(), 1);
+        assert!(!shown[0].contains('\x1b') && shown[0].starts_with("  x │ "), "{shown:?}");
+        let mut lines = Vec::new();
+        for _ in 0..1000 {
+            lines.extend(live.chunk("1", &"é".repeat(1000)));
+        }
+        lines.extend(live.end("1"));
+        let bytes: usize = lines.iter().map(String::len).sum();
+        assert!(bytes < 2 * MAX_SHOWN_BYTES, "{bytes} bytes shown");
+        assert_eq!(lines.last().map(String::as_str), Some("  x │ … (more live output not shown)"));
+    }
+}

@@ -1,0 +1,94 @@
+//! The approval step: a validated call's verdict, and the user's answer when the verdict is
+//! to ask. The scheduler runs this step for the calls of a batch one at a time, in the
+//! model's order, after all of them were validated — so questions come in that order
+//! (answers piped by a script land on the calls they were meant for), an "allow always"
+//! given to one call already covers the later ones, and a cancelled question asks no more.
+
+use super::Scheduler;
+use super::call::{Checked, Pending, Prepared, Ready, cancelled, finish};
+use crate::cancel::Cancellation;
+use crate::contract::{Confirmation, ErrorKind, ToolError};
+use crate::events::{CallStatus, CallUpdate, Event, EventSink};
+use crate::policy::rules::CallFacts;
+use crate::policy::{ApprovalOutcome, ApprovalRequest, Verdict};
+
+impl Scheduler {
+    /// Takes a validated call to `scheduled` (or a terminal state).
+    pub(super) async fn approve(&self, checked: Checked, events: &EventSink, cancel: &Cancellation) -> Prepared {
+        let pending = match checked {
+            Checked::Done(done) => return Prepared::Done(*done),
+            Checked::Pending(pending) => *pending,
+        };
+        let Pending { call, tool, mut args, started, writes, access, description, confirmation, path, command } =
+            pending;
+        let fail = |error: ToolError| Prepared::Done(finish(&call, started, Err(error), events));
+        if cancel.is_cancelled() {
+            return fail(cancelled());
+        }
+        let facts = CallFacts { tool: &call.name, command: command.as_deref(), path: path.as_deref() };
+        let mut modified = false;
+        // A proposal longer than a confirmation holds arrived cut: editing it would apply the cut.
+        let proposal_cut = matches!(&confirmation, Some(Confirmation::Edit { proposed, .. })
+            if proposed.len() > crate::runtime::MAX_EDIT_CONTENT);
+        match self.policy.verdict(&tool.info, &facts, confirmation.as_ref()) {
+            Verdict::Allow => {}
+            Verdict::Deny(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
+            Verdict::Ask => {
+                let confirmation = confirmation.clone().unwrap_or_else(|| Confirmation::Info {
+                    prompt: format!("Allow {} ({}): {description}?", tool.info.display_name, tool.info.kind.as_str()),
+                    urls: Vec::new(),
+                });
+                let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
+                update.description = Some(description.clone());
+                update.confirmation = Some(confirmation.clone());
+                events.send(Event::ToolCall(Box::new(update)));
+                let writable = access.writable(&tool.info, &writes);
+                let request = ApprovalRequest {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    description: description.clone(),
+                    confirmation,
+                    path: path.clone(),
+                    writable,
+                };
+                let outcome = tokio::select! {
+                    outcome = self.approver.ask(request) => outcome,
+                    () = cancel.cancelled() => return fail(cancelled()),
+                };
+                match outcome {
+                    ApprovalOutcome::AllowOnce => {}
+                    ApprovalOutcome::AllowAlways { scope, save } => {
+                        match self.policy.remember(&call.name, &scope, save) {
+                            Ok(message) => events.send(Event::Notice { message }),
+                            Err(error) => {
+                                events.send(Event::Warning { message: format!("cannot save the rule: {error}") })
+                            }
+                        }
+                    }
+                    ApprovalOutcome::Modify { .. } if proposal_cut => {
+                        let message = "the proposal was cut for display, so an edited version of it cannot be applied";
+                        return fail(ToolError::new(ErrorKind::PolicyDenied, message));
+                    }
+                    ApprovalOutcome::Modify { proposed } => {
+                        match self.modify(&tool, &call, &args, &proposed, &access, cancel).await {
+                            Ok(new_args) => {
+                                args = new_args;
+                                modified = true;
+                            }
+                            Err(error) => return fail(error),
+                        }
+                    }
+                    ApprovalOutcome::Refuse(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
+                    ApprovalOutcome::Cancel => {
+                        let error = ToolError::new(ErrorKind::Cancelled, "the user cancelled this call");
+                        return Prepared::CancelBatch(finish(&call, started, Err(error), events));
+                    }
+                }
+            }
+        }
+        let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
+        update.description = Some(description);
+        events.send(Event::ToolCall(Box::new(update)));
+        Prepared::Ready(Ready { call, tool, args, started, writes, access, modified })
+    }
+}

@@ -1,0 +1,180 @@
+//! What becomes of a call's output: live output is forwarded as events, coalesced to at
+//! most one per call every [`LIVE_EVENT_INTERVAL`]; a result over the call's output limit
+//! is cut for the model, after the whole of it (up to [`MAX_SAVED`]) was saved in the
+//! session's outputs folder — written atomically, private to the user (0600) — and the cut
+//! result tells the model how much it was not shown and where the whole output is. The
+//! folder lies in airlock's home, outside the workspace: the model's tools cannot read it,
+//! the user can.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::contract::{ContentPart, ToolOutput};
+use crate::events::{Event, EventSink};
+use crate::runtime::truncate_chars;
+
+/// Most bytes of one call's output saved (the runtime caps a result at the same size).
+pub const MAX_SAVED: usize = 16 << 20;
+
+/// Shortest time between two live-output events of one call.
+const LIVE_EVENT_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Keeps what the model is told under `cap` bytes, and says so when it cuts: with the path of
+/// the whole output when it could be saved in `save_in`.
+pub(super) fn cap(mut output: ToolOutput, cap: usize, save_in: Option<&Path>, call_id: &str) -> ToolOutput {
+    let text = output.llm_text();
+    if text.len() <= cap {
+        return output;
+    }
+    let kept = truncate_chars(&text, cap);
+    let mut note =
+        format!("\n[airlock: the output was truncated: showing the first {} of {} bytes", kept.len(), text.len());
+    match save_in.map(|dir| save(dir, call_id, &text)) {
+        Some(Ok((path, saved))) => {
+            let what = if saved < text.len() { format!("its first {saved} bytes") } else { "all of it".into() };
+            note.push_str(&format!(
+                "; {what} saved to {} (outside the workspace: the user can read it there)]",
+                path.display()
+            ));
+        }
+        Some(Err(error)) => {
+            tracing::warn!("cannot save the output of call {call_id}: {error}");
+            note.push_str("; the rest could not be saved]");
+        }
+        None => note.push(']'),
+    }
+    output.llm_content = vec![ContentPart::Text { text: format!("{kept}{note}") }];
+    output
+}
+
+/// Saves up to [`MAX_SAVED`] bytes of `text` in a new file of `dir`; returns its path and
+/// how many bytes it holds.
+fn save(dir: &Path, call_id: &str, text: &str) -> std::io::Result<(PathBuf, usize)> {
+    let mut folder = std::fs::DirBuilder::new();
+    folder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+    folder.create(dir)?;
+    let kept = truncate_chars(text, MAX_SAVED);
+    // A temporary file (0600) renamed into place: never a half-written output file.
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(kept.as_bytes())?;
+    file.as_file().sync_all()?;
+    // Call ids come from the model: only a safe part of one names a file.
+    let id: String = call_id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').take(64).collect();
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    let mut attempt = 0;
+    loop {
+        let suffix = if attempt == 0 { String::new() } else { format!("-{attempt}") };
+        let path = dir.join(format!("{stamp}-{id}{suffix}.txt"));
+        match file.persist_noclobber(&path) {
+            Ok(_) => return Ok((path, kept.len())),
+            Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
+                file = error.file;
+                attempt += 1;
+            }
+            Err(error) => return Err(error.error),
+        }
+    }
+}
+
+/// Longest wait, after a call's instance is gone, for the last of its live output to be
+/// sent (it is sent as soon as the channel closes; this only bounds a channel held open).
+const LIVE_DRAIN: Duration = Duration::from_secs(1);
+
+/// A call's live output on its way to the front end.
+pub(super) struct LiveForward {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl LiveForward {
+    /// Waits until what the call emitted was sent, so its last output comes before its end.
+    pub async fn drained(self) {
+        let _ = tokio::time::timeout(LIVE_DRAIN, self.task).await;
+    }
+}
+
+/// A channel for a call's live output, forwarded as events until the call ends: whatever
+/// arrived meanwhile is joined into one event, at most one per [`LIVE_EVENT_INTERVAL`], and
+/// what is left is sent as soon as the channel closes (the instance is gone).
+pub(super) fn forward_live(call_id: &str, events: &EventSink) -> (mpsc::UnboundedSender<String>, LiveForward) {
+    let (sender, mut receiver) = mpsc::unbounded_channel::<String>();
+    let call_id = call_id.to_string();
+    let events = events.clone();
+    let task = tokio::spawn(async move {
+        let mut pending = String::new();
+        let mut next = tokio::time::Instant::now();
+        loop {
+            tokio::select! {
+                chunk = receiver.recv() => match chunk {
+                    Some(chunk) => {
+                        pending.push_str(&chunk);
+                        while let Ok(more) = receiver.try_recv() {
+                            pending.push_str(&more);
+                        }
+                    }
+                    None => break,
+                },
+                () = tokio::time::sleep_until(next), if !pending.is_empty() => {
+                    events.send(Event::ToolOutput { call_id: call_id.clone(), chunk: std::mem::take(&mut pending) });
+                    next = tokio::time::Instant::now() + LIVE_EVENT_INTERVAL;
+                }
+            }
+        }
+        if !pending.is_empty() {
+            events.send(Event::ToolOutput { call_id, chunk: pending });
+        }
+    });
+    (sender, LiveForward { task })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(text: String) -> ToolOutput {
+        ToolOutput { llm_content: vec![ContentPart::Text { text }], display: None }
+    }
+
+    #[test]
+    fn caps_output_and_says_so() {
+        let capped = cap(text("é".repeat(100)), 51, None, "c");
+        let told = capped.llm_text();
+        assert!(told.starts_with(&"é".repeat(25)));
+        assert!(told.contains("showing the first 50 of 200 bytes"), "{told}");
+    }
+
+    #[test]
+    fn saves_the_whole_output_privately_and_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let outputs = dir.path().join("session.outputs");
+        let whole = "x".repeat(1000);
+        let told = cap(text(whole.clone()), 100, Some(&outputs), "../../evil id").llm_text();
+        let files: Vec<_> = std::fs::read_dir(&outputs).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(files.len(), 1);
+        assert!(files[0].file_name().unwrap().to_str().unwrap().ends_with("-evilid.txt"), "{files:?}");
+        assert_eq!(std::fs::read_to_string(&files[0]).unwrap(), whole);
+        assert!(told.contains(files[0].to_str().unwrap()) && told.contains("all of it"), "{told}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&files[0]).unwrap().permissions().mode() & 0o777, 0o600);
+            assert_eq!(std::fs::metadata(&outputs).unwrap().permissions().mode() & 0o777, 0o700);
+        }
+        // A second cut output of the same id gets a file of its own.
+        cap(text(whole), 100, Some(&outputs), "../../evil id");
+        assert_eq!(std::fs::read_dir(&outputs).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn saves_at_most_the_hard_maximum() {
+        let dir = tempfile::tempdir().unwrap();
+        let told = cap(text("y".repeat(MAX_SAVED + 10)), 100, Some(dir.path()), "c").llm_text();
+        assert!(told.contains(&format!("its first {MAX_SAVED} bytes")), "{}", &told[100..]);
+        let file = std::fs::read_dir(dir.path()).unwrap().next().unwrap().unwrap().path();
+        assert_eq!(std::fs::metadata(file).unwrap().len(), MAX_SAVED as u64);
+    }
+}
