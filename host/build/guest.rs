@@ -76,15 +76,21 @@ fn ensure_target(target_dir: &Path) {
         return;
     }
     let toolchain = env::var("RUSTUP_TOOLCHAIN").ok().filter(|t| !t.is_empty());
+    let command = format!(
+        "rustup target add {TARGET}{}",
+        toolchain.as_deref().map(|t| format!(" --toolchain {t}")).unwrap_or_default()
+    );
+    // An offline build (`CARGO_NET_OFFLINE=true`) must not reach the network.
+    if env::var("CARGO_NET_OFFLINE").is_ok_and(|v| v == "true" || v == "1") {
+        fail(&format!(
+            "the {TARGET} target is not installed and this build is offline: run `{command}`, then build again"
+        ));
+    }
     let mut add = Command::new("rustup");
     add.args(["target", "add", TARGET]);
     if let Some(toolchain) = &toolchain {
         add.args(["--toolchain", toolchain]);
     }
-    let command = format!(
-        "rustup target add {TARGET}{}",
-        toolchain.as_deref().map(|t| format!(" --toolchain {t}")).unwrap_or_default()
-    );
     match add.status() {
         Ok(status) if status.success() && target_libdir().is_some_and(|(_, installed)| installed) => {
             println!(

@@ -325,6 +325,9 @@ fn workspace_root(flag: Option<&Path>) -> Result<PathBuf, Fatal> {
     Ok(root)
 }
 
+/// Most bytes of a prompt read from standard input (`yes | airlock` must end, not fill memory).
+const MAX_STDIN_PROMPT: u64 = 16 << 20;
+
 /// The prompt, by the convention of `codex exec`: `-p TEXT` is the prompt and standard input
 /// is left alone (a pipe that never closes, as in CI jobs and ssh sessions, must not hold
 /// the run); `-p -` reads the prompt from standard input; no `-p` reads it from standard
@@ -346,8 +349,15 @@ fn read_prompt(flag: Option<String>, append_stdin: bool, ask: bool) -> Result<St
         let mut piped = String::new();
         stdin
             .lock()
+            .take(MAX_STDIN_PROMPT + 1)
             .read_to_string(&mut piped)
             .map_err(|e| Fatal::new(ExitCode::Input, format!("cannot read the prompt from standard input: {e}")))?;
+        if piped.len() as u64 > MAX_STDIN_PROMPT {
+            return Err(Fatal::new(
+                ExitCode::Input,
+                format!("standard input is over {} MiB: too much for a prompt", MAX_STDIN_PROMPT >> 20),
+            ));
+        }
         if !piped.trim().is_empty() {
             if !prompt.is_empty() {
                 prompt.push_str("\n\n");

@@ -181,18 +181,19 @@ fn a_plugin_answers_to_its_tool_and_file_names_and_says_whose_they_are() {
     assert!(read_policy(&s).contains("[grants.fs_probe]"), "{}", read_policy(&s));
     assert_eq!(call_once(&s, "read_path", json!({"path": "secret.txt"})).1, "the secret");
 
-    // In policy.toml another name works, with a warning naming the plugin.
+    // In policy.toml a tool's name binds nothing (what answers to it changes with the files
+    // present): the table grants nothing and the warning names the table to write.
     write_policy(&s, "[grants.read_path]\nfiles = [\".:read\"]\n");
     let (done, sent) = call_once(&s, "read_path", json!({"path": "secret.txt"}));
-    assert_eq!(sent, "the secret");
+    assert_ne!(sent, "the secret");
     let note = lines_with(&done.stderr, "[grants.read_path]");
     assert_eq!(note.len(), 1, "{}", done.stderr);
-    assert!(note[0].contains("is a tool of plugin `fs_probe`") && note[0].contains("[grants.fs_probe]"), "{}", note[0]);
-    // Editing through another name keeps the one table.
-    assert_eq!(run_args(&s, &["plugins", "grant", "probe", "--env", "GRANTED_VAR"]).code, Some(0));
-    let policy = read_policy(&s);
-    assert!(policy.contains("[grants.read_path]") && !policy.contains("[grants.fs_probe]"), "{policy}");
-    assert!(policy.contains("GRANTED_VAR"), "{policy}");
+    assert!(note[0].contains("is a tool of plugin `fs_probe`") && note[0].contains("grants nothing"), "{}", note[0]);
+    assert!(note[0].contains("write [grants.fs_probe]"), "{}", note[0]);
+    // `plugins grant` by another name writes the plugin's own table.
+    assert_eq!(run_args(&s, &["plugins", "grant", "probe", "--read", "."]).code, Some(0));
+    assert!(read_policy(&s).contains("[grants.fs_probe]"), "{}", read_policy(&s));
+    assert_eq!(call_once(&s, "read_path", json!({"path": "secret.txt"})).1, "the secret");
 }
 
 #[test]

@@ -125,6 +125,24 @@ fn two_appends_to_one_file_in_one_batch_both_survive_whatever_the_plugin_claims(
 }
 
 #[test]
+fn two_appends_through_hard_links_in_different_folders_both_survive() {
+    // `a/notes.txt` and `b/alias.txt` are one file: their folders are disjoint, the file is not.
+    let s = probe_session();
+    s.write("a/notes.txt", "start\n");
+    s.write("b/keep", "");
+    std::fs::hard_link(s.workspace.join("a/notes.txt"), s.workspace.join("b/alias.txt")).unwrap();
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![
+        call("append", json!({"path": "a/notes.txt", "text": "A\n"})),
+        call("append", json!({"path": "b/alias.txt", "text": "B\n"})),
+    ]));
+    mock.push_turn(Turn::text("Done."));
+    let done = s.airlock(&mock, &["-p", "append twice", "--approval-mode", "yolo"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(s.read("a/notes.txt").as_deref(), Some("start\nA\nB\n"), "an append was lost");
+}
+
+#[test]
 fn ask_questions_come_in_the_model_order() {
     let s = session();
     let mock = MockModel::start(Wire::OpenAi);

@@ -1,7 +1,9 @@
 //! Live output of running calls, as the text front end shows it on stderr: whole lines, each
 //! behind the tool's name (`  grep │ …`), every line through [`sanitize::line`] (a plugin's
 //! output cannot move the cursor or forge airlock's own lines), and at most
-//! [`MAX_SHOWN_BYTES`] per call — past that one line says the rest is not shown. The engine
+//! [`MAX_SHOWN_LINES`] lines and [`MAX_SHOWN_BYTES`] per call (each line counting at least
+//! one byte, so empty lines cannot flood) — past that one line says the rest is not shown.
+//! Each chunk is scanned once, whatever its size and shape. The engine
 //! already coalesces live output into at most one event per call every ~100 ms, so this
 //! never prints faster than that.
 
@@ -11,6 +13,8 @@ use crate::sanitize;
 
 /// Most bytes of one call's live output shown.
 const MAX_SHOWN_BYTES: usize = 8 << 10;
+/// Most lines of one call's live output shown.
+const MAX_SHOWN_LINES: usize = 100;
 /// Longest line shown; a longer one (or output with no newline) is shown in pieces.
 const MAX_LINE_BYTES: usize = 240;
 
@@ -20,6 +24,7 @@ struct CallOutput {
     /// The start of a line whose end has not come yet.
     partial: String,
     shown: usize,
+    lines: usize,
     capped: bool,
 }
 
@@ -42,19 +47,24 @@ impl LiveOutput {
             return Vec::new();
         };
         call.partial.push_str(chunk);
+        let buffer = std::mem::take(&mut call.partial);
         let mut lines = Vec::new();
-        while let Some(end) = call.partial.find('\n').filter(|end| *end <= MAX_LINE_BYTES).or_else(|| {
-            // A line too long to wait for is shown in pieces.
-            (call.partial.len() > MAX_LINE_BYTES).then(|| floor_char_boundary(&call.partial, MAX_LINE_BYTES))
-        }) {
-            let line: String = call.partial.drain(..end).collect();
-            if call.partial.starts_with('\n') {
-                call.partial.remove(0);
-            }
-            if !call.show(&line, &mut lines) {
-                break;
+        let mut start = 0;
+        loop {
+            let rest = &buffer[start..];
+            // Look for a newline only as far as a line may go: a long line is cut, never rescanned.
+            let newline = rest.as_bytes().iter().take(MAX_LINE_BYTES + 1).position(|b| *b == b'\n');
+            let (end, skip) = match newline {
+                Some(end) => (end, 1),
+                None if rest.len() > MAX_LINE_BYTES => (floor_char_boundary(rest, MAX_LINE_BYTES), 0),
+                None => break,
+            };
+            start += end + skip;
+            if !call.show(&rest[..end], &mut lines) {
+                return lines;
             }
         }
+        call.partial = buffer[start..].to_string();
         lines
     }
 
@@ -75,13 +85,14 @@ impl CallOutput {
     /// Adds `line` to `lines` unless the cap is reached (then says so, once); false once capped.
     fn show(&mut self, line: &str, lines: &mut Vec<String>) -> bool {
         let name = sanitize::line(&self.name);
-        if self.shown + line.len() > MAX_SHOWN_BYTES {
+        if self.lines == MAX_SHOWN_LINES || self.shown + line.len() + 1 > MAX_SHOWN_BYTES {
             self.capped = true;
             self.partial.clear();
             lines.push(format!("  {name} │ … (more live output not shown)"));
             return false;
         }
-        self.shown += line.len();
+        self.shown += line.len() + 1;
+        self.lines += 1;
         lines.push(format!("  {name} │ {}", sanitize::line(line.trim_end_matches('\r'))));
         true
     }
@@ -123,5 +134,20 @@ mod tests {
         let bytes: usize = lines.iter().map(String::len).sum();
         assert!(bytes < 2 * MAX_SHOWN_BYTES, "{bytes} bytes shown");
         assert_eq!(lines.last().map(String::as_str), Some("  x │ … (more live output not shown)"));
+    }
+
+    #[test]
+    fn empty_lines_and_long_lines_cannot_flood_or_stall_the_printer() {
+        for flood in
+            ["\n".repeat(1 << 20), "\r\n".repeat(1 << 19), "x".repeat(1 << 20), format!("{}\n", "y".repeat(1 << 20))]
+        {
+            let mut live = LiveOutput::default();
+            live.named("1", "x");
+            let mut lines = live.chunk("1", &flood);
+            lines.extend(live.chunk("1", &flood));
+            lines.extend(live.end("1"));
+            assert!(lines.len() <= MAX_SHOWN_LINES + 1, "{} lines shown", lines.len());
+            assert_eq!(lines.last().map(String::as_str), Some("  x │ … (more live output not shown)"));
+        }
     }
 }

@@ -36,6 +36,9 @@ use toml::Spanned;
 use super::PolicyError;
 pub use super::edit::Editor;
 use super::rules::{PathGlob, Rule, RuleDecision, RuleSource};
+
+/// The most `[[rule]]`s one policy file may hold.
+const MAX_RULES: usize = 1000;
 use crate::capability::net::NetRule;
 use crate::capability::{FileGrant, Grant};
 
@@ -214,12 +217,16 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
     }
 
     let mut rules = Vec::new();
-    for spanned in raw.rule {
+    for (index, spanned) in raw.rule.into_iter().enumerate() {
         // Point at the rule's `[[rule]]` header rather than its first key.
         let start = spanned.span().start.min(text.len());
         let line = line_of(&text, text[..start].rfind("[[rule]]").unwrap_or(start));
         let raw = spanned.into_inner();
         let at_rule = |message: String| PolicyError::Invalid { path: path.to_path_buf(), line, message };
+        // Every start parses (and compiles the globs of) a repository's policy, trusted or not.
+        if index == MAX_RULES {
+            return Err(at_rule(format!("more than {MAX_RULES} rules: merge some (a glob can cover many paths)")));
+        }
         let path_glob = match raw.path {
             Some(glob) if glob.trim().is_empty() => {
                 return Err(at_rule("`path` is empty: give a glob, e.g. \"docs/**\", or leave it out".into()));
@@ -329,6 +336,24 @@ mod tests {
             assert!(error.contains(&format!("policy.toml:{line}:")), "{text:?}: {error}");
             assert!(error.contains(needle), "{text:?}: {error}");
         }
+    }
+
+    /// A cloned repository's policy is parsed on every start, trusted or not: no glob may
+    /// take airlock down (globset panics on a pattern whose regex is too big) or slow it.
+    #[test]
+    fn hostile_rule_globs_and_rule_floods_are_errors_not_crashes() {
+        let long = format!("[[rule]]\ntool = \"x\"\npath = \"{}\"\ndecision = \"allow\"\n", "a".repeat(500_000));
+        let many_classes =
+            format!("[[rule]]\ntool = \"x\"\npath = \"{}\"\ndecision = \"allow\"\n", "?".repeat(PathGlob::MAX_LEN));
+        let flood = "[[rule]]\ntool = \"x\"\npath = \"a/**\"\ndecision = \"allow\"\n".repeat(MAX_RULES + 1);
+        for (text, needle) in [(long, "at most 1024"), (flood, "more than 1000 rules")] {
+            let (_dir, path) = write(&text);
+            let error = load(&path, RuleSource::User).unwrap_err().to_string();
+            assert!(error.contains(needle), "{error}");
+        }
+        // At the cap, a glob of a thousand one-character classes loads (or is refused) without a panic.
+        let (_dir, path) = write(&many_classes);
+        let _ = load(&path, RuleSource::User);
     }
 
     #[test]

@@ -8,12 +8,12 @@
 //! the default, and `revoke` (which narrows) writes the list out without what it takes
 //! back. Other plugins have no default: their table is their grant.
 //!
-//! Binding ([`Policy::bind`], once the plugins are loaded): a `[grants.NAME]` table may name
-//! a plugin by any name it goes by ([`crate::registry::names`]) among the plugins that file
-//! governs — the user's file the built-in and user-folder plugins, a trusted workspace's its
-//! pinned plugins. Another name than the plugin's own works and warns with the plugin's
-//! name; a name of two plugins, or two tables for one plugin, is an error at the table's
-//! line; a name that matches nothing, like a rule for a tool nobody declares, is a warning
+//! Binding ([`Policy::bind`], once the plugins are loaded): a `[grants.NAME]` table names a
+//! plugin by its own name (or that name with `_` for `-`, which warns) among the plugins
+//! that file governs — the user's file the built-in and user-folder plugins, a trusted
+//! workspace's its pinned plugins. A tool or file name warns and grants nothing: what it
+//! answers to changes with the files present. A name of two plugins, or two tables for one
+//! plugin, is an error at the table's line; a name that matches nothing, like a rule for a tool nobody declares, is a warning
 //! with the closest name.
 
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ use super::file::{GrantTable, Parts, PolicyFile};
 use super::{Policy, PolicyError};
 use crate::capability::{self, Effective, Grant};
 use crate::contract::ToolInfo;
-use crate::registry::names::{self, NameError};
+use crate::registry::names::{self, How, NameError};
 use crate::registry::{Origin, Plugin, Registry, is_reserved};
 
 /// What a plugin is granted and where each part comes from.
@@ -99,9 +99,9 @@ impl Policy {
             Origin::Builtin | Origin::User => &self.user,
             Origin::Workspace => self.workspace.as_ref().or(self.unarmed.as_ref())?,
         };
-        file.grants
-            .get(&plugin.info.name)
-            .or_else(|| file.grants.iter().find(|(key, _)| names::names(plugin, key)).map(|(_, table)| table))
+        // Only the plugin's own name (or its `_`/`-` spelling) speaks for it: see `bind_file`.
+        let own = |key: &String| names::find(&[plugin], key).is_ok_and(|f| matches!(f.how, How::Name | How::Spelling));
+        file.grants.get(&plugin.info.name).or_else(|| file.grants.iter().find(|(key, _)| own(key)).map(|(_, t)| t))
     }
 
     /// What to tell the user when `tool` of `plugin` runs without some of what it asked for
@@ -184,6 +184,18 @@ fn bind_file(
         let at = format!("{}:{}", file.path.display(), table.line);
         let invalid = |message: String| PolicyError::Invalid { path: file.path.clone(), line: table.line, message };
         let plugin = match names::find(governed, &key) {
+            // A tool or file name never binds a table: which plugin answers to one changes
+            // with the files present (a pinned plugin that changes or goes leaves its tool
+            // names to another), so a table would move to a plugin nobody trusted it for.
+            Ok(found) if matches!(found.how, How::Tool | How::File) => {
+                let plugin = &found.plugin.info.name;
+                let note = found.note(&key).unwrap_or_default();
+                warnings.push(format!(
+                    "{at}: [grants.{key}]: {note}; a table must use the plugin's own name, so it grants \
+                     nothing: write [grants.{plugin}]"
+                ));
+                key.clone()
+            }
             Ok(found) => {
                 let plugin = found.plugin.info.name.clone();
                 if let Some(note) = found.note(&key) {

@@ -4,7 +4,7 @@
 //! allow. Sources are consulted in order — session, user, workspace — and the first source
 //! with a matching rule decides, so user rules beat workspace rules.
 
-use globset::{Glob, GlobMatcher};
+use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
 /// What a rule decides.
@@ -57,13 +57,25 @@ pub struct Rule {
 #[derive(Debug, Clone)]
 pub struct PathGlob {
     pub text: String,
-    matcher: GlobMatcher,
+    matcher: GlobSet,
 }
 
 impl PathGlob {
+    /// The longest glob accepted: rules come from files a repository writes, which airlock
+    /// parses on every start (trusted or not), so a glob's compiled size must stay small.
+    pub const MAX_LEN: usize = 1024;
+
     pub fn new(text: &str) -> Result<Self, String> {
-        let glob = Glob::new(text).map_err(|e| format!("invalid path glob {text:?}: {e}"))?;
-        Ok(Self { text: text.to_string(), matcher: glob.compile_matcher() })
+        if text.len() > Self::MAX_LEN {
+            return Err(format!("the path glob is {} bytes long; at most {} are accepted", text.len(), Self::MAX_LEN));
+        }
+        let glob = Glob::new(text).map_err(|e| format!("invalid path glob {:?}: {e}", crate::sanitize::line(text)))?;
+        // A set, not `Glob::compile_matcher`, which panics when the compiled pattern is too big.
+        let mut set = GlobSetBuilder::new();
+        set.add(glob);
+        let matcher =
+            set.build().map_err(|e| format!("path glob {:?} cannot be used: {e}", crate::sanitize::line(text)))?;
+        Ok(Self { text: text.to_string(), matcher })
     }
 }
 

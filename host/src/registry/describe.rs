@@ -155,12 +155,12 @@ fn check_capabilities(tool: &str, caps: &Capabilities) -> Result<(), String> {
     Ok(())
 }
 
-/// `^[a-z][a-z0-9_]{0,62}$`, with `-` also allowed for plugin names.
 /// Whether `name` can be a tool's name (`^[a-z][a-z0-9_]{0,62}$`).
 pub fn is_tool_name(name: &str) -> bool {
     is_name(name, false)
 }
 
+/// `^[a-z][a-z0-9_]{0,62}$`, with `-` also allowed for plugin names.
 fn is_name(name: &str, allow_dash: bool) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some('a'..='z'))

@@ -117,11 +117,6 @@ pub fn find<'a>(plugins: &[&'a Arc<Plugin>], name: &str) -> Result<Found<'a>, Na
     }
 }
 
-/// Whether `name` is one of the names of `plugin`.
-pub fn names(plugin: &Arc<Plugin>, name: &str) -> bool {
-    find(&[plugin], name).is_ok()
-}
-
 /// The plugin whose name, tool or file stem is closest to `name`, if any is close.
 fn closest(plugins: &[&Arc<Plugin>], name: &str) -> Option<String> {
     plugins

@@ -139,9 +139,25 @@ impl Ready {
             return Reach::ReadOnly;
         }
         match &self.writes {
+            // A file with other hard links is also a file elsewhere: its tree says nothing.
+            Writes::Edit(target) if hard_linked(&target.file) => Reach::Unknown,
             Writes::Edit(_) | Writes::Nothing => Reach::Trees(self.access.writable(&self.tool.info, &self.writes)),
             Writes::Grant => Reach::Unknown,
         }
+    }
+}
+
+/// Whether `file` has more than one name (hard links), so another path may write it.
+fn hard_linked(file: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file() && m.nlink() > 1)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        false
     }
 }
 
@@ -282,7 +298,9 @@ impl Scheduler {
         let result = match self.instance(&tool, &call, &access, sandboxing, cancel, live).await {
             Ok(mut instance) => {
                 let result = match instance.execute(&tool.info.name, &args).await {
-                    Ok(Ok(output)) => Ok(output::cap(output, access.limits.output, self.outputs.as_deref(), &call.id)),
+                    Ok(Ok(output)) => {
+                        Ok(output::cap(output, access.limits.output, self.outputs.as_deref(), &call.id).await)
+                    }
                     Ok(Err(error)) => Err(error),
                     Err(fault) => Err(fault_error(&tool, fault)),
                 };

@@ -3,8 +3,9 @@
 //! parallel-safe *and* no two mutating calls of the group may touch the same file. The
 //! second condition is the host's own, whatever a plugin claims: a mutating call's reach is
 //! the folder trees it can write (an edit: the folder of its confirmed file, canonical —
-//! so `./x`, `sub/../x` and a link to `x` are one file), and a mutating call whose reach is
-//! not known (it writes through its grant) shares a group with no other mutating call.
+//! so `./x`, `sub/../x` and a link to `x` are one file), and a mutating call that writes
+//! through its grant (anywhere the grant allows) or edits a file with other hard links (a
+//! name in another folder) shares a group with no other mutating call.
 //! Read-only calls reach nothing and run next to anything.
 
 use std::path::PathBuf;
@@ -16,7 +17,8 @@ pub(super) enum Reach {
     ReadOnly,
     /// At most these folder trees (canonical paths).
     Trees(Vec<PathBuf>),
-    /// Anything its grant allows; not known to be disjoint from any other write.
+    /// Anything its grant allows, or a hard-linked file: never treated as disjoint from
+    /// another write.
     Unknown,
 }
 

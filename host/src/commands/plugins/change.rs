@@ -7,7 +7,7 @@
 //! names. A built-in list still at its default ([`crate::policy::Granted`]) is written out
 //! from the default first, so granting `--memory-mb` keeps the built-in's folders and
 //! granting `--read ~/notes` adds to them. An existing table is edited under the name it
-//! was written with, so another name of the plugin (`[grants.word_count]`) stays one table.
+//! was written with (`[grants.word_count]` for plugin `word-count` stays one table).
 
 use std::io::Write;
 
