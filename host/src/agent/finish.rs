@@ -84,7 +84,11 @@ pub(super) fn judge(stop: Stop, reason: &str, brought: Brought) -> Verdict {
     let reason = reason.to_owned();
     let something = brought.text || brought.calls;
     match stop {
-        Stop::Normal if something || brought.earlier => Verdict::Accept { warning: None },
+        Stop::Normal if something => Verdict::Accept { warning: None },
+        // The tools' work stands, but the user is told the model said nothing about it.
+        Stop::Normal if brought.earlier => Verdict::Accept {
+            warning: Some(format!("the model ended ({reason}) with no final answer after running its tools")),
+        },
         Stop::Normal => Verdict::Fail(Unusable::Empty { reason }),
         Stop::MaxTokens if brought.calls => Verdict::Fail(Unusable::Cut { reason, with_calls: true }),
         Stop::MaxTokens if brought.text => Verdict::Accept {
@@ -122,7 +126,7 @@ mod tests {
     fn a_normal_end_is_accepted_unless_the_whole_run_brought_nothing() {
         assert_eq!(judge(Stop::Normal, "STOP", TEXT), Verdict::Accept { warning: None });
         assert_eq!(judge(Stop::Normal, "tool_calls", CALLS), Verdict::Accept { warning: None });
-        assert_eq!(judge(Stop::Normal, "end_turn", AFTER_TOOLS), Verdict::Accept { warning: None });
+        assert!(warned(&judge(Stop::Normal, "end_turn", AFTER_TOOLS), "no final answer"));
         assert_eq!(judge(Stop::Normal, "STOP", NOTHING), Verdict::Fail(Unusable::Empty { reason: "STOP".into() }));
     }
 
