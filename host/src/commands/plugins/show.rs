@@ -102,14 +102,7 @@ pub(super) fn list(context: &Context<'_>, json: bool, out: &mut impl Write) -> R
         return Ok(());
     }
     for plugin in plugins {
-        writeln!(
-            out,
-            "{} {} [{}] {}",
-            line(&plugin.info.name),
-            line(&plugin.info.version),
-            origin_name(plugin.source.origin),
-            line(&plugin.source.display())
-        )?;
+        writeln!(out, "{}", header(plugin))?;
         let tools: Vec<&str> = plugin.info.tools.iter().map(|t| t.name.as_str()).collect();
         writeln!(out, "  tools: {}", line(&tools.join(", ")))?;
         writeln!(out, "  granted: {}", describe_granted(&context.policy.grant(plugin)))?;
@@ -168,14 +161,7 @@ pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl
         return Ok(());
     }
     let granted = context.policy.grant(plugin);
-    writeln!(
-        out,
-        "{} {} [{}] {}",
-        line(&plugin.info.name),
-        line(&plugin.info.version),
-        origin_name(plugin.source.origin),
-        line(&plugin.source.display())
-    )?;
+    writeln!(out, "{}", header(plugin))?;
     writeln!(out, "granted ({}): {}", line(&granted_by(plugin, &granted)), describe_granted(&granted))?;
     write_tools(&plugin.info, false, out)?;
     for tool in &plugin.info.tools {
@@ -198,4 +184,15 @@ pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl
         }
     }
     Ok(())
+}
+
+/// A plugin's first line: name, version, origin and file.
+fn header(plugin: &Plugin) -> String {
+    format!(
+        "{} {} [{}] {}",
+        line(&plugin.info.name),
+        line(&plugin.info.version),
+        origin_name(plugin.source.origin),
+        line(&plugin.source.display())
+    )
 }
