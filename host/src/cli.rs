@@ -346,6 +346,9 @@ fn read_prompt(flag: Option<String>, append_stdin: bool, ask: bool) -> Result<St
     let read_stdin = from_stdin || append_stdin || (flag.is_none() && !ask && !stdin.is_terminal());
     let mut prompt = if from_stdin { String::new() } else { flag.unwrap_or_default() };
     if read_stdin {
+        if stdin.is_terminal() {
+            let _ = writeln!(std::io::stderr(), "airlock: reading the prompt from the terminal; end it with Ctrl-D");
+        }
         let mut piped = String::new();
         stdin
             .lock()
