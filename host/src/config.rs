@@ -123,6 +123,22 @@ pub struct ToolSettings {
 }
 
 impl ToolSettings {
+    /// Each limit lies between 1 and its largest sensible value ([`crate::capability`]).
+    fn check(&self) -> Result<(), String> {
+        use crate::capability::{MAX_MEMORY_MB, MAX_OUTPUT_BYTES, MAX_TIMEOUT_SECS};
+        let limits = [
+            ("memory_mb", self.memory_mb.map(|v| v as u64), MAX_MEMORY_MB),
+            ("timeout_secs", self.timeout_secs, MAX_TIMEOUT_SECS),
+            ("max_output_bytes", self.max_output_bytes.map(|v| v as u64), MAX_OUTPUT_BYTES),
+        ];
+        for (name, value, max) in limits {
+            if value.is_some_and(|v| v == 0 || v > max) {
+                return Err(format!("[tools] {name} must be between 1 and {max}"));
+            }
+        }
+        Ok(())
+    }
+
     pub fn limits(&self) -> CallLimits {
         let defaults = CallLimits::default();
         CallLimits {
@@ -186,12 +202,29 @@ pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
     if config.max_turns == Some(0) {
         return Err(ConfigError::Invalid { path: path.to_path_buf(), message: "max_turns must be at least 1".into() });
     }
+    config.tools.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     Ok(config)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A deadline of `u64::MAX` seconds overflowed the host's clock arithmetic inside a call.
+    #[test]
+    fn tool_limits_past_what_can_be_meant_are_refused() {
+        for (text, needle) in [
+            ("[tools]\ntimeout_secs = 9223372036854775807\n", "timeout_secs must be between 1 and 86400"),
+            ("[tools]\nmemory_mb = 0\n", "memory_mb must be between 1 and 4096"),
+            ("[tools]\nmax_output_bytes = 99999999999\n", "max_output_bytes must be between 1 and 16777216"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("config.toml");
+            std::fs::write(&path, text).unwrap();
+            let error = load(&path).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(error.contains(needle) && error.contains("config.toml"), "{text:?}: {error}");
+        }
+    }
 
     #[test]
     fn reads_a_full_file() {

@@ -302,6 +302,20 @@ fn a_paused_anthropic_turn_is_sent_again_and_the_model_goes_on() {
 }
 
 #[test]
+fn a_provider_that_keeps_pausing_with_nothing_ends_the_run_saying_so() {
+    let s = session();
+    let mock = MockModel::start(Wire::Anthropic);
+    for _ in 0..5 {
+        mock.push_turn(Turn::raw_sse(anthropic("", "pause_turn")));
+    }
+    let (done, json) = run_json(&s, &mock);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert_eq!(json["error"]["type"], "empty_answer", "{json}");
+    assert!(done.stderr.contains("paused 3 times in a row"), "{}", done.stderr);
+    assert_eq!(mock.requests().len(), 3, "no request after the third empty pause");
+}
+
+#[test]
 fn a_failed_json_run_prints_its_error_on_stderr_too() {
     let s = session();
     let mock = MockModel::start(Wire::OpenAi);

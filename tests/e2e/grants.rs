@@ -231,6 +231,12 @@ fn an_unknown_plugin_or_nothing_to_grant_is_a_bad_command_line() {
         assert_eq!(empty.code, Some(2), "{verb}: {}", empty.stderr);
         assert!(empty.stderr.contains("--read PATH") && empty.stderr.contains("--memory-mb N"), "{}", empty.stderr);
     }
+    // A limit past what can be meant is a bad value, not a silent change of the policy.
+    for (flag, value) in [("--memory-mb", "9223372036854775808"), ("--memory-mb", "4097"), ("--timeout-secs", "0")] {
+        let done = run_args(&s, &["plugins", "grant", "read-file", flag, value]);
+        assert_eq!(done.code, Some(2), "{flag} {value}: {}", done.stderr);
+        assert!(done.stderr.contains(flag), "{flag} {value}: {}", done.stderr);
+    }
     let bad_mode = run_args(&s, &["plugins", "grant", "read-file", "--net", "api.example.com"]);
     assert_eq!(bad_mode.code, Some(2), "{}", bad_mode.stderr);
     assert!(read_policy(&s).is_empty());

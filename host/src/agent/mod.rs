@@ -36,6 +36,9 @@ use finish::{Brought, Verdict};
 use loop_detect::{CallRepeats, ContentRepeats, Repetition};
 pub use prompt::system_prompt;
 
+/// Paused answers in a row with nothing in them after which the run ends as unusable.
+const MAX_EMPTY_PAUSES: u32 = 3;
+
 /// How a run ended.
 #[derive(Debug)]
 pub enum Outcome {
@@ -212,6 +215,9 @@ impl Agent {
         };
         let mut repeats = CallRepeats::default();
         let mut loops = 0;
+        // Paused answers in a row that brought nothing: a provider that keeps pausing with
+        // nothing to show would otherwise run to `--max-turns`, reported as tool calls.
+        let mut empty_pauses = 0;
         self.compress_paused_until = 0;
         self.push(Message { role: Role::User, parts: vec![Part::Text { text: prompt.to_string() }] }, events);
         report.outcome = loop {
@@ -286,6 +292,11 @@ impl Agent {
                 continue;
             }
             if calls.is_empty() && paused {
+                empty_pauses = if brought.text { 0 } else { empty_pauses + 1 };
+                if empty_pauses == MAX_EMPTY_PAUSES {
+                    let reason = format!("paused {MAX_EMPTY_PAUSES} times in a row with nothing in the answer");
+                    break Outcome::Unusable(Unusable::Empty { reason });
+                }
                 events.send(Event::Notice {
                     message: "the provider paused the answer; asking the model to go on".into(),
                 });

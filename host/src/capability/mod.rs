@@ -30,6 +30,16 @@ pub enum Phase {
     Execute,
 }
 
+/// The largest limits a grant, a flag or `config.toml` may set. Past them a value cannot be
+/// meant (a wasm32 instance cannot address more than 4 GiB; the runtime never keeps more
+/// than 16 MiB of output) and could overflow the host's arithmetic (a deadline of `u64::MAX`
+/// seconds does), so they are refused where they are read.
+pub const MAX_MEMORY_MB: u64 = 4096;
+/// A day.
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+/// 16 MiB.
+pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
+
 /// Everything granted to one plugin.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Grant {

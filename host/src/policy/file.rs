@@ -40,7 +40,7 @@ use super::rules::{PathGlob, Rule, RuleDecision, RuleSource};
 /// The most `[[rule]]`s one policy file may hold.
 const MAX_RULES: usize = 1000;
 use crate::capability::net::NetRule;
-use crate::capability::{FileGrant, Grant};
+use crate::capability::{self, FileGrant, Grant};
 
 /// One parsed policy file (empty when the file does not exist).
 #[derive(Debug, Clone, Default)]
@@ -209,10 +209,12 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
             }
             grant.processes.push(prefix.get_ref().trim().to_string());
         }
-        grant.memory_mb = positive(raw.memory_mb, "memory_mb").map_err(|(at, e)| invalid(at, e))?;
-        grant.timeout_secs = positive(raw.timeout_secs, "timeout_secs").map_err(|(at, e)| invalid(at, e))?;
-        grant.max_output_bytes =
-            positive(raw.max_output_bytes, "max_output_bytes").map_err(|(at, e)| invalid(at, e))?;
+        grant.memory_mb =
+            positive(raw.memory_mb, "memory_mb", capability::MAX_MEMORY_MB).map_err(|(at, e)| invalid(at, e))?;
+        grant.timeout_secs = positive(raw.timeout_secs, "timeout_secs", capability::MAX_TIMEOUT_SECS)
+            .map_err(|(at, e)| invalid(at, e))?;
+        grant.max_output_bytes = positive(raw.max_output_bytes, "max_output_bytes", capability::MAX_OUTPUT_BYTES)
+            .map_err(|(at, e)| invalid(at, e))?;
         grants.insert(key, table);
     }
 
@@ -265,14 +267,17 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
     Ok(PolicyFile { path: path.to_path_buf(), hash, grants, rules })
 }
 
-fn positive<T: PartialEq + Default + Copy>(
+/// A limit of a grant: at least 1 and at most `max`.
+fn positive<T: Copy + TryInto<u64>>(
     value: Option<Spanned<T>>,
     name: &str,
+    max: u64,
 ) -> Result<Option<T>, (usize, String)> {
-    match value {
-        Some(v) if *v.get_ref() == T::default() => Err((v.span().start, format!("`{name}` must be at least 1"))),
-        Some(v) => Ok(Some(*v.get_ref())),
-        None => Ok(None),
+    let Some(value) = value else { return Ok(None) };
+    match (*value.get_ref()).try_into() {
+        Ok(0) => Err((value.span().start, format!("`{name}` must be at least 1"))),
+        Ok(n) if n <= max => Ok(Some(*value.get_ref())),
+        _ => Err((value.span().start, format!("`{name}` may be at most {max}"))),
     }
 }
 
@@ -324,6 +329,9 @@ mod tests {
             ("[[rule]]\ntool = \"x\"\ndecision = \"maybe\"\n", 3, "maybe"),
             ("[[rule]]\ntool = \"x\"\npath = \"[\"\ndecision = \"allow\"\n", 1, "glob"),
             ("[grants.x]\nmemory_mb = 0\n", 2, "at least 1"),
+            ("[grants.x]\nmemory_mb = 4097\n", 2, "at most 4096"),
+            ("[grants.x]\ntimeout_secs = 9223372036854775807\n", 2, "at most 86400"),
+            ("[grants.x]\nmax_output_bytes = 16777217\n", 2, "at most 16777216"),
             ("[grants.x]\nfiles = [\".:rw\"]\n", 2, "`.:read-write`"),
             ("[grants.x]\nfiles = \".\"\n", 2, "invalid type"),
             ("[grants.x]\nnetwork = [\"api.example.com\"]\n", 2, "https://api.example.com"),

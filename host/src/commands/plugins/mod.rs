@@ -23,7 +23,7 @@ use serde_json::json;
 
 use super::CommandError;
 use crate::capability::net::NetRule;
-use crate::capability::{FileGrant, Grant};
+use crate::capability::{self, FileGrant, Grant};
 use crate::config::Paths;
 use crate::contract::Access;
 use crate::policy::rules::RuleSource;
@@ -94,14 +94,14 @@ pub struct GrantFlags {
     /// A command prefix the plugin may run.
     #[arg(long = "process", value_name = "PREFIX")]
     process: Vec<String>,
-    /// Memory cap in MiB.
-    #[arg(long)]
+    /// Memory cap in MiB (1 to 4096).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=capability::MAX_MEMORY_MB))]
     memory_mb: Option<u64>,
-    /// Wall-clock deadline of one call, in seconds.
-    #[arg(long)]
+    /// Wall-clock deadline of one call, in seconds (1 to 86400).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=capability::MAX_TIMEOUT_SECS))]
     timeout_secs: Option<u64>,
-    /// Most bytes of output sent to the model.
-    #[arg(long)]
+    /// Most bytes of output sent to the model (1 to 16777216).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=capability::MAX_OUTPUT_BYTES))]
     max_output_bytes: Option<u64>,
 }
 
