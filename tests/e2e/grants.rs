@@ -197,6 +197,19 @@ fn a_plugin_answers_to_its_tool_and_file_names_and_says_whose_they_are() {
 }
 
 #[test]
+fn a_plugin_own_name_that_is_also_another_plugins_name_for_it_is_pointed_out() {
+    // The built-in `glob` owns the name; a user plugin in `glob.wasm` answers to it too.
+    let s = session();
+    install_as(&s, fixtures::FS_PROBE, "glob.wasm");
+    let shown = run_args(&s, &["plugins", "show", "glob"]);
+    assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+    assert!(shown.stdout.starts_with("glob "), "{}", shown.stdout);
+    let note = lines_with(&shown.stderr, "note: `glob` is plugin glob");
+    assert_eq!(note.len(), 1, "{}", shown.stderr);
+    assert!(note[0].contains("the file of plugin `fs_probe`") && note[0].contains("`fs_probe`"), "{}", note[0]);
+}
+
+#[test]
 fn a_name_of_two_plugins_is_refused_and_lists_them() {
     let s = session();
     s.install_plugin(fixtures::ECHO_TOOLS);

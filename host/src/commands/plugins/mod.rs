@@ -28,7 +28,7 @@ use crate::config::Paths;
 use crate::contract::Access;
 use crate::policy::rules::RuleSource;
 use crate::policy::{Policy, file, workspace_policy_path};
-use crate::registry::{Origin, Plugin, Registry};
+use crate::registry::{Origin, Plugin, Registry, names};
 use crate::runtime::Runtime;
 use crate::sanitize::{grant_flag, line};
 pub use show::describe_grant;
@@ -242,6 +242,20 @@ fn find<'a>(context: &Context<'a>, name: &str) -> Result<&'a Arc<Plugin>, Comman
         Ok(found) => {
             if let Some(note) = found.note(name) {
                 writeln!(std::io::stderr(), "note: {}", line(&note))?;
+            }
+            // A plugin's own name wins, but a person may have meant another plugin's tool of
+            // that name (a workspace plugin named like one of your tools): say so.
+            let others: Vec<_> =
+                context.registry.plugins().into_iter().filter(|p| !Arc::ptr_eq(p, found.plugin)).collect();
+            if let Ok(other) = names::find(&others, name) {
+                writeln!(
+                    std::io::stderr(),
+                    "note: `{}` is plugin {}; {}: for that one, give its own name `{}`",
+                    line(name),
+                    line(&found.plugin.label()),
+                    line(&other.note(name).unwrap_or_default()),
+                    line(&other.plugin.info.name)
+                )?;
             }
             Ok(found.plugin)
         }
