@@ -2,12 +2,11 @@
 //! the prompt comes from and that an open standard input never holds a `-p` run, exit 2 for
 //! a wrong command line, and a reader that closes stdout early is a normal end.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use airlock_tests::{Finished, MockModel, Session, Turn, Wire};
+use airlock_tests::{Finished, MockModel, Session, Turn, Wire, run_bounded};
 use serde_json::Value;
 
 fn session() -> Session {
@@ -22,35 +21,9 @@ fn first_prompt(mock: &MockModel) -> String {
     user["content"].as_str().unwrap_or_default().to_owned()
 }
 
-/// Waits for `child` at most `limit`; kills it and fails past that.
-fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Finished {
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                panic!("{what}: still running after {limit:?}");
-            }
-        }
-    }
-    let output = child.wait_with_output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    Finished {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
-
 /// Runs `command` with `input` written to its stdin, which is then closed.
-fn with_stdin(mut command: Command, input: &str) -> Finished {
-    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot run airlock: {e}"));
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(input.as_bytes()).unwrap_or_else(|e| panic!("stdin: {e}"));
-    }
-    wait_bounded(child, Duration::from_secs(60), "airlock")
+fn with_stdin(command: Command, input: &str) -> Finished {
+    run_bounded(command, Some(input), Duration::from_secs(60))
 }
 
 #[test]
@@ -60,12 +33,9 @@ fn a_prompt_flag_does_not_wait_for_an_open_stdin() {
     let mock = MockModel::start(Wire::OpenAi);
     mock.push_turn(Turn::text("hello"));
     let mut command = s.command(&mock);
-    command.args(["-p", "hi"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot run airlock: {e}"));
-    let open_stdin = child.stdin.take();
+    command.args(["-p", "hi"]);
     // Generous: a cold component cache on a busy machine takes a while; the old code never ended.
-    let done = wait_bounded(child, Duration::from_secs(120), "airlock -p with an open stdin");
-    drop(open_stdin);
+    let done = run_bounded(command, None, Duration::from_secs(120));
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_eq!(done.stdout.trim(), "hello");
     assert_eq!(first_prompt(&mock), "hi", "stdin must not be read into the prompt");

@@ -8,13 +8,13 @@
 #![allow(clippy::unwrap_used)]
 
 use std::ffi::OsStr;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses};
+use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses, run_bounded};
 use serde_json::{Value, json};
 
 fn session() -> Session {
@@ -90,15 +90,8 @@ fn wait_bounded(child: &mut Child, limit: Duration, stderr: &Collected) -> ExitS
 }
 
 /// Runs `command` with `input` on stdin (then closed), within two minutes.
-fn run_with_input(mut command: Command, input: &str) -> Finished {
-    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
-    let (stdout, out_thread) = Collected::start(child.stdout.take());
-    let (stderr, err_thread) = Collected::start(child.stderr.take());
-    let status = wait_bounded(&mut child, Duration::from_secs(120), &stderr);
-    let _ = (out_thread.join(), err_thread.join());
-    Finished { code: status.code(), stdout: stdout.text(), stderr: stderr.text() }
+fn run_with_input(command: Command, input: &str) -> Finished {
+    run_bounded(command, Some(input), Duration::from_secs(120))
 }
 
 #[test]

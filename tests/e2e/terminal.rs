@@ -6,13 +6,11 @@
 //! as exactly what it says. A `$ref`-doubling schema is a load problem, and the run still
 //! answers promptly (every run here is bounded by a timeout and killed past it).
 
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use airlock::sanitize::is_hidden;
-use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses};
+use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses, run_bounded};
 use serde_json::{Value, json};
 
 /// The line a hostile string tries to forge.
@@ -20,44 +18,6 @@ const FORGED: &str = "✓ read_file · README.md";
 
 fn session() -> Session {
     Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
-
-/// Runs `command` with `stdin` as its input, killing it after `limit` (then the test fails).
-fn run_bounded(mut command: Command, stdin: &str, limit: Duration) -> Finished {
-    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot run airlock: {e}"));
-    if let Some(mut input) = child.stdin.take() {
-        let _ = input.write_all(stdin.as_bytes());
-    }
-    let read = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap_or_else(|e| panic!("wait: {e}")) {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            let stderr = stderr.join().unwrap_or_default();
-            panic!("airlock did not finish within {limit:?}; stderr:\n{stderr}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Finished {
-        code: status.code(),
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    }
 }
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -97,7 +57,7 @@ fn errors_descriptions_and_unknown_tool_names_cannot_forge_lines_in_text_mode() 
     mock.push_turn(Turn::text("done \x1b]0;title\x07\u{202e}ok"));
     let mut command = s.command(&mock);
     command.args(["-p", "go"]);
-    let done = run_bounded(command, "", LIMIT);
+    let done = run_bounded(command, Some(""), LIMIT);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_clean("stderr", &done.stderr);
     assert_clean("stdout", &done.stdout);
@@ -132,7 +92,7 @@ fn an_ask_confirmation_cannot_draw_a_fake_menu_even_in_stream_json_mode() {
         mock.push_turn(Turn::text("refused"));
         let mut command = s.command(&mock);
         command.args(["-p", "go", "--ask", "-o", format]);
-        let done = run_bounded(command, "n\nn\n", LIMIT);
+        let done = run_bounded(command, Some("n\nn\n"), LIMIT);
         assert_eq!(done.code, Some(0), "{format}: {}", done.stderr);
         assert_clean(format, &done.stderr);
         assert_no_forged_line(format, &done.stderr);
@@ -158,7 +118,7 @@ fn an_ask_confirmation_cannot_draw_a_fake_menu_even_in_stream_json_mode() {
 fn airlock(s: &Session, args: &[&str]) -> Finished {
     let mut command = s.bare_command();
     command.args(args);
-    run_bounded(command, "", LIMIT)
+    run_bounded(command, Some(""), LIMIT)
 }
 
 #[test]
@@ -226,7 +186,7 @@ fn a_schema_bomb_is_a_load_problem_and_the_run_still_answers_promptly() {
     let started = Instant::now();
     let mut command = s.command(&mock);
     command.args(["-p", "go"]);
-    let done = run_bounded(command, "", Duration::from_secs(60));
+    let done = run_bounded(command, Some(""), Duration::from_secs(60));
     assert!(started.elapsed() < Duration::from_secs(60));
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_eq!(done.stdout, "still here\n", "{}", done.stderr);

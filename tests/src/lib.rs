@@ -11,4 +11,4 @@ pub mod variants;
 pub use mock_model::{
     MockCall, MockModel, NO_MORE_TURNS, RecordedRequest, Turn, Wire, call, declared_tools, function_responses,
 };
-pub use session::{FAST_RETRIES, Finished, Session, climbing};
+pub use session::{FAST_RETRIES, Finished, Session, climbing, run_bounded};

@@ -4,8 +4,10 @@
 //! starts with a `config.toml` holding [`FAST_RETRIES`], so a test that scripts a failure
 //! does not wait out real backoff; a test that writes its own `config.toml` replaces it.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::mock_model::{MockModel, Wire};
 
@@ -140,4 +142,68 @@ impl Session {
 pub fn climbing(from: &Path, target: &Path) -> String {
     let ups = from.components().count() - 1;
     format!("{}{}", "../".repeat(ups), target.strip_prefix("/").unwrap_or(target).display())
+}
+
+/// Runs `command` within `limit`, killing it past that (then the test fails). Its stdout and
+/// stderr are read as they come (a chatty run cannot block on a full pipe); `stdin` is
+/// written and closed, or with `None` held open until the run ends (a pipe nobody closes, as
+/// in a CI job).
+pub fn run_bounded(mut command: Command, stdin: Option<&str>, limit: Duration) -> Finished {
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot run airlock: {e}"));
+    let mut open_stdin = child.stdin.take();
+    if let Some(input) = stdin {
+        // Written, then closed (dropped) here.
+        if let Some(mut pipe) = open_stdin.take() {
+            let _ = pipe.write_all(input.as_bytes());
+        }
+    }
+    let read = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap_or_else(|e| panic!("wait: {e}")) {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = stderr.join().unwrap_or_default();
+            panic!("airlock did not finish within {limit:?}; stderr:\n{stderr}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(open_stdin);
+    Finished {
+        code: status.code(),
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn given_input_is_written_and_closed() {
+        let done = run_bounded(Command::new("cat"), Some("piped"), Duration::from_secs(30));
+        assert_eq!((done.code, done.stdout.as_str()), (Some(0), "piped"));
+    }
+
+    /// `None` must hold stdin open: `cat` then never ends, and the limit stops it.
+    #[test]
+    #[should_panic(expected = "did not finish within")]
+    fn no_input_holds_stdin_open() {
+        run_bounded(Command::new("cat"), None, Duration::from_millis(500));
+    }
 }
