@@ -1,51 +1,20 @@
-//! The command line: flags, subcommands, and wiring the engine to a front end. Exit codes
-//! are documented on [`ExitCode`] and in the README.
+//! The command line: flags and subcommands, then picking what runs — a management command,
+//! or an engine session driven by the headless front end. Exit codes are documented on
+//! [`ExitCode`] and in the README.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
-use crate::agent::{self, Agent, context_files};
-use crate::cancel::Cancellation;
-use crate::capability::Roots;
+use crate::agent::{self, context_files};
 use crate::commands;
 use crate::config::{self, Paths};
-use crate::events::EventSink;
-use crate::frontends::headless::{self, OutputFormat};
-use crate::frontends::{sessions_list, show_context, tools_list};
-use crate::model::ModelClient;
-use crate::policy::{ApprovalMode, Approver, Policy, RefuseAll, Terminal};
-use crate::registry::{PluginDirs, Registry};
-use crate::runtime::Runtime;
-use crate::scheduler::Scheduler;
+use crate::engine::{self, StartError, Tools};
+use crate::frontends::headless::OutputFormat;
+use crate::frontends::{ExitCode, exec, sessions_list, show_context, tools_list};
+use crate::policy::ApprovalMode;
 use crate::session;
-
-/// Process exit codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum ExitCode {
-    /// The model finished its answer.
-    Success = 0,
-    /// The model API failed (unreachable, HTTP error, malformed stream) or another error.
-    Failure = 1,
-    /// The command line is wrong (clap's own parse errors exit with 2 as well).
-    Usage = 2,
-    /// The model API refused the credentials.
-    Auth = 41,
-    /// No prompt was given, or the input was unusable.
-    Input = 42,
-    /// The settings are invalid (config file, flags, workspace).
-    Config = 52,
-    /// The model was still calling tools after `--max-turns` turns.
-    TurnLimit = 53,
-    /// The model kept repeating itself (the same call, or the same text) after it was told
-    /// to change course.
-    LoopDetected = 54,
-    /// The run was cancelled (Ctrl-C, SIGTERM).
-    Cancelled = 130,
-}
 
 /// airlock: an AI agent for the terminal whose tools are sandboxed WebAssembly components.
 #[derive(Debug, Parser)]
@@ -163,11 +132,6 @@ impl Fatal {
     }
 }
 
-/// The user's home folder, for `~/` paths in grants.
-fn user_home() -> Option<PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).and_then(|h| h.canonicalize().ok())
-}
-
 /// Runs the command line and returns the exit code.
 pub async fn run(cli: Cli) -> u8 {
     match run_inner(cli).await {
@@ -185,6 +149,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let file = config::load(&paths.config_file()).map_err(|e| Fatal::new(ExitCode::Config, e))?;
     init_logging(&paths);
     let workspace = workspace_root(cli.workspace.as_deref())?;
+    let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
 
     if let Some(Command::Trust(args)) = &cli.command {
         return command_done(commands::trust::run(&paths, &workspace, args));
@@ -192,39 +157,30 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
     }
-    let context_folders = context_files::folders(
-        &paths.home,
-        &workspace,
-        std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).as_deref(),
-    );
-    let context = context_files::load(&paths.home, &workspace, &context_folders);
-    let system = agent::system_prompt(&workspace, &context);
     if cli.show_context {
-        return written(show_context::print(&context_folders, &context, &system, &mut std::io::stdout().lock()));
+        let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
+        let context = context_files::load(&paths.home, &workspace, &folders);
+        let system = agent::system_prompt(&workspace, &context);
+        return written(show_context::print(&folders, &context, &system, &mut std::io::stdout().lock()));
     }
     let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
-    let roots = Roots { workspace: workspace.clone(), home: user_home() };
-    let mut policy = Policy::load(&paths, roots, mode).map_err(|e| Fatal::new(ExitCode::Config, e))?;
-
-    let runtime = Arc::new(
-        Runtime::with_key(paths.cache.clone(), &paths.cache_key()).map_err(|e| Fatal::new(ExitCode::Failure, e))?,
-    );
-    let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
-    let registry = Arc::new(Registry::load(&runtime, &dirs).await);
-    // The policy's names (grant tables, rule tools) mean plugins and tools: resolved now.
-    policy.bind(&registry).map_err(Fatal::config)?;
-    let policy = Arc::new(policy);
+    let tools = Tools::load(&paths, &workspace, mode).await.map_err(start_failed)?;
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {
             let mut stdout = std::io::stdout().lock();
+            let registry = &tools.registry;
             let written_list =
-                if json { tools_list::json(&registry, &mut stdout) } else { tools_list::text(&registry, &mut stdout) };
+                if json { tools_list::json(registry, &mut stdout) } else { tools_list::text(registry, &mut stdout) };
             return written(written_list);
         }
         Some(Command::Plugins { command }) => {
-            let context =
-                commands::plugins::Context { paths: &paths, runtime: &runtime, registry: &registry, policy: &policy };
+            let context = commands::plugins::Context {
+                paths: &paths,
+                runtime: &tools.runtime,
+                registry: &tools.registry,
+                policy: &tools.policy,
+            };
             return command_done(commands::plugins::run(&context, command).await);
         }
         Some(Command::Trust(_) | Command::Sessions { .. }) | None => {}
@@ -237,58 +193,29 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             config::ConfigError::MissingKey(_) => Fatal::new(ExitCode::Auth, e),
             _ => Fatal::new(ExitCode::Config, e),
         })?;
-    let (provider_name, model) = (provider.name.clone(), provider.model.clone());
-    let context_window = provider.context_window_tokens;
-    let max_turns = cli.max_turns.or(file.max_turns).unwrap_or(100);
-    let client = ModelClient::new(provider).map_err(|e| Fatal::new(ExitCode::Failure, e))?;
-    let approver: Arc<dyn Approver> =
-        if cli.ask { Arc::new(Terminal::default()) } else { Arc::new(RefuseAll { mode }) };
-    let scheduler = Scheduler::new(runtime, registry.clone(), policy.clone(), approver, file.tools.limits());
-    let settings = agent::Settings { max_turns, loop_detection: file.loop_detection.unwrap_or(true), context_window };
-    let mut agent = Agent::new(client, scheduler, system, settings);
-    let workspace_text = workspace.display().to_string();
-    let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
-    let (recorded, recording_problem) = match session::open(&paths.home, cli.resume.as_deref(), run_info) {
-        Ok(opened) => (Some(opened), None),
-        Err(e) if cli.resume.is_some() => return Err(Fatal::config(e)),
-        Err(e) => (None, Some(format!("{e}; this session is not recorded"))),
+    let settings = engine::Settings {
+        paths,
+        workspace,
+        cwd,
+        provider,
+        max_turns: cli.max_turns.or(file.max_turns).unwrap_or(100),
+        loop_detection: file.loop_detection.unwrap_or(true),
+        limits: file.tools.limits(),
+        resume: cli.resume,
     };
+    let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
+    let options = exec::Options { format: cli.output_format, ask: cli.ask, mode };
+    Ok(exec::run(session, outputs, prompt, options).await)
+}
 
-    let cancel = Cancellation::default();
-    spawn_signal_handler(cancel.clone());
-    let (events, receiver) = EventSink::new();
-    let session = headless::Session {
-        id: recorded.as_ref().map_or_else(session::new_id, |o| o.recorder.id().to_owned()),
-        provider: provider_name,
-        model,
-        workspace: workspace.display().to_string(),
+/// A session that could not start: the runtime or the model client failed (1), or the
+/// settings are wrong (52).
+fn start_failed(error: StartError) -> Fatal {
+    let code = match error {
+        StartError::Runtime(_) | StartError::Client(_) => ExitCode::Failure,
+        StartError::Policy(_) | StartError::Resume(_) => ExitCode::Config,
     };
-    let printer = tokio::spawn(headless::print_events(cli.output_format, receiver));
-    headless::announce(&session, &registry, &events);
-    for notice in policy.notices.iter().chain(&policy.plugin_notices(&registry)).chain(&policy.warnings) {
-        events.send(crate::events::Event::Warning { message: notice.clone() });
-    }
-    for message in recording_problem.into_iter().chain(recorded.iter().flat_map(|o| o.warnings.clone())) {
-        events.send(crate::events::Event::Warning { message });
-    }
-    for file in context.iter().filter(|f| f.cut.is_some()) {
-        let cut = file.cut.as_deref().unwrap_or_default();
-        events.send(crate::events::Event::Warning { message: format!("{}: {cut}", file.path.display()) });
-    }
-    if let Some(opened) = recorded {
-        if let Some(message) = opened.notice {
-            events.send(crate::events::Event::Notice { message });
-        }
-        agent.record_to(opened.recorder);
-        if opened.resumed {
-            agent.resume(opened.history, &events);
-        }
-    }
-    let report = agent.run(&prompt, &events, &cancel).await;
-    drop(events);
-    let printed = printer.await.unwrap_or_default();
-    let code = headless::finish(cli.output_format, &session, &report, printed);
-    Ok(code)
+    Fatal::new(code, error)
 }
 
 /// The end of a listing on stdout. A reader that closed the pipe early (`airlock tools
@@ -390,29 +317,6 @@ fn list_sessions(paths: &Paths, json: bool) -> Result<ExitCode, Fatal> {
     } else {
         sessions_list::text(&sessions, &mut stdout)
     })
-}
-
-/// Ctrl-C and SIGTERM cancel the run: running calls stop at their next epoch tick, the
-/// model stream is dropped, and the process exits with 130 after reporting.
-fn spawn_signal_handler(cancel: Cancellation) {
-    tokio::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let Ok(mut terminate) = signal(SignalKind::terminate()) else {
-                let _ = tokio::signal::ctrl_c().await;
-                cancel.cancel();
-                return;
-            };
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = terminate.recv() => {}
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = tokio::signal::ctrl_c().await;
-        cancel.cancel();
-    });
 }
 
 /// Logs go to `$AIRLOCK_HOME/logs/airlock.log` (never the terminal); `AIRLOCK_LOG` sets

@@ -2,6 +2,7 @@
 //! order on one channel; the headless printer, the JSON writers (and later the TUI) only
 //! translate them.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -127,17 +128,31 @@ pub enum Event {
 }
 
 /// Where the engine sends events. Sending never blocks and never fails the engine: a front
-/// end that stopped listening just misses them.
-#[derive(Debug, Clone)]
-pub struct EventSink(mpsc::UnboundedSender<Event>);
+/// end that stopped listening just misses them. Events sent through one sink (and its
+/// clones) arrive in the order they were sent.
+#[derive(Clone)]
+pub struct EventSink(Arc<dyn Fn(Event) + Send + Sync>);
+
+impl std::fmt::Debug for EventSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventSink")
+    }
+}
 
 impl EventSink {
+    /// A sink and the channel its events arrive on.
     pub fn new() -> (Self, mpsc::UnboundedReceiver<Event>) {
         let (sender, receiver) = mpsc::unbounded_channel();
-        (Self(sender), receiver)
+        (Self::to(move |event| drop(sender.send(event))), receiver)
+    }
+
+    /// A sink that hands each event to `deliver` (the engine wraps events into its output
+    /// stream this way, keeping one order with its questions and reports).
+    pub fn to(deliver: impl Fn(Event) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(deliver))
     }
 
     pub fn send(&self, event: Event) {
-        let _ = self.0.send(event);
+        (self.0)(event);
     }
 }

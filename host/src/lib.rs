@@ -1,6 +1,36 @@
-//! airlock's engine: model clients, the agent loop, the tool scheduler, the plugin
-//! registry and the sandboxed component runtime. Front ends (the headless printer, later
-//! the TUI and the MCP server) consume its events; the engine itself never prints.
+//! airlock: an AI agent for the terminal whose every tool is a sandboxed WebAssembly
+//! component. This crate holds the engine — model clients, the agent loop, the tool
+//! scheduler, the plugin registry, the policy and the sandboxed component runtime — and its
+//! front ends, which only translate. The engine itself never prints.
+//!
+//! ## The pipeline
+//!
+//! ```text
+//!  front ends (leaves)                 │ the engine
+//!                                      │
+//!  cli ─┬─ commands: tools, plugins,   │  engine::Session: owns all below, sends start-up events
+//!       │  trust, sessions             │
+//!       └─ frontends::exec ── Op ────▶ │  agent ──────▶ model: gemini, openai, anthropic wires
+//!          (headless; a TUI  ◀─ Output │    │ the loop,         SSE, retries
+//!          and an MCP server  events,  │    │ compression
+//!          next), headless    questions│    ▼
+//!          prints, ask        turn     │  scheduler ──▶ policy: grants, rules, approval mode,
+//!          answers questions  reports  │    │ a state          trust, what an approval is
+//!                                      │    │ machine per call
+//!                                      │    ▼
+//!                                      │  registry ───▶ runtime: wasmtime, compile cache,
+//!                                      │  plugins,        │     sandboxed instances, limits
+//!                                      │  descriptions    ▼
+//!                                      │                capability: requested ∩ granted
+//!                                      │  session: the recorder, resume
+//!                                      │
+//!  used by all: events, contract (the WIT types), config, files, sanitize, cancel
+//! ```
+//!
+//! A front end starts a session with [`engine::Session::start`] and from then on only sends
+//! [`engine::Op`]s and reads [`engine::Output`]s: a user turn, an interrupt, the answer to a
+//! question, a mode change, compress, resume. Approvals reach it as questions and come back
+//! as orders, so a front end that is not a terminal can answer them whenever it likes.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
@@ -10,6 +40,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod contract;
+pub mod engine;
 pub mod events;
 pub mod files;
 pub mod frontends;

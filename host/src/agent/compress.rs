@@ -180,7 +180,8 @@ pub(super) struct Anchor {
 }
 
 /// Why compressing did not happen.
-pub(super) enum CompressError {
+#[derive(Debug)]
+pub enum CompressError {
     Cancelled,
 }
 
@@ -222,21 +223,54 @@ impl Agent {
             }
             return Ok(());
         };
-        let max_chars = (window as f64 * TRANSCRIPT_SHARE) as usize * CHARS_PER_TOKEN;
+        if let Err(reason) = self.summarize_older(split, turn, events, cancel, report).await? {
+            self.compress_paused_until = turn + RETRY_AFTER_TURNS;
+            events.send(Event::Warning {
+                message: format!(
+                    "could not compress the conversation ({reason}); going on with the whole history \
+                     (about {before} tokens est. of a {window}-token window)"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Compresses the history now, because the user asked (not the size): the older part
+    /// is summarised and the most recent [`KEEP`] of it (at most [`KEEP`] of the window) kept.
+    /// What happened is told as a notice or a warning; only a cancellation is an error.
+    pub async fn compress_now(&mut self, events: &EventSink, cancel: &Cancellation) -> Result<(), CompressError> {
+        let before = self.estimated_tokens();
+        let keep = ((self.settings.context_window as f64 * KEEP) as u64).min((before as f64 * KEEP) as u64);
+        let Some(split) = split_point(&self.history, keep) else {
+            events.send(Event::Notice { message: format!("nothing older to compress (about {before} tokens est.)") });
+            return Ok(());
+        };
+        let mut report = super::Report::default();
+        if let Err(reason) = self.summarize_older(split, 0, events, cancel, &mut report).await? {
+            events.send(Event::Warning {
+                message: format!("could not compress the conversation ({reason}); the history is left whole"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Replaces `history[..split]` by the model's summary of it, and says so. `Ok(Err(why))`
+    /// when the model could not summarise: the history is then left whole.
+    async fn summarize_older(
+        &mut self,
+        split: usize,
+        turn: u32,
+        events: &EventSink,
+        cancel: &Cancellation,
+        report: &mut super::Report,
+    ) -> Result<Result<(), String>, CompressError> {
+        let before = self.estimated_tokens();
+        let max_chars = (self.settings.context_window as f64 * TRANSCRIPT_SHARE) as usize * CHARS_PER_TOKEN;
         let transcript = transcript(&self.history[..split], max_chars);
         let (summary, usage) = match self.summarize(&transcript, events, cancel).await {
             Ok(summary) => summary,
             Err(SummaryError::Cancelled) => return Err(CompressError::Cancelled),
-            Err(SummaryError::Failed(reason)) => {
-                self.compress_paused_until = turn + RETRY_AFTER_TURNS;
-                events.send(Event::Warning {
-                    message: format!(
-                        "could not compress the conversation ({reason}); going on with the whole history \
-                         (about {before} tokens est. of a {window}-token window)"
-                    ),
-                });
-                return Ok(());
-            }
+            Err(SummaryError::Failed(reason)) => return Ok(Err(reason)),
         };
         self.account(report, turn, UsageKind::Summary, usage, events);
         let mut history = Vec::with_capacity(self.history.len() - split + 1);
@@ -259,7 +293,7 @@ impl Agent {
                 self.estimated_tokens()
             ),
         });
-        Ok(())
+        Ok(Ok(()))
     }
 
     /// Asks the model for a summary of `transcript`, without tools.

@@ -29,8 +29,9 @@ use crate::model::{
 };
 use crate::scheduler::{CompletedCall, Scheduler};
 use crate::session::{Recorder, SessionError};
+use compress::Anchor;
+pub use compress::CompressError;
 pub use compress::SUMMARY_PREFIX;
-use compress::{Anchor, CompressError};
 pub use finish::Unusable;
 use finish::{Brought, Verdict};
 use loop_detect::{CallRepeats, ContentRepeats, Repetition};
@@ -82,6 +83,21 @@ pub struct Report {
     pub duration: Duration,
 }
 
+impl Default for Report {
+    fn default() -> Self {
+        Self {
+            outcome: Outcome::Completed,
+            response: String::new(),
+            calls: Vec::new(),
+            usage: Usage::default(),
+            turn_usage: Vec::new(),
+            turns: 0,
+            compressions: 0,
+            duration: Duration::ZERO,
+        }
+    }
+}
+
 /// How the loop is bounded.
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
@@ -119,36 +135,52 @@ impl std::fmt::Debug for Agent {
 
 impl Agent {
     pub fn new(client: ModelClient, scheduler: Scheduler, system: String, settings: Settings) -> Self {
-        let declarations: Vec<ToolDeclaration> = scheduler
+        let mut agent = Self {
+            client,
+            scheduler,
+            declarations: Vec::new(),
+            system,
+            history: Vec::new(),
+            settings,
+            recorder: None,
+            anchor: None,
+            overhead: 0,
+            compress_paused_until: 0,
+            warned_uncompressible: false,
+        };
+        agent.declare_tools();
+        agent
+    }
+
+    /// The tools offered to the model, as the policy stands now: a front end may change
+    /// the approval mode between requests, which changes what is offered.
+    fn declare_tools(&mut self) {
+        let policy = self.scheduler.policy();
+        let declarations: Vec<ToolDeclaration> = self
+            .scheduler
             .registry()
             .tools()
             .iter()
-            .filter(|tool| scheduler.policy().offers(&tool.info))
+            .filter(|tool| policy.offers(&tool.info))
             .map(|tool| ToolDeclaration {
                 name: tool.info.name.clone(),
                 description: tool.info.description.clone(),
                 parameters: tool.info.parameters.clone(),
             })
             .collect();
-        let overhead = compress::text_tokens(&system)
+        if declarations == self.declarations && self.overhead > 0 {
+            return;
+        }
+        self.overhead = compress::text_tokens(&self.system)
             + declarations
                 .iter()
-                .map(|d| compress::text_tokens(&d.name) + compress::text_tokens(&d.description))
-                .sum::<u64>()
-            + declarations.iter().map(|d| compress::text_tokens(&d.parameters.to_string())).sum::<u64>();
-        Self {
-            client,
-            scheduler,
-            declarations,
-            system,
-            history: Vec::new(),
-            settings,
-            recorder: None,
-            anchor: None,
-            overhead,
-            compress_paused_until: 0,
-            warned_uncompressible: false,
-        }
+                .map(|d| {
+                    compress::text_tokens(&d.name)
+                        + compress::text_tokens(&d.description)
+                        + compress::text_tokens(&d.parameters.to_string())
+                })
+                .sum::<u64>();
+        self.declarations = declarations;
     }
 
     /// Records every message appended from now on with `recorder`, and keeps tool outputs
@@ -203,16 +235,7 @@ impl Agent {
     /// Runs one user prompt to its end.
     pub async fn run(&mut self, prompt: &str, events: &EventSink, cancel: &Cancellation) -> Report {
         let started = Instant::now();
-        let mut report = Report {
-            outcome: Outcome::Completed,
-            response: String::new(),
-            calls: Vec::new(),
-            usage: Usage::default(),
-            turn_usage: Vec::new(),
-            turns: 0,
-            compressions: 0,
-            duration: Duration::ZERO,
-        };
+        let mut report = Report::default();
         let mut repeats = CallRepeats::default();
         let mut loops = 0;
         // Paused answers in a row that brought nothing: a provider that keeps pausing with
@@ -224,6 +247,7 @@ impl Agent {
             if report.turns >= self.settings.max_turns {
                 break Outcome::MaxTurns(self.settings.max_turns);
             }
+            self.declare_tools();
             if let Err(CompressError::Cancelled) =
                 self.compress_if_needed(report.turns + 1, events, cancel, &mut report).await
             {

@@ -13,15 +13,14 @@ use std::io::{IsTerminal, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use crate::agent::{Outcome, Report, Unusable};
-use crate::cli::ExitCode;
-use crate::events::{CallStatus, Event, EventSink};
+use crate::engine::Info as Session;
+use crate::events::{CallStatus, Event};
 use crate::model::ModelError;
-use crate::registry::Registry;
 use crate::sanitize;
 
+use super::ExitCode;
 use super::live::LiveOutput;
 
 /// How a headless run prints (clap's kebab-case names: `text`, `json`, `stream-json`).
@@ -30,15 +29,6 @@ pub enum OutputFormat {
     Text,
     Json,
     StreamJson,
-}
-
-/// What identifies the run in the output.
-#[derive(Debug, Clone)]
-pub struct Session {
-    pub id: String,
-    pub provider: String,
-    pub model: String,
-    pub workspace: String,
 }
 
 /// What the event printer saw, for the final summary.
@@ -93,40 +83,45 @@ impl Lines {
     }
 }
 
-/// Sends the start-of-session events.
-pub fn announce(session: &Session, registry: &Registry, events: &EventSink) {
-    events.send(Event::Init {
-        session_id: session.id.clone(),
-        provider: session.provider.clone(),
-        model: session.model.clone(),
-        workspace: session.workspace.clone(),
-        tools: registry.tools().iter().map(|t| t.info.name.clone()).collect(),
-    });
-    for problem in &registry.problems {
-        events.send(Event::PluginProblem(problem.clone()));
-    }
+/// Prints a session's events as they come, in one output format.
+#[derive(Debug)]
+pub struct Printer {
+    format: OutputFormat,
+    printed: Printed,
+    /// Each running call's one-line description, for its line when it ends.
+    descriptions: HashMap<String, String>,
+    live: LiveOutput,
 }
 
-/// Prints events until the engine drops its sink.
-pub async fn print_events(format: OutputFormat, mut receiver: mpsc::UnboundedReceiver<Event>) -> Printed {
-    let mut printed = Printed { lines: Lines::new(), ..Printed::default() };
-    let mut descriptions: HashMap<String, String> = HashMap::new();
-    let mut live = LiveOutput::default();
-    while let Some(event) = receiver.recv().await {
-        match &event {
-            Event::PluginProblem(problem) => {
-                printed.warnings.push(format!("plugin {}: {}", problem.path, problem.reason))
-            }
-            Event::Warning { message } => printed.warnings.push(message.clone()),
-            _ => {}
-        }
-        match format {
-            OutputFormat::Json => {}
-            OutputFormat::StreamJson => write_line(&mut std::io::stdout().lock(), &stamped(&event)),
-            OutputFormat::Text => print_text(&event, &mut printed, &mut descriptions, &mut live),
+impl Printer {
+    pub fn new(format: OutputFormat) -> Self {
+        Self {
+            format,
+            printed: Printed { lines: Lines::new(), ..Printed::default() },
+            descriptions: HashMap::new(),
+            live: LiveOutput::default(),
         }
     }
-    printed
+
+    pub fn event(&mut self, event: &Event) {
+        match event {
+            Event::PluginProblem(problem) => {
+                self.printed.warnings.push(format!("plugin {}: {}", problem.path, problem.reason))
+            }
+            Event::Warning { message } => self.printed.warnings.push(message.clone()),
+            _ => {}
+        }
+        match self.format {
+            OutputFormat::Json => {}
+            OutputFormat::StreamJson => write_line(&mut std::io::stdout().lock(), &stamped(event)),
+            OutputFormat::Text => print_text(event, &mut self.printed, &mut self.descriptions, &mut self.live),
+        }
+    }
+
+    /// What was printed, for the final summary.
+    pub fn done(self) -> Printed {
+        self.printed
+    }
 }
 
 fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<String, String>, live: &mut LiveOutput) {

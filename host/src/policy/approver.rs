@@ -1,25 +1,19 @@
-//! Asking the user. The scheduler hands an [`ApprovalRequest`] to the front end's
-//! [`Approver`]: headless runs refuse at once ([`RefuseAll`]) unless `--ask` is given, in
-//! which case [`Terminal`] shows the confirmation on stderr and reads the answer from
-//! stdin; the TUI plugs in its dialog the same way.
-//!
-//! Every field of a confirmation was written by a plugin or the model: each is shown through
-//! [`sanitize`] (one line per field, the diff as a bounded block), so none can draw a fake
-//! menu, move the cursor or hide what the call does. This holds in every output format: the
-//! question goes to stderr even when stdout carries JSON.
+//! Asking the user, engine side. The scheduler hands an [`ApprovalRequest`] to the session's
+//! [`Approver`]; in a session that is the engine's own approver (`engine::questions`), which
+//! sends the request to the front end as an event and waits for the answer to come back as
+//! an order. [`RefuseAll`] is the answer of a run nobody can be asked in (headless without
+//! `--ask`). Showing a request to a person is a front end's job (`frontends::ask` for the
+//! terminal): every field of it was written by a plugin or the model.
 
-use std::fmt::Write as _;
 use std::future::Future;
-use std::io::{BufRead, IsTerminal, Write};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
 
 use super::ApprovalMode;
 use crate::contract::Confirmation;
-use crate::sanitize::{self, line};
+use crate::sanitize::line;
 
 /// A call waiting for the user.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalRequest {
     pub call_id: String,
     pub tool: String,
@@ -80,175 +74,25 @@ pub struct RefuseAll {
     pub mode: ApprovalMode,
 }
 
-impl Approver for RefuseAll {
-    fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>> {
+impl RefuseAll {
+    /// The refusal of `request`, telling the model why and what the user could do.
+    pub fn refusal(&self, request: &ApprovalRequest) -> ApprovalOutcome {
         let hint = match &request.confirmation {
             Confirmation::Edit { .. } => "--approval-mode auto-edit (or yolo), or --ask",
             _ => "--approval-mode yolo, or --ask",
         };
-        let message = format!(
+        ApprovalOutcome::Refuse(format!(
             "`{}` needs the user's approval, which this non-interactive run (approval mode {}) cannot ask for, \
              so the call was refused and nothing was changed. Do not retry it; the user can re-run with {hint} to allow it.",
             request.tool,
             self.mode.as_str()
-        );
-        Box::pin(async move { ApprovalOutcome::Refuse(message) })
+        ))
     }
 }
 
-/// Asks on the terminal: the confirmation (a diff for edits) on stderr, one answer per line
-/// on stdin. Questions are asked one at a time; stderr is locked only while written, never
-/// while an answer is awaited, so a Ctrl-C that cancels the wait is reported at once.
-#[derive(Debug, Clone, Default)]
-pub struct Terminal {
-    lock: Arc<Mutex<()>>,
-}
-
-impl Approver for Terminal {
+impl Approver for RefuseAll {
     fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>> {
-        let lock = self.lock.clone();
-        Box::pin(async move {
-            let asked = tokio::task::spawn_blocking(move || {
-                let _turn = lock.lock().unwrap_or_else(PoisonError::into_inner);
-                ask_on_terminal(&request)
-            })
-            .await;
-            asked.unwrap_or_else(|_| ApprovalOutcome::Refuse("the approval prompt failed".into()))
-        })
+        let outcome = self.refusal(&request);
+        Box::pin(async move { outcome })
     }
-}
-
-/// Most URLs of one confirmation listed.
-const MAX_URLS: usize = 20;
-
-/// Writes `text` to stderr at once. The lock is held only while writing: a question that
-/// waits for its answer must not keep the front end from printing (a Ctrl-C's cancelled
-/// call, the run's last line).
-fn show(text: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = err.write_all(text.as_bytes());
-    let _ = err.flush();
-}
-
-/// The question for `request`, what "allow always" covers, and whether the proposal can be
-/// edited.
-fn question(request: &ApprovalRequest) -> (String, AlwaysScope, bool) {
-    let mut out = String::new();
-    let tool = line(&request.tool);
-    let _ = writeln!(out, "\n── {tool} wants to run: {}", line(&request.description));
-    let (scope, editable) = match &request.confirmation {
-        Confirmation::Edit { path, original, proposed, .. } => {
-            out.push_str(&super::diff::unified(path, original, proposed));
-            // A proposal cut for display cannot be edited: saving it would write the cut.
-            let whole = proposed.len() <= crate::runtime::MAX_EDIT_CONTENT;
-            if !whole {
-                let _ = writeln!(out, "  (the proposal is too large to show whole, so it cannot be edited here)");
-            }
-            (AlwaysScope::File(request.path.clone().unwrap_or_else(|| path.clone())), whole)
-        }
-        Confirmation::Exec { command, root_command, directory, risk } => {
-            let _ = writeln!(out, "  $ {}\n  in {} (risk: {risk:?})", line(command), line(directory));
-            (AlwaysScope::CommandRoot(root_command.clone()), false)
-        }
-        Confirmation::Info { prompt, urls } => {
-            let _ = writeln!(out, "  {}", line(prompt));
-            for url in urls.iter().take(MAX_URLS) {
-                let _ = writeln!(out, "  - {}", line(url));
-            }
-            if urls.len() > MAX_URLS {
-                let _ = writeln!(out, "  … and {} more", urls.len() - MAX_URLS);
-            }
-            (AlwaysScope::Tool, false)
-        }
-    };
-    match request.writable.as_slice() {
-        [] => {
-            let _ = writeln!(out, "  it can write nothing");
-        }
-        folders => {
-            for folder in folders {
-                let _ = writeln!(
-                    out,
-                    "  it can write anywhere in {} and the folders below it",
-                    line(&folder.display().to_string())
-                );
-            }
-        }
-    }
-    let covered = scope.describe(&request.tool);
-    let _ = writeln!(out, "  y  allow once");
-    let _ = writeln!(out, "  a  allow always: {covered}, for this session");
-    let _ = writeln!(out, "  s  allow always: {covered}, saved as a rule in your policy.toml");
-    if scope != AlwaysScope::Tool {
-        let _ = writeln!(out, "  t  allow always: every `{tool}` call, for this session");
-    }
-    if editable {
-        let _ = writeln!(out, "  e  modify the proposed content with $EDITOR, then allow");
-    }
-    let _ = writeln!(out, "  n  refuse          c  cancel this batch");
-    (out, scope, editable)
-}
-
-fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
-    let (text, scope, editable) = question(request);
-    show(&text);
-    // A piped answer is not echoed by a terminal: echo it, so the next line starts a line.
-    let echo = !std::io::stdin().is_terminal();
-    loop {
-        show("? ");
-        let mut answer = String::new();
-        match std::io::stdin().lock().read_line(&mut answer) {
-            Ok(0) | Err(_) => {
-                show("\n");
-                return ApprovalOutcome::Refuse("the user gave no answer (input closed)".into());
-            }
-            Ok(_) => {}
-        }
-        if echo {
-            show(&format!("{}\n", line(answer.trim_end_matches(['\r', '\n']))));
-        }
-        match answer.trim() {
-            "y" | "yes" => return ApprovalOutcome::AllowOnce,
-            "a" => return ApprovalOutcome::AllowAlways { scope, save: false },
-            "s" => return ApprovalOutcome::AllowAlways { scope, save: true },
-            "t" => return ApprovalOutcome::AllowAlways { scope: AlwaysScope::Tool, save: false },
-            "e" if editable => {
-                if let Confirmation::Edit { path, proposed, .. } = &request.confirmation {
-                    match edit_in_editor(path, proposed) {
-                        Ok(proposed) => return ApprovalOutcome::Modify { proposed },
-                        Err(error) => show(&format!("  cannot run the editor: {}\n", line(&error.to_string()))),
-                    }
-                }
-            }
-            "n" | "no" => return ApprovalOutcome::Refuse("the user refused this call".into()),
-            "c" => return ApprovalOutcome::Cancel,
-            other => show(&format!("  unknown answer {:?}\n", sanitize::line(other))),
-        }
-    }
-}
-
-/// Opens the proposed content in `$VISUAL` or `$EDITOR` (default `vi`) and returns what the
-/// user saved.
-fn edit_in_editor(path: &str, proposed: &str) -> std::io::Result<String> {
-    let extension = std::path::Path::new(path).extension().map(|e| e.to_string_lossy().into_owned());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix("airlock-edit-");
-    let suffix = extension.map(|e| format!(".{e}"));
-    if let Some(suffix) = &suffix {
-        builder.suffix(suffix);
-    }
-    let file = builder.tempfile()?;
-    std::fs::write(file.path(), proposed)?;
-    let editor = std::env::var("VISUAL").or_else(|_| std::env::var("EDITOR")).unwrap_or_else(|_| "vi".into());
-    // Like git, let the shell split the editor command (`code --wait`).
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("{editor} \"$1\""))
-        .arg("airlock-editor")
-        .arg(file.path())
-        .status()?;
-    if !status.success() {
-        return Err(std::io::Error::other(format!("`{editor}` exited with {status}")));
-    }
-    std::fs::read_to_string(file.path())
 }

@@ -2,7 +2,8 @@
 //!
 //! - [`file`]: the policy files (`$AIRLOCK_HOME/policy.toml`, `<workspace>/.airlock/policy.toml`);
 //! - [`trust`]: which workspaces may use their own policy file (pinned to its hash);
-//! - [`rules`]: `[[rule]]` matching; [`mode`]: approval modes; [`approver`]: asking the user;
+//! - [`rules`]: `[[rule]]` matching; [`mode`]: approval modes; [`approver`]: what asking the
+//!   user means (requests, answers) — showing the question is a front end's job;
 //! - [`grants`]: what a plugin is granted (the one answer for the runtime, the `plugins`
 //!   commands and hints), and binding the files' names to the loaded plugins;
 //! - [`edit`]: changing a policy file in place.
@@ -21,7 +22,6 @@
 //! ([`MAX_POLICY_BYTES`]) and never blocking; the workspace's without following links.
 
 pub mod approver;
-pub mod diff;
 pub mod edit;
 pub mod file;
 mod grants;
@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-pub use approver::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver, RefuseAll, Terminal};
+pub use approver::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver, RefuseAll};
 pub use mode::{ApprovalMode, Verdict};
 use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
 use trust::{TrustStatus, TrustStore};
@@ -66,7 +66,9 @@ pub enum PolicyError {
 /// The policy of one session.
 #[derive(Debug)]
 pub struct Policy {
-    mode: ApprovalMode,
+    /// The session's approval mode: a front end may change it mid-session (the user's
+    /// choice, never the model's).
+    mode: Mutex<ApprovalMode>,
     roots: Roots,
     user: PolicyFile,
     /// The workspace's policy, when the workspace is trusted.
@@ -145,7 +147,7 @@ impl Policy {
     /// A policy from the user's file alone (and the built-in defaults).
     pub fn new(mode: ApprovalMode, roots: Roots, user: PolicyFile) -> Self {
         Self {
-            mode,
+            mode: Mutex::new(mode),
             roots,
             user,
             workspace: None,
@@ -156,6 +158,16 @@ impl Policy {
             warnings: Vec::new(),
             session: Mutex::default(),
         }
+    }
+
+    /// The approval mode in force.
+    pub fn mode(&self) -> ApprovalMode {
+        *self.mode.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Changes the approval mode for the rest of the session (calls already approved run).
+    pub fn set_mode(&self, mode: ApprovalMode) {
+        *self.mode.lock().unwrap_or_else(PoisonError::into_inner) = mode;
     }
 
     pub fn roots(&self) -> &Roots {
@@ -222,14 +234,15 @@ impl Policy {
 
     /// Whether the model is offered `tool` at all.
     pub fn offers(&self, tool: &ToolInfo) -> bool {
-        self.mode.offers(tool.kind)
+        self.mode().offers(tool.kind)
             && !self.with_rules(|mut rules| Iterator::any(&mut rules, |r| r.hidden_tool() == Some(&tool.name)))
     }
 
     /// Decides a call.
     pub fn verdict(&self, tool: &ToolInfo, facts: &CallFacts<'_>, confirmation: Option<&Confirmation>) -> Verdict {
-        if !self.mode.offers(tool.kind) {
-            return mode::by_mode(self.mode, tool.kind, confirmation);
+        let mode = self.mode();
+        if !mode.offers(tool.kind) {
+            return mode::by_mode(mode, tool.kind, confirmation);
         }
         let decided = self.with_rules(|rules| {
             rules::deciding(rules, facts).map(|rule| (rule.decision, format!("{} ({})", rule.origin, rule.scope())))
@@ -240,7 +253,7 @@ impl Policy {
             Some((RuleDecision::Deny, rule)) => {
                 Verdict::Deny(format!("the user's policy denies this call (rule at {rule}); do not retry it"))
             }
-            None => mode::by_mode(self.mode, tool.kind, confirmation),
+            None => mode::by_mode(mode, tool.kind, confirmation),
         }
     }
 

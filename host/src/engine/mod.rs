@@ -1,0 +1,303 @@
+//! The engine: the one door every front end walks through (the headless printer today, the
+//! TUI and an MCP server next). [`Session::start`] wires the runtime, the plugin registry,
+//! the policy, the scheduler, the agent loop and the session recorder, sends every start-up
+//! event, and returns the session and its stream of [`Output`]s. From then on a front end
+//! only sends orders ([`Op`]) and reads outputs — the way codex-rs's core takes `Op`s and
+//! gives events. Nothing here prints, reads a terminal or knows which front end it serves.
+//!
+//! Invariants:
+//! - Outputs arrive in the order things happened, on one stream: a call's
+//!   `awaiting_approval` update comes before its [`Question`], and a turn's events before
+//!   its [`Output::TurnDone`].
+//! - One user turn runs at a time. While it runs, [`Op::Interrupt`], [`Op::Approve`] and
+//!   [`Op::SetMode`] act at once; [`Op::UserTurn`], [`Op::Compress`] and [`Op::Resume`]
+//!   wait, in the order sent, until it ends.
+//! - Only a front end's order answers a question, and each question's id is the engine's
+//!   own (see [`questions`]): nothing the model sends can approve a call or change the mode.
+//! - [`Op::Shutdown`], or every order sender gone, cancels what runs and ends the stream.
+
+mod questions;
+mod start;
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use crate::agent::{Agent, Report};
+use crate::cancel::Cancellation;
+use crate::config::Paths;
+use crate::events::{Event, EventSink};
+use crate::policy::{ApprovalMode, ApprovalOutcome, ApprovalRequest, Policy};
+use crate::session;
+use questions::Questions;
+pub use start::{Info, Settings, StartError, Tools};
+
+/// An order from a front end.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// Run a user prompt to its end; answered by [`Output::TurnDone`].
+    UserTurn { text: String },
+    /// Cancel the running turn: the model stream is dropped and running calls stop at
+    /// their next epoch tick. Nothing happens when no turn runs.
+    Interrupt,
+    /// The user's answer to question `id`.
+    Approve { id: u64, outcome: ApprovalOutcome },
+    /// Change the approval mode for the following calls and model requests.
+    SetMode(ApprovalMode),
+    /// Summarise older history now (a notice or warning says what came of it).
+    Compress,
+    /// Continue a recorded session (`latest`, an id or the start of one) in place of the
+    /// current conversation; from then on that session's file records.
+    Resume { session: String },
+    /// Cancel what runs and end the session.
+    Shutdown,
+}
+
+/// What the engine tells its front end.
+#[derive(Debug)]
+pub enum Output {
+    /// Something happened (the events `-o stream-json` prints).
+    Event(Event),
+    /// A call waits for the user: answer with [`Op::Approve`] and this id.
+    Question(Box<Question>),
+    /// A user turn ended: what it produced.
+    TurnDone(Box<Report>),
+}
+
+/// A call waiting for the user's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// The engine's number for this question (not the model's call id).
+    pub id: u64,
+    pub request: ApprovalRequest,
+}
+
+/// The sending side of a session's output stream.
+#[derive(Debug, Clone)]
+struct Outputs(mpsc::UnboundedSender<Output>);
+
+impl Outputs {
+    /// A front end that stopped reading just misses outputs; the engine goes on.
+    fn send(&self, output: Output) {
+        let _ = self.0.send(output);
+    }
+}
+
+/// Sends orders to a session; cheap to clone (a signal handler, an approval dialog).
+#[derive(Debug, Clone)]
+pub struct Orders(mpsc::UnboundedSender<Op>);
+
+impl Orders {
+    /// Sends `op`; after the session ended it is dropped.
+    pub fn submit(&self, op: Op) {
+        let _ = self.0.send(op);
+    }
+}
+
+/// A running session.
+#[derive(Debug)]
+pub struct Session {
+    orders: Orders,
+    info: Info,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Session {
+    /// Starts a session with `tools` and returns it with its output stream, which already
+    /// holds the start-up events.
+    pub fn start(settings: Settings, tools: Tools) -> Result<(Self, mpsc::UnboundedReceiver<Output>), StartError> {
+        let (out, outputs) = mpsc::unbounded_channel();
+        let out = Outputs(out);
+        let started = start::build(settings, tools, &out)?;
+        let info = started.info.clone();
+        let (orders, received) = mpsc::unbounded_channel();
+        let engine = Engine {
+            agent: started.agent,
+            shared: Shared {
+                questions: started.questions,
+                policy: started.policy,
+                events: started.events,
+                out,
+                paths: started.paths,
+                info: started.info,
+            },
+        };
+        let task = tokio::spawn(engine.serve(received));
+        Ok((Self { orders: Orders(orders), info, task }, outputs))
+    }
+
+    pub fn info(&self) -> &Info {
+        &self.info
+    }
+
+    pub fn submit(&self, op: Op) {
+        self.orders.submit(op);
+    }
+
+    /// A handle that sends orders to this session.
+    pub fn orders(&self) -> Orders {
+        self.orders.clone()
+    }
+
+    /// Ends the session: cancels what runs and waits until the engine has stopped (every
+    /// output it sent is then in the stream).
+    pub async fn shutdown(self) {
+        self.orders.submit(Op::Shutdown);
+        let _ = self.task.await;
+    }
+}
+
+/// The engine task's state.
+struct Engine {
+    agent: Agent,
+    shared: Shared,
+}
+
+/// What order handling needs while the agent is busy with a turn.
+struct Shared {
+    questions: Arc<Questions>,
+    policy: Arc<Policy>,
+    events: EventSink,
+    out: Outputs,
+    paths: Paths,
+    info: Info,
+}
+
+/// Whether the session goes on after an order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Stop,
+}
+
+/// The orders of one session: received, and put off until the running turn ends.
+struct Inbox {
+    receiver: mpsc::UnboundedReceiver<Op>,
+    open: bool,
+    later: VecDeque<Op>,
+}
+
+impl Inbox {
+    /// The next order to act on: a put-off one first. `None` when every sender is gone.
+    async fn next(&mut self) -> Option<Op> {
+        if let Some(op) = self.later.pop_front() {
+            return Some(op);
+        }
+        if !self.open {
+            return None;
+        }
+        let op = self.receiver.recv().await;
+        self.open = op.is_some();
+        op
+    }
+}
+
+impl Engine {
+    async fn serve(mut self, receiver: mpsc::UnboundedReceiver<Op>) {
+        let mut inbox = Inbox { receiver, open: true, later: VecDeque::new() };
+        while let Some(op) = inbox.next().await {
+            let flow = match op {
+                Op::UserTurn { text } => {
+                    let cancel = Cancellation::default();
+                    let (report, flow) = {
+                        let run = self.agent.run(&text, &self.shared.events, &cancel);
+                        self.shared.busy(run, &mut inbox, &cancel).await
+                    };
+                    self.shared.out.send(Output::TurnDone(Box::new(report)));
+                    flow
+                }
+                Op::Compress => {
+                    let cancel = Cancellation::default();
+                    let compress = self.agent.compress_now(&self.shared.events, &cancel);
+                    let (compressed, flow) = self.shared.busy(compress, &mut inbox, &cancel).await;
+                    if compressed.is_err() {
+                        self.shared.events.send(Event::Notice { message: "compressing was cancelled".into() });
+                    }
+                    flow
+                }
+                Op::Resume { session } => {
+                    self.resume(&session);
+                    Flow::Continue
+                }
+                Op::Shutdown => Flow::Stop,
+                idle => self.shared.at_once(idle, None),
+            };
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+    }
+
+    /// Replaces the conversation with a recorded session's, recording to that session.
+    fn resume(&mut self, which: &str) {
+        let events = &self.shared.events;
+        let info = &self.shared.info;
+        let run = session::RunInfo { workspace: &info.workspace, provider: &info.provider, model: &info.model };
+        match session::open(&self.shared.paths.home, Some(which), run) {
+            Ok(opened) => {
+                for message in opened.warnings {
+                    events.send(Event::Warning { message });
+                }
+                if let Some(message) = opened.notice {
+                    events.send(Event::Notice { message });
+                }
+                self.agent.record_to(opened.recorder);
+                self.agent.resume(opened.history, events);
+            }
+            Err(error) => events.send(Event::Warning { message: format!("cannot resume: {error}") }),
+        }
+    }
+}
+
+impl Shared {
+    /// Drives `work` (a turn, a compression) to its end while acting on orders: those that
+    /// act at once do; the rest wait in the inbox. A shutdown cancels `work`, which still
+    /// runs to its (then quick) end so that what it did is reported and recorded.
+    async fn busy<T>(&self, work: impl Future<Output = T>, inbox: &mut Inbox, cancel: &Cancellation) -> (T, Flow) {
+        let mut work = std::pin::pin!(work);
+        let mut flow = Flow::Continue;
+        loop {
+            tokio::select! {
+                done = &mut work => return (done, flow),
+                op = inbox.receiver.recv(), if inbox.open => match op {
+                    None | Some(Op::Shutdown) => {
+                        inbox.open &= op.is_some();
+                        flow = Flow::Stop;
+                        cancel.cancel();
+                    }
+                    Some(op @ (Op::UserTurn { .. } | Op::Compress | Op::Resume { .. })) => inbox.later.push_back(op),
+                    Some(op) => {
+                        self.at_once(op, Some(cancel));
+                    }
+                },
+            }
+        }
+    }
+
+    /// Acts on an order that needs no turn: `cancel` is the running work's, if any.
+    fn at_once(&self, op: Op, cancel: Option<&Cancellation>) -> Flow {
+        match op {
+            Op::Interrupt => {
+                if let Some(cancel) = cancel {
+                    cancel.cancel();
+                }
+            }
+            Op::Approve { id, outcome } => {
+                if !self.questions.answer(id, outcome) {
+                    tracing::info!(id, "an answer to a question no call waits for was dropped");
+                }
+            }
+            Op::SetMode(mode) => {
+                self.policy.set_mode(mode);
+                self.events.send(Event::Notice { message: format!("approval mode: {}", mode.as_str()) });
+            }
+            Op::Shutdown => return Flow::Stop,
+            Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } => {}
+        }
+        Flow::Continue
+    }
+}

@@ -1,0 +1,163 @@
+//! Starting a session: loading the tools (runtime, plugin registry, policy bound to the
+//! loaded plugins), then the model client, the agent and the session recorder, and sending
+//! every start-up event in the order front ends expect: `init`, plugin problems, policy
+//! notices and warnings, recording problems, cut context files, then the resume notice.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Output, Outputs, questions::Questions};
+use crate::agent::{self, Agent, context_files};
+use crate::capability::Roots;
+use crate::config::Paths;
+use crate::events::{Event, EventSink};
+use crate::model::{ModelClient, ModelError, ProviderConfig};
+use crate::policy::{ApprovalMode, Policy, PolicyError};
+use crate::registry::{PluginDirs, Registry};
+use crate::runtime::{Runtime, RuntimeError};
+use crate::scheduler::{CallLimits, Scheduler};
+use crate::session::{self, SessionError};
+
+/// Why a session (or its tools) could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A policy or trust file is unreadable or invalid.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// The component runtime could not start (compile cache, engine).
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    /// The model client could not be built from the provider settings.
+    #[error(transparent)]
+    Client(#[from] ModelError),
+    /// The session to resume could not be found or read.
+    #[error(transparent)]
+    Resume(#[from] SessionError),
+}
+
+/// The tools of a workspace: the component runtime, the loaded plugins and the policy,
+/// bound to them. The `tools` and `plugins` commands use them without a session.
+#[derive(Debug, Clone)]
+pub struct Tools {
+    pub runtime: Arc<Runtime>,
+    pub registry: Arc<Registry>,
+    pub policy: Arc<Policy>,
+}
+
+impl Tools {
+    /// Loads the policy, the runtime and the plugins of `workspace` (absolute and canonical),
+    /// then binds the policy's names to the loaded plugins.
+    pub async fn load(paths: &Paths, workspace: &Path, mode: ApprovalMode) -> Result<Self, StartError> {
+        let roots = Roots { workspace: workspace.to_path_buf(), home: user_home() };
+        let mut policy = Policy::load(paths, roots, mode)?;
+        let runtime = Arc::new(Runtime::with_key(paths.cache.clone(), &paths.cache_key())?);
+        let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
+        let registry = Arc::new(Registry::load(&runtime, &dirs).await);
+        // The policy's names (grant tables, rule tools) mean plugins and tools: resolved now.
+        policy.bind(&registry)?;
+        Ok(Self { runtime, registry, policy: Arc::new(policy) })
+    }
+}
+
+/// The user's home folder, for `~/` paths in grants.
+fn user_home() -> Option<PathBuf> {
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).and_then(|h| h.canonicalize().ok())
+}
+
+/// Everything a session needs besides its tools.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub paths: Paths,
+    /// The workspace, absolute and canonical (as [`Tools::load`] got it).
+    pub workspace: PathBuf,
+    /// The folder airlock was started in, for AIRLOCK.md files between it and the workspace.
+    pub cwd: Option<PathBuf>,
+    pub provider: ProviderConfig,
+    /// Most model responses per user turn.
+    pub max_turns: u32,
+    pub loop_detection: bool,
+    /// Default limits of a call, before grants.
+    pub limits: CallLimits,
+    /// Continue a recorded session: `latest`, an id or the start of one.
+    pub resume: Option<String>,
+}
+
+/// What identifies a session to its front end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Info {
+    pub id: String,
+    pub provider: String,
+    pub model: String,
+    pub workspace: String,
+}
+
+/// The engine's parts once started.
+pub(super) struct Started {
+    pub agent: Agent,
+    pub questions: Arc<Questions>,
+    pub policy: Arc<Policy>,
+    pub events: EventSink,
+    pub info: Info,
+    pub paths: Paths,
+}
+
+/// Builds the session and sends its start-up events to `out`.
+pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<Started, StartError> {
+    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume } = settings;
+    let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
+    let context = context_files::load(&paths.home, &workspace, &folders);
+    let system = agent::system_prompt(&workspace, &context);
+    let workspace_text = workspace.display().to_string();
+    let (provider_name, model) = (provider.name.clone(), provider.model.clone());
+    let agent_settings = agent::Settings { max_turns, loop_detection, context_window: provider.context_window_tokens };
+    let client = ModelClient::new(provider)?;
+    let questions = Questions::new(out.clone());
+    let Tools { runtime, registry, policy } = tools;
+    let scheduler = Scheduler::new(runtime, registry.clone(), policy.clone(), questions.clone(), limits);
+    let mut agent = Agent::new(client, scheduler, system, agent_settings);
+    let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
+    let (recorded, recording_problem) = match session::open(&paths.home, resume.as_deref(), run_info) {
+        Ok(opened) => (Some(opened), None),
+        Err(e) if resume.is_some() => return Err(e.into()),
+        Err(e) => (None, Some(format!("{e}; this session is not recorded"))),
+    };
+
+    let sink = out.clone();
+    let events = EventSink::to(move |event| sink.send(Output::Event(event)));
+    let info = Info {
+        id: recorded.as_ref().map_or_else(session::new_id, |o| o.recorder.id().to_owned()),
+        provider: provider_name,
+        model,
+        workspace: workspace_text,
+    };
+    events.send(Event::Init {
+        session_id: info.id.clone(),
+        provider: info.provider.clone(),
+        model: info.model.clone(),
+        workspace: info.workspace.clone(),
+        tools: registry.tools().iter().map(|t| t.info.name.clone()).collect(),
+    });
+    for problem in &registry.problems {
+        events.send(Event::PluginProblem(problem.clone()));
+    }
+    for notice in policy.notices.iter().chain(&policy.plugin_notices(&registry)).chain(&policy.warnings) {
+        events.send(Event::Warning { message: notice.clone() });
+    }
+    for message in recording_problem.into_iter().chain(recorded.iter().flat_map(|o| o.warnings.clone())) {
+        events.send(Event::Warning { message });
+    }
+    for file in context.iter().filter(|f| f.cut.is_some()) {
+        let cut = file.cut.as_deref().unwrap_or_default();
+        events.send(Event::Warning { message: format!("{}: {cut}", file.path.display()) });
+    }
+    if let Some(opened) = recorded {
+        if let Some(message) = opened.notice {
+            events.send(Event::Notice { message });
+        }
+        agent.record_to(opened.recorder);
+        if opened.resumed {
+            agent.resume(opened.history, &events);
+        }
+    }
+    Ok(Started { agent, questions, policy, events, info, paths })
+}

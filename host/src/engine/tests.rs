@@ -1,0 +1,229 @@
+//! A session driven purely through orders and outputs, as a TUI or an MCP server would
+//! drive it: real components, real files, the mock model on 127.0.0.1, no terminal.
+
+use std::path::Path;
+use std::time::Duration;
+
+use airlock_tests::fixtures;
+use airlock_tests::mock_model::{MockModel, Turn, Wire, call, function_responses};
+use serde_json::json;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::*;
+use crate::agent::Outcome;
+use crate::config::Paths;
+use crate::contract::Confirmation;
+use crate::events::CallStatus;
+use crate::model::ProviderKind;
+use crate::model::test_support::config;
+use crate::scheduler::CallLimits;
+use crate::testing::{Setup, shared_cache};
+
+/// Long enough for a loaded machine, short enough that a hang fails the test instead of
+/// the suite.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+async fn start(setup: &Setup, mock: &MockModel, mode: ApprovalMode) -> (Session, UnboundedReceiver<Output>) {
+    let paths = Paths::new(setup.home.path(), Some(&shared_cache())).unwrap();
+    let tools = Tools::load(&paths, &setup.workspace, mode).await.unwrap();
+    let settings = Settings {
+        paths,
+        workspace: setup.workspace.clone(),
+        cwd: None,
+        provider: config(ProviderKind::Gemini, &mock.base_url()),
+        max_turns: 10,
+        loop_detection: true,
+        limits: CallLimits::default(),
+        resume: None,
+    };
+    Session::start(settings, tools).unwrap()
+}
+
+/// The next output, or a failure when none comes.
+async fn next(outputs: &mut UnboundedReceiver<Output>) -> Output {
+    tokio::time::timeout(PATIENCE, outputs.recv()).await.expect("the engine went quiet").expect("the stream ended")
+}
+
+/// Events until a question or the turn's end, whichever comes first.
+async fn until_question_or_done(outputs: &mut UnboundedReceiver<Output>, seen: &mut Vec<Event>) -> Output {
+    loop {
+        match next(outputs).await {
+            Output::Event(event) => seen.push(event),
+            other => return other,
+        }
+    }
+}
+
+fn report(output: Output) -> Box<Report> {
+    match output {
+        Output::TurnDone(report) => report,
+        other => panic!("expected the end of the turn, got {other:?}"),
+    }
+}
+
+fn read(workspace: &Path, file: &str) -> String {
+    std::fs::read_to_string(workspace.join(file)).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_runs_on_orders_and_outputs_alone() {
+    let setup = Setup::new(&[fixtures::SPIN_FOREVER]);
+    std::fs::write(setup.workspace.join("notes.txt"), "old\n").unwrap();
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
+
+    // Start-up events come from the engine, before any order.
+    let Output::Event(Event::Init { session_id, tools, .. }) = next(&mut outputs).await else {
+        panic!("the first output is not `init`");
+    };
+    assert_eq!(session_id, session.info().id);
+    assert!(tools.iter().any(|t| t == "write_file") && tools.iter().any(|t| t == "spin"), "{tools:?}");
+
+    // 1. An edit needs approval: it arrives as a question and is answered by an order.
+    mock.push_turn(Turn::calls(vec![
+        call("write_file", json!({ "file_path": "notes.txt", "content": "approved\n" })).with_id("edit-1"),
+    ]));
+    mock.push_turn(Turn::text("Written."));
+    session.submit(Op::UserTurn { text: "Update the notes".into() });
+    let mut seen = Vec::new();
+    let Output::Question(question) = until_question_or_done(&mut outputs, &mut seen).await else {
+        panic!("the edit did not ask");
+    };
+    assert_eq!(question.request.call_id, "edit-1");
+    assert!(matches!(&question.request.confirmation, Confirmation::Edit { proposed, .. } if proposed == "approved\n"));
+    assert!(
+        seen.iter().any(|e| matches!(e, Event::ToolCall(u) if u.status == CallStatus::AwaitingApproval)),
+        "the call's awaiting_approval update precedes its question"
+    );
+    assert_eq!(read(&setup.workspace, "notes.txt"), "old\n", "nothing is written before the answer");
+    // An answer to a question nobody asked is dropped, and answers nothing.
+    session.submit(Op::Approve { id: question.id + 100, outcome: ApprovalOutcome::Cancel });
+    session.submit(Op::Approve { id: question.id, outcome: ApprovalOutcome::AllowOnce });
+    let done = report(until_question_or_done(&mut outputs, &mut seen).await);
+    assert!(matches!(done.outcome, Outcome::Completed), "{:?}", done.outcome);
+    assert_eq!(done.response, "Written.");
+    assert_eq!(done.calls.len(), 1);
+    assert_eq!(done.calls[0].status, CallStatus::Success);
+    assert_eq!(read(&setup.workspace, "notes.txt"), "approved\n");
+
+    // 2. A refusal by order: nothing written, and the model is told the user's reason.
+    mock.push_turn(Turn::calls(vec![
+        call("write_file", json!({ "file_path": "notes.txt", "content": "refused\n" })).with_id("edit-2"),
+    ]));
+    mock.push_turn(Turn::text("Understood."));
+    session.submit(Op::UserTurn { text: "Try again".into() });
+    let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
+        panic!("the second edit did not ask");
+    };
+    session.submit(Op::Approve { id: question.id, outcome: ApprovalOutcome::Refuse("not today".into()) });
+    let done = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    assert_eq!(done.calls[0].status, CallStatus::Error);
+    assert_eq!(read(&setup.workspace, "notes.txt"), "approved\n");
+    let told = function_responses(&mock.last_request().unwrap());
+    assert!(told.iter().any(|(name, text)| name == "write_file" && text.contains("not today")), "{told:?}");
+
+    // 3. A call that never ends is cancelled by an interrupt; the session goes on.
+    mock.push_turn(Turn::calls(vec![call("spin", json!({})).with_id("spin-1")]));
+    session.submit(Op::UserTurn { text: "Think hard".into() });
+    loop {
+        match next(&mut outputs).await {
+            Output::Event(Event::ToolCall(update)) if update.status == CallStatus::Executing => break,
+            Output::Event(_) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    session.submit(Op::Interrupt);
+    let done = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    assert!(matches!(done.outcome, Outcome::Cancelled), "{:?}", done.outcome);
+    assert_eq!(done.calls[0].status, CallStatus::Cancelled);
+
+    // 4. A mode change by order: the same edit now runs without a question.
+    session.submit(Op::SetMode(ApprovalMode::AutoEdit));
+    mock.push_turn(Turn::calls(vec![
+        call("write_file", json!({ "file_path": "notes.txt", "content": "auto\n" })).with_id("edit-3"),
+    ]));
+    mock.push_turn(Turn::text("Done."));
+    session.submit(Op::UserTurn { text: "Once more".into() });
+    let done = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    assert_eq!(done.calls[0].status, CallStatus::Success);
+    assert_eq!(read(&setup.workspace, "notes.txt"), "auto\n");
+
+    session.shutdown().await;
+    while let Ok(output) = outputs.try_recv() {
+        assert!(matches!(output, Output::Event(_)), "after shutdown: {output:?}");
+    }
+    assert!(outputs.recv().await.is_none(), "the stream ends with the session");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orders_sent_during_a_turn_wait_for_it_and_a_cancelled_question_is_withdrawn() {
+    let setup = Setup::new(&[]);
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
+    mock.push_turn(Turn::calls(vec![
+        call("write_file", json!({ "file_path": "a.txt", "content": "a\n" })).with_id("edit-a"),
+    ]));
+    session.submit(Op::UserTurn { text: "first".into() });
+    let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
+        panic!("the edit did not ask");
+    };
+    // A second prompt sent while the first waits runs after it, not beside it.
+    mock.push_turn(Turn::text("Second answer."));
+    session.submit(Op::UserTurn { text: "second".into() });
+    session.submit(Op::Interrupt);
+    let first = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    assert!(matches!(first.outcome, Outcome::Cancelled), "{:?}", first.outcome);
+    assert_eq!(first.calls[0].status, CallStatus::Cancelled);
+    // The withdrawn question's late answer reaches nothing: no file appears.
+    session.submit(Op::Approve { id: question.id, outcome: ApprovalOutcome::AllowOnce });
+    let second = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    assert_eq!(second.response, "Second answer.");
+    assert!(second.calls.is_empty());
+    assert!(!setup.workspace.join("a.txt").exists());
+    // The second prompt's request carries the first turn's cancelled call, answered.
+    let told = function_responses(&mock.last_request().unwrap());
+    assert!(told.iter().any(|(name, _)| name == "write_file"), "{told:?}");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compress_and_resume_are_orders_too() {
+    let setup = Setup::new(&[]);
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
+    let first_id = session.info().id.clone();
+    for answer in ["One.", "Two."] {
+        mock.push_turn(Turn::text(answer));
+        session.submit(Op::UserTurn { text: format!("say {answer}") });
+        report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    }
+    mock.push_turn(Turn::text("The user asked for one and two."));
+    session.submit(Op::Compress);
+    mock.push_turn(Turn::text("Three."));
+    session.submit(Op::UserTurn { text: "say three".into() });
+    let mut seen = Vec::new();
+    report(until_question_or_done(&mut outputs, &mut seen).await);
+    assert!(
+        seen.iter().any(|e| matches!(e, Event::Notice { message } if message.starts_with("compressed "))),
+        "{seen:?}"
+    );
+    let requests = mock.requests();
+    let last = requests.last().unwrap().to_string();
+    assert!(last.contains(crate::agent::SUMMARY_PREFIX) && last.contains("say three"), "{last}");
+    assert!(!last.contains("say One."), "the compressed prompt is gone from the request: {last}");
+
+    // A second session resumes the first by order.
+    session.shutdown().await;
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
+    session.submit(Op::Resume { session: first_id.clone() });
+    session.submit(Op::Resume { session: "no-such-session".into() });
+    mock.push_turn(Turn::text("Four."));
+    session.submit(Op::UserTurn { text: "say four".into() });
+    let mut seen = Vec::new();
+    report(until_question_or_done(&mut outputs, &mut seen).await);
+    assert!(seen.iter().any(|e| matches!(e, Event::Notice { message } if message.contains(&first_id))), "{seen:?}");
+    assert!(seen.iter().any(|e| matches!(e, Event::Warning { message } if message.starts_with("cannot resume"))));
+    let last = mock.last_request().unwrap().to_string();
+    assert!(last.contains("say three") && last.contains("say four"), "{last}");
+    session.shutdown().await;
+}

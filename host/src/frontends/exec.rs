@@ -1,0 +1,97 @@
+//! The headless run (`airlock -p`): starts nothing itself — it drives a started engine
+//! session with one user turn, prints its events ([`super::headless`]), answers its
+//! questions, and turns the report into an exit code. Questions are refused at once (the
+//! run cannot ask anyone) unless `--ask` was given, in which case the terminal asks
+//! ([`super::ask`]) while the printer goes on printing. Ctrl-C and SIGTERM interrupt the turn.
+
+use tokio::sync::mpsc;
+
+use super::ExitCode;
+use super::ask::Terminal;
+use super::headless::{self, OutputFormat, Printer};
+use crate::engine::{Op, Orders, Output, Question, Session};
+use crate::policy::{ApprovalMode, RefuseAll};
+use crate::sanitize;
+
+/// How a headless run prints and answers.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub format: OutputFormat,
+    /// Ask the terminal (`--ask`) instead of refusing.
+    pub ask: bool,
+    /// The session's approval mode, named in refusals.
+    pub mode: ApprovalMode,
+}
+
+/// Runs `prompt` in `session` to its end and returns the exit code.
+pub async fn run(
+    session: Session,
+    mut outputs: mpsc::UnboundedReceiver<Output>,
+    prompt: String,
+    options: Options,
+) -> ExitCode {
+    let info = session.info().clone();
+    spawn_signal_handler(session.orders());
+    session.submit(Op::UserTurn { text: prompt });
+    let terminal = options.ask.then(Terminal::default);
+    let mut printer = Printer::new(options.format);
+    let report = loop {
+        match outputs.recv().await {
+            Some(Output::Event(event)) => printer.event(&event),
+            Some(Output::Question(question)) => answer(*question, terminal.as_ref(), options.mode, session.orders()),
+            Some(Output::TurnDone(report)) => break Some(report),
+            None => break None,
+        }
+    };
+    session.shutdown().await;
+    while let Ok(Output::Event(event)) = outputs.try_recv() {
+        printer.event(&event);
+    }
+    match report {
+        Some(report) => headless::finish(options.format, &info, &report, printer.done()),
+        None => {
+            use std::io::Write as _;
+            let message = "the engine stopped before the run ended (see $AIRLOCK_HOME/logs/airlock.log)";
+            let _ = writeln!(std::io::stderr(), "airlock: {}", sanitize::line(message));
+            ExitCode::Failure
+        }
+    }
+}
+
+/// Answers a question: on the terminal, without holding up the printer, or with a refusal.
+fn answer(question: Question, terminal: Option<&Terminal>, mode: ApprovalMode, orders: Orders) {
+    let Question { id, request } = question;
+    match terminal {
+        Some(terminal) => {
+            let terminal = terminal.clone();
+            tokio::spawn(async move {
+                let outcome = terminal.ask(request).await;
+                orders.submit(Op::Approve { id, outcome });
+            });
+        }
+        None => orders.submit(Op::Approve { id, outcome: RefuseAll { mode }.refusal(&request) }),
+    }
+}
+
+/// Ctrl-C and SIGTERM interrupt the run: running calls stop at their next epoch tick, the
+/// model stream is dropped, and the process exits with 130 after reporting.
+fn spawn_signal_handler(orders: Orders) {
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let Ok(mut terminate) = signal(SignalKind::terminate()) else {
+                let _ = tokio::signal::ctrl_c().await;
+                orders.submit(Op::Interrupt);
+                return;
+            };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        orders.submit(Op::Interrupt);
+    });
+}
