@@ -427,8 +427,8 @@ fn key_paths(value: &Value, free: &[&str]) -> Vec<String> {
 /// float's digits need not survive a parse.
 fn parse_sorted(raw: &str, pretty: bool) -> Value {
     let value: Value = serde_json::from_str(raw).unwrap_or_else(|e| panic!("{e}: {raw}"));
-    let again =
-        if pretty { serde_json::to_string_pretty(&value).unwrap() } else { serde_json::to_string(&value).unwrap() };
+    let again = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) };
+    let again = again.unwrap_or_else(|e| panic!("{e}"));
     let skeleton =
         |s: &str| s.chars().filter(|c| !matches!(c, '0'..='9' | '-' | '+' | '.' | 'e' | 'E')).collect::<String>();
     assert_eq!(skeleton(raw.trim_end()), skeleton(&again), "keys not in alphabetical order");

@@ -3,6 +3,7 @@
 //! come later over the same events.
 
 pub mod headless;
+pub mod json;
 mod live;
 pub mod sessions_list;
 pub mod show_context;
