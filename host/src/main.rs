@@ -1,4 +1,4 @@
-//! The `airlock` binary: parses the command line and hands it to the engine's CLI driver.
+//! The `airlock` binary: parses the command line and hands it to [`airlock::cli::run`].
 
 use clap::Parser;
 

@@ -388,3 +388,274 @@ fn ctrl_c_cancels_running_calls_and_exits_cleanly() {
     assert_eq!(object["tool_calls"][0]["status"], "cancelled");
     assert!(started.elapsed().as_secs() < 30, "cancellation must not wait for the 60 s deadline");
 }
+
+// json_shapes: the public JSON outputs (host/src/frontends/json.rs), pinned on real runs so a
+// key cannot vanish, move or be renamed without a test saying so.
+
+/// Every key path of `value` (`a.b`, `list[].c`; an array's elements merge). Under a key of
+/// `free` (tool arguments, schemas, requested capabilities) the value is data, not shape.
+fn key_paths(value: &Value, free: &[&str]) -> Vec<String> {
+    fn walk(value: &Value, path: &str, free: &[&str], out: &mut std::collections::BTreeSet<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    let path = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                    out.insert(path.clone());
+                    if !free.contains(&key.as_str()) {
+                        walk(child, &path, free, out);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    let path = format!("{path}[]");
+                    out.insert(path.clone());
+                    walk(item, &path, free, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    walk(value, "", free, &mut out);
+    out.into_iter().collect()
+}
+
+/// Parses `raw` and checks its keys are in alphabetical order at every depth, the order the
+/// JSON outputs have always had: a parsed copy (whose maps sort their keys) prints back the
+/// same text. Digits, signs, dots and `e` are left out of the comparison on both sides, as a
+/// float's digits need not survive a parse.
+fn parse_sorted(raw: &str, pretty: bool) -> Value {
+    let value: Value = serde_json::from_str(raw).unwrap_or_else(|e| panic!("{e}: {raw}"));
+    let again = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) };
+    let again = again.unwrap_or_else(|e| panic!("{e}"));
+    let skeleton =
+        |s: &str| s.chars().filter(|c| !matches!(c, '0'..='9' | '-' | '+' | '.' | 'e' | 'E')).collect::<String>();
+    assert_eq!(skeleton(raw.trim_end()), skeleton(&again), "keys not in alphabetical order");
+    value
+}
+
+/// A run of `-o json` / `-o stream-json` with a call that succeeds and one that fails, and a
+/// plugin that cannot load: `capped` stops it at the turn cap, so the summary has an error.
+fn shaped_run(s: &Session, format: &str, capped: bool) -> airlock_tests::Finished {
+    let mock = MockModel::start(Wire::OpenAi);
+    let calls =
+        vec![call("read_file", json!({"file_path": "a.txt"})), call("read_file", json!({"file_path": "nope.txt"}))];
+    mock.push_turn(Turn::calls(calls).with_usage(50, 5));
+    mock.push_turn(Turn::text("It says A.").with_usage(70, 4));
+    let mut args = vec!["-p", "read a", "-o", format];
+    if capped {
+        args.extend(["--max-turns", "1"]);
+    }
+    let done = s.airlock(&mock, &args);
+    assert_eq!(done.code, Some(if capped { 53 } else { 0 }), "{}", done.stderr);
+    done
+}
+
+const SUMMARY_PATHS: [&str; 35] = [
+    "error",
+    "error.message",
+    "error.type",
+    "session_id",
+    "stats",
+    "stats.compressions",
+    "stats.duration_ms",
+    "stats.tokens",
+    "stats.tokens.input",
+    "stats.tokens.output",
+    "stats.tokens.total",
+    "stats.tools",
+    "stats.tools.cancelled",
+    "stats.tools.error",
+    "stats.tools.success",
+    "stats.tools.total",
+    "stats.turns",
+    "stats.turns_detail",
+    "stats.turns_detail[]",
+    "stats.turns_detail[].input",
+    "stats.turns_detail[].kind",
+    "stats.turns_detail[].output",
+    "stats.turns_detail[].total",
+    "stats.turns_detail[].turn",
+    "status",
+    "tool_calls",
+    "tool_calls[]",
+    "tool_calls[].args",
+    "tool_calls[].duration_ms",
+    "tool_calls[].error",
+    "tool_calls[].error.message",
+    "tool_calls[].error.type",
+    "tool_calls[].id",
+    "tool_calls[].name",
+    "tool_calls[].status",
+];
+
+/// The events a run with a failing call and a plugin problem prints, by `type`: each the
+/// event (`crate::events::Event`) with its `timestamp`.
+const EVENT_PATHS: [(&str, &[&str]); 6] = [
+    ("init", &["model", "provider", "session_id", "timestamp", "tools", "type", "workspace"]),
+    ("plugin_problem", &["path", "reason", "timestamp", "type"]),
+    ("text", &["delta", "timestamp", "type"]),
+    (
+        "tool_call",
+        &[
+            "args",
+            "call_id",
+            "description",
+            "display",
+            "display.text",
+            "display.type",
+            "duration",
+            "error",
+            "error.kind",
+            "error.message",
+            "name",
+            "output",
+            "status",
+            "timestamp",
+            "type",
+        ],
+    ),
+    ("turn_started", &["timestamp", "turn", "type"]),
+    ("usage", &["input_tokens", "kind", "output_tokens", "timestamp", "turn", "type"]),
+];
+
+/// `paths` without the top-level `error` (a run that succeeded has none).
+fn without_error(paths: &[&str]) -> Vec<String> {
+    paths.iter().filter(|p| **p != "error" && !p.starts_with("error.")).map(|p| p.to_string()).collect()
+}
+
+fn with(base: &[&str], extra: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> = base.iter().chain(extra).map(|p| p.to_string()).collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn json_shapes_of_json_output_keep_their_keys_and_order() {
+    let s = session();
+    s.write("a.txt", "A\n");
+    s.install_plugin(fixtures::BAD_NAME);
+    let extra = ["model", "provider", "response", "warnings", "warnings[]"];
+    for capped in [false, true] {
+        let done = shaped_run(&s, "json", capped);
+        assert_eq!(done.stdout.lines().count(), 1, "{}", done.stdout);
+        let object = parse_sorted(&done.stdout, false);
+        let mut expected = with(&SUMMARY_PATHS, &extra);
+        if !capped {
+            expected = without_error(&expected.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+        assert_eq!(key_paths(&object, &["args"]), expected, "capped {capped}: {object:#}");
+        assert_eq!(object["tool_calls"][1]["error"]["type"], "not_found", "{object:#}");
+    }
+}
+
+#[test]
+fn json_shapes_of_stream_json_keep_their_keys_and_order() {
+    let s = session();
+    s.write("a.txt", "A\n");
+    s.install_plugin(fixtures::BAD_NAME);
+    let mut by_type: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+    for capped in [false, true] {
+        let done = shaped_run(&s, "stream-json", capped);
+        let lines: Vec<Value> = done.stdout.lines().map(|l| parse_sorted(l, false)).collect();
+        for event in &lines[..lines.len() - 1] {
+            let kind = event["type"].as_str().unwrap().to_owned();
+            by_type.entry(kind).or_default().extend(key_paths(event, &["args", "tools"]));
+        }
+        let result = lines.last().unwrap();
+        let mut expected = with(&SUMMARY_PATHS, &["timestamp", "type"]);
+        if !capped {
+            expected = without_error(&expected.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+        assert_eq!(result["type"], "result");
+        assert_eq!(key_paths(result, &["args"]), expected, "capped {capped}: {result:#}");
+    }
+    let by_type: Vec<(&str, Vec<&str>)> =
+        by_type.iter().map(|(kind, paths)| (kind.as_str(), paths.iter().map(String::as_str).collect())).collect();
+    let expected: Vec<(&str, Vec<&str>)> = EVENT_PATHS.iter().map(|(kind, paths)| (*kind, paths.to_vec())).collect();
+    assert_eq!(by_type, expected);
+}
+
+#[test]
+fn json_shapes_of_the_listings_keep_their_keys_and_order() {
+    let s = session();
+    s.install_plugin(fixtures::BAD_NAME);
+    s.install_plugin(fixtures::FS_PROBE);
+    let listing = |args: &[&str]| {
+        let done = Session::run({
+            let mut c = s.bare_command();
+            c.args(args);
+            c
+        });
+        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+        done.stdout
+    };
+    // Capabilities and grants are the plugin contract's and the policy's own types.
+    let free = ["parameters", "capabilities", "requests", "granted"];
+    let problems = ["problems", "problems[]", "problems[].path", "problems[].reason"];
+    let tools = parse_sorted(&listing(&["tools", "list", "--json"]), true);
+    let tool = ["capabilities", "description", "display_name", "kind", "name", "parallel_safe", "parameters"];
+    let mut expected: Vec<String> =
+        tool.iter().chain(&["streams_output", "plugin"]).map(|k| format!("tools[].{k}")).collect();
+    expected.extend(["file", "name", "origin", "version"].map(|k| format!("tools[].plugin.{k}")));
+    expected.extend(problems.iter().chain(&["tools", "tools[]"]).map(|p| p.to_string()));
+    expected.sort();
+    assert_eq!(key_paths(&tools, &free), expected);
+
+    let plugin = [
+        "defaults",
+        "defaults[]",
+        "file",
+        "granted",
+        "granted_by",
+        "name",
+        "origin",
+        "tools",
+        "tools[]",
+        "tools[].gets",
+        "tools[].gets.env",
+        "tools[].gets.files",
+        "tools[].gets.files[]",
+        "tools[].gets.files[].access",
+        "tools[].gets.files[].path",
+        "tools[].gets.network",
+        "tools[].gets.processes",
+        "tools[].kind",
+        "tools[].missing",
+        "tools[].missing[]",
+        "tools[].name",
+        "tools[].requests",
+        "version",
+    ];
+    let plugins = parse_sorted(&listing(&["plugins", "list", "--json"]), true);
+    let mut expected: Vec<String> = plugin.iter().map(|k| format!("plugins[].{k}")).collect();
+    expected.extend(problems.iter().chain(&["plugins", "plugins[]"]).map(|p| p.to_string()));
+    expected.sort();
+    assert_eq!(key_paths(&plugins, &free), expected);
+    // fs_probe is granted nothing: no file it gets, no default list.
+    let shown = parse_sorted(&listing(&["plugins", "show", "fs_probe", "--json"]), true);
+    let expected: Vec<&str> =
+        plugin.into_iter().filter(|k| !k.starts_with("tools[].gets.files[]") && *k != "defaults[]").collect();
+    assert_eq!(key_paths(&shown, &free), expected);
+
+    let inspected = parse_sorted(&listing(&["plugins", "inspect", fixtures::FS_PROBE, "--json"]), true);
+    let mut expected: Vec<String> =
+        tool.iter().chain(&["streams_output"]).map(|k| format!("plugin.tools[].{k}")).collect();
+    expected.extend(
+        ["file", "plugin", "plugin.name", "plugin.tools", "plugin.tools[]", "plugin.version"].map(String::from),
+    );
+    expected.sort();
+    assert_eq!(key_paths(&inspected, &free), expected);
+
+    // A session's keys print in the order of its struct, not sorted.
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::text("one"));
+    assert_eq!(s.airlock(&mock, &["-p", "first"]).code, Some(0));
+    let raw = listing(&["sessions", "list", "--json"]);
+    assert_eq!(serde_json::from_str::<Value>(&raw).unwrap().as_array().map(Vec::len), Some(1), "{raw}");
+    let keys: Vec<&str> =
+        raw.lines().filter_map(|l| l.trim().strip_prefix('"')?.split_once("\": ").map(|(k, _)| k)).collect();
+    let order = ["id", "started", "updated", "workspace", "provider", "model", "first_prompt", "turns", "path"];
+    assert_eq!(keys, order, "{raw}");
+}

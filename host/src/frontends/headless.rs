@@ -10,9 +10,7 @@
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::{Value, json};
 
 use crate::agent::{Outcome, Report, Unusable};
 use crate::engine::Info as Session;
@@ -21,6 +19,7 @@ use crate::model::ModelError;
 use crate::sanitize;
 
 use super::ExitCode;
+use super::json::{self, ErrorBody, JsonOutput, ResultLine, StampedEvent, Summary};
 use super::live::LiveOutput;
 
 /// How a headless run prints (clap's kebab-case names: `text`, `json`, `stream-json`).
@@ -192,19 +191,18 @@ pub fn finish(format: OutputFormat, session: &Session, report: &Report, mut prin
             printed.lines.end_stdout_line(&mut std::io::stdout().lock());
         }
         OutputFormat::Json => {
-            let mut object = summary(session, report, status, error.as_ref());
-            object["session_id"] = json!(session.id);
-            object["provider"] = json!(session.provider);
-            object["model"] = json!(session.model);
-            object["response"] = json!(report.response);
-            object["warnings"] = json!(printed.warnings);
-            write_line(&mut std::io::stdout().lock(), &object);
+            let output = JsonOutput {
+                model: &session.model,
+                provider: &session.provider,
+                response: &report.response,
+                summary: summary(session, report, status, error.as_ref()),
+                warnings: &printed.warnings,
+            };
+            write_line(&mut std::io::stdout().lock(), &output);
         }
         OutputFormat::StreamJson => {
-            let mut object = summary(session, report, status, error.as_ref());
-            object["type"] = json!("result");
-            object["timestamp"] = json!(now_millis());
-            write_line(&mut std::io::stdout().lock(), &object);
+            let result = ResultLine::now(summary(session, report, status, error.as_ref()));
+            write_line(&mut std::io::stdout().lock(), &result);
         }
     }
     // In the JSON modes too: the JSON carries the error for the script, the line is for
@@ -252,81 +250,21 @@ fn outcome(report: &Report) -> (ExitCode, &'static str, Option<(&'static str, St
     }
 }
 
-fn summary(session: &Session, report: &Report, status: &str, error: Option<&(&str, String)>) -> Value {
-    let calls: Vec<Value> = report
-        .calls
-        .iter()
-        .map(|c| {
-            let args = serde_json::from_str::<Value>(&c.call.arguments).unwrap_or_else(|_| json!(c.call.arguments));
-            let mut call = json!({
-                "id": c.call.id,
-                "name": c.call.name,
-                "args": args,
-                "status": c.status.as_str(),
-                "duration_ms": c.duration.as_secs_f64() * 1000.0,
-            });
-            if let Err(error) = &c.result {
-                call["error"] = json!({"type": error.kind.as_str(), "message": error.message});
-            }
-            call
-        })
-        .collect();
-    let count = |status: CallStatus| report.calls.iter().filter(|c| c.status == status).count();
-    let turns_detail: Vec<Value> = report
-        .turn_usage
-        .iter()
-        .map(|t| {
-            json!({
-                "turn": t.turn,
-                "kind": t.kind,
-                "input": t.usage.input_tokens,
-                "output": t.usage.output_tokens,
-                "total": t.usage.input_tokens + t.usage.output_tokens,
-            })
-        })
-        .collect();
-    let mut object = json!({
-        "session_id": session.id,
-        "status": status,
-        "tool_calls": calls,
-        "stats": {
-            "turns": report.turns,
-            "duration_ms": report.duration.as_secs_f64() * 1000.0,
-            "tokens": {
-                "input": report.usage.input_tokens,
-                "output": report.usage.output_tokens,
-                "total": report.usage.input_tokens + report.usage.output_tokens,
-            },
-            "turns_detail": turns_detail,
-            "compressions": report.compressions,
-            "tools": {
-                "total": report.calls.len(),
-                "success": count(CallStatus::Success),
-                "error": count(CallStatus::Error),
-                "cancelled": count(CallStatus::Cancelled),
-            },
-        },
-    });
-    if let Some((kind, message)) = error {
-        object["error"] = json!({"type": kind, "message": message});
-    }
-    object
+fn summary<'a>(
+    session: &'a Session,
+    report: &'a Report,
+    status: &'a str,
+    error: Option<&'a (&'static str, String)>,
+) -> Summary<'a> {
+    let error = error.map(|(kind, message)| ErrorBody { message, kind });
+    Summary::new(&session.id, report, status, error)
 }
 
-fn stamped(event: &Event) -> Value {
-    let mut value = serde_json::to_value(event).unwrap_or_else(|e| json!({"type": "error", "message": e.to_string()}));
-    if let Value::Object(map) = &mut value {
-        map.insert("timestamp".into(), json!(now_millis()));
-    }
-    value
+fn stamped(event: &Event) -> StampedEvent<'_> {
+    StampedEvent::now(event)
 }
 
-fn now_millis() -> u128 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis())
-}
-
-fn write_line(out: &mut impl Write, value: &Value) {
-    let _ = serde_json::to_writer(&mut *out, value);
-    let _ = out.write_all(b"\n");
-    let _ = out.flush();
+/// Writes one JSON line; a closed stdout is not the run's failure.
+fn write_line(out: &mut impl Write, shape: &impl serde::Serialize) {
+    let _ = json::write_line(out, shape);
 }

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod exec;
 mod exit;
 pub mod headless;
+pub mod json;
 mod live;
 pub mod sessions_list;
 pub mod show_context;

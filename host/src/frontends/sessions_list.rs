@@ -22,8 +22,7 @@ pub fn text(sessions: &[Summary], out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
-/// A JSON array.
+/// A JSON array of [`super::json::SessionEntry`].
 pub fn json(sessions: &[Summary], out: &mut impl Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, sessions)?;
-    writeln!(out)
+    super::json::write_sessions(out, sessions)
 }

@@ -4,8 +4,7 @@
 
 use std::io::{self, Write};
 
-use serde_json::json;
-
+use super::json;
 use crate::registry::Registry;
 use crate::sanitize::line;
 
@@ -33,31 +32,27 @@ pub fn text(registry: &Registry, out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
-/// One JSON object: `{"tools": [...], "problems": [...]}`.
+/// One JSON object: [`json::ToolList`].
 pub fn json(registry: &Registry, out: &mut impl Write) -> io::Result<()> {
-    let tools: Vec<_> = registry
+    let tools = registry
         .tools()
         .iter()
-        .map(|tool| {
-            json!({
-                "name": tool.info.name,
-                "display_name": tool.info.display_name,
-                "description": tool.info.description,
-                "kind": tool.info.kind,
-                "parallel_safe": tool.info.parallel_safe,
-                "streams_output": tool.info.streams_output,
-                "parameters": tool.info.parameters,
-                "capabilities": tool.info.capabilities,
-                "plugin": {
-                    "name": tool.plugin.info.name,
-                    "version": tool.plugin.info.version,
-                    "origin": tool.plugin.source.origin,
-                    "file": tool.plugin.source.display(),
-                },
-            })
+        .map(|tool| json::ToolEntry {
+            capabilities: &tool.info.capabilities,
+            description: &tool.info.description,
+            display_name: &tool.info.display_name,
+            kind: tool.info.kind,
+            name: &tool.info.name,
+            parallel_safe: tool.info.parallel_safe,
+            parameters: &tool.info.parameters,
+            plugin: json::PluginRef {
+                file: tool.plugin.source.display(),
+                name: &tool.plugin.info.name,
+                origin: tool.plugin.source.origin,
+                version: &tool.plugin.info.version,
+            },
+            streams_output: tool.info.streams_output,
         })
         .collect();
-    let value = json!({ "tools": tools, "problems": registry.problems });
-    serde_json::to_writer_pretty(&mut *out, &value)?;
-    writeln!(out)
+    json::write_pretty(out, &json::ToolList { problems: &registry.problems, tools })
 }

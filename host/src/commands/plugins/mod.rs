@@ -19,13 +19,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Subcommand;
-use serde_json::json;
 
 use super::CommandError;
 use crate::capability::net::NetRule;
 use crate::capability::{self, FileGrant, Grant};
 use crate::config::Paths;
 use crate::contract::Access;
+use crate::frontends::json;
 use crate::policy::rules::RuleSource;
 use crate::policy::{Policy, file, workspace_policy_path};
 use crate::registry::{Origin, Plugin, Registry, names};
@@ -194,9 +194,7 @@ async fn inspect(context: &Context<'_>, file: &Path, json: bool, out: &mut impl 
         .await
         .map_err(|p| CommandError::Unloadable(format!("{}: {}", p.path, p.reason)))?;
     if json {
-        serde_json::to_writer_pretty(&mut *out, &json!({ "file": file, "plugin": plugin.info }))
-            .map_err(std::io::Error::other)?;
-        writeln!(out)?;
+        json::write_pretty(out, &json::Inspected { file, plugin: &plugin.info })?;
         return Ok(());
     }
     writeln!(

@@ -4,12 +4,11 @@
 
 use std::io::Write;
 
-use serde_json::json;
-
 use super::{Context, find};
 use crate::capability::Grant;
 use crate::commands::CommandError;
 use crate::contract::{Access, PluginInfo};
+use crate::frontends::json;
 use crate::policy::Granted;
 use crate::policy::file::Parts;
 use crate::registry::{Origin, Plugin};
@@ -95,10 +94,8 @@ fn origin_name(origin: Origin) -> &'static str {
 pub(super) fn list(context: &Context<'_>, json: bool, out: &mut impl Write) -> Result<(), CommandError> {
     let plugins = context.registry.plugins();
     if json {
-        let value: Vec<_> = plugins.iter().map(|p| plugin_json(context, p)).collect();
-        let value = json!({ "plugins": value, "problems": context.registry.problems });
-        serde_json::to_writer_pretty(&mut *out, &value).map_err(std::io::Error::other)?;
-        writeln!(out)?;
+        let plugins = plugins.iter().map(|p| plugin_json(context, p)).collect();
+        json::write_pretty(out, &json::PluginList { plugins, problems: &context.registry.problems })?;
         return Ok(());
     }
     for plugin in plugins {
@@ -113,26 +110,30 @@ pub(super) fn list(context: &Context<'_>, json: bool, out: &mut impl Write) -> R
     Ok(())
 }
 
-fn plugin_json(context: &Context<'_>, plugin: &Plugin) -> serde_json::Value {
+fn plugin_json<'a>(context: &Context<'_>, plugin: &'a Plugin) -> json::PluginView<'a> {
     let granted = context.policy.grant(plugin);
-    let tools: Vec<_> = plugin
+    let tools = plugin
         .info
         .tools
         .iter()
         .map(|tool| {
             let effective = context.policy.effective(plugin, tool);
-            json!({
-                "name": tool.name,
-                "kind": tool.kind,
-                "requests": tool.capabilities,
-                "gets": {
-                    "files": effective.files.iter().map(|(p, a)| json!({"path": p, "access": a})).collect::<Vec<_>>(),
-                    "network": effective.network.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                    "env": effective.env,
-                    "processes": effective.processes,
+            json::ToolAccess {
+                gets: json::Gets {
+                    env: effective.env,
+                    files: effective
+                        .files
+                        .into_iter()
+                        .map(|(path, access)| json::FileAccess { access, path })
+                        .collect(),
+                    network: effective.network.iter().map(ToString::to_string).collect(),
+                    processes: effective.processes,
                 },
-                "missing": effective.missing,
-            })
+                kind: tool.kind,
+                missing: effective.missing,
+                name: &tool.name,
+                requests: &tool.capabilities,
+            }
         })
         .collect();
     let granted_by = match (plugin.source.origin, granted.file) {
@@ -140,24 +141,22 @@ fn plugin_json(context: &Context<'_>, plugin: &Plugin) -> serde_json::Value {
         (Origin::Builtin, None) => "built-in default".into(),
         (_, None) => "nothing".into(),
     };
-    json!({
-        "name": plugin.info.name,
-        "version": plugin.info.version,
-        "origin": plugin.source.origin,
-        "file": plugin.source.display(),
-        "granted": granted.grant,
-        "granted_by": granted_by,
-        // The lists that are the built-in's default (what it requests).
-        "defaults": granted.defaults.keys(),
-        "tools": tools,
-    })
+    json::PluginView {
+        defaults: granted.defaults.keys(),
+        file: plugin.source.display(),
+        granted: granted.grant,
+        granted_by,
+        name: &plugin.info.name,
+        origin: plugin.source.origin,
+        tools,
+        version: &plugin.info.version,
+    }
 }
 
 pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl Write) -> Result<(), CommandError> {
     let plugin = find(context, name)?;
     if json {
-        serde_json::to_writer_pretty(&mut *out, &plugin_json(context, plugin)).map_err(std::io::Error::other)?;
-        writeln!(out)?;
+        json::write_pretty(out, &plugin_json(context, plugin))?;
         return Ok(());
     }
     let granted = context.policy.grant(plugin);
