@@ -239,6 +239,7 @@ impl Agent {
     /// is summarised and the most recent [`KEEP`] of it (at most [`KEEP`] of the window) kept.
     /// What happened is told as a notice or a warning; only a cancellation is an error.
     pub async fn compress_now(&mut self, events: &EventSink, cancel: &Cancellation) -> Result<(), CompressError> {
+        self.declare_tools();
         let before = self.estimated_tokens();
         let keep = ((self.settings.context_window as f64 * KEEP) as u64).min((before as f64 * KEEP) as u64);
         let Some(split) = split_point(&self.history, keep) else {

@@ -122,6 +122,8 @@ pub struct Agent {
     anchor: Option<Anchor>,
     /// Estimated tokens of the system prompt and the tool declarations.
     overhead: u64,
+    /// Whether `declarations` were computed (none may be offered: plan mode, rules).
+    declared: bool,
     /// The run's turn before which no compression is tried again (after a failure).
     compress_paused_until: u32,
     warned_uncompressible: bool,
@@ -145,6 +147,7 @@ impl Agent {
             recorder: None,
             anchor: None,
             overhead: 0,
+            declared: false,
             compress_paused_until: 0,
             warned_uncompressible: false,
         };
@@ -168,9 +171,12 @@ impl Agent {
                 parameters: tool.info.parameters.clone(),
             })
             .collect();
-        if declarations == self.declarations && self.overhead > 0 {
+        if self.declared && declarations == self.declarations {
             return;
         }
+        // The provider's last count covered the old declarations.
+        self.anchor = None;
+        self.declared = true;
         self.overhead = compress::text_tokens(&self.system)
             + declarations
                 .iter()

@@ -9,12 +9,19 @@
 //! - Outputs arrive in the order things happened, on one stream: a call's
 //!   `awaiting_approval` update comes before its [`Question`], and a turn's events before
 //!   its [`Output::TurnDone`].
-//! - One user turn runs at a time. While it runs, [`Op::Interrupt`], [`Op::Approve`] and
+//! - One user turn runs at a time, and every [`Op::UserTurn`] a shutdown does not drop gets
+//!   exactly one [`Output::TurnDone`]. While a turn runs, [`Op::Interrupt`], [`Op::Approve`] and
 //!   [`Op::SetMode`] act at once; [`Op::UserTurn`], [`Op::Compress`] and [`Op::Resume`]
 //!   wait, in the order sent, until it ends.
-//! - Only a front end's order answers a question, and each question's id is the engine's
-//!   own (see [`questions`]): nothing the model sends can approve a call or change the mode.
-//! - [`Op::Shutdown`], or every order sender gone, cancels what runs and ends the stream.
+//! - [`Op::Interrupt`] stops everything sent before it: the running work, and the put-off
+//!   orders (each turn among them still ends, cancelled, with an [`Output::TurnDone`]).
+//!   Nothing sent after it is touched; sent while nothing runs or waits, it does nothing.
+//! - Only a front end's order answers a question, each question's id is the engine's own,
+//!   and an answer is a choice among what the question offers (see [`questions`]): nothing
+//!   the model sends can approve a call, widen what "always" covers, or change the mode.
+//! - A mode change applies to the calls not yet decided and to the next model request.
+//! - [`Op::Shutdown`], dropping the [`Session`], or every order sender gone, cancels what
+//!   runs, drops the orders put off, and ends the stream.
 
 mod questions;
 mod start;
@@ -27,13 +34,15 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::agent::{Agent, Report};
+use crate::agent::{Agent, Outcome, Report};
 use crate::cancel::Cancellation;
 use crate::config::Paths;
 use crate::events::{Event, EventSink};
-use crate::policy::{ApprovalMode, ApprovalOutcome, ApprovalRequest, Policy};
+use crate::policy::{ApprovalMode, Policy};
+use crate::registry::Registry;
 use crate::session;
 use questions::Questions;
+pub use questions::{Answer, AnswerError, Question};
 pub use start::{Info, Settings, StartError, Tools};
 
 /// An order from a front end.
@@ -41,17 +50,19 @@ pub use start::{Info, Settings, StartError, Tools};
 pub enum Op {
     /// Run a user prompt to its end; answered by [`Output::TurnDone`].
     UserTurn { text: String },
-    /// Cancel the running turn: the model stream is dropped and running calls stop at
-    /// their next epoch tick. Nothing happens when no turn runs.
+    /// Cancel the running work (the model stream is dropped, running calls stop at their
+    /// next epoch tick) and the put-off orders sent before this one.
     Interrupt,
     /// The user's answer to question `id`.
-    Approve { id: u64, outcome: ApprovalOutcome },
+    Approve { id: u64, answer: Answer },
     /// Change the approval mode for the following calls and model requests.
     SetMode(ApprovalMode),
-    /// Summarise older history now (a notice or warning says what came of it).
+    /// Summarise older history now (a notice or warning says what came of it; the
+    /// summary's tokens are reported as usage of turn 0).
     Compress,
     /// Continue a recorded session (`latest`, an id or the start of one) in place of the
-    /// current conversation; from then on that session's file records.
+    /// current conversation; from then on that session's file records. A new `init` event
+    /// names it, or a warning says why it could not be resumed.
     Resume { session: String },
     /// Cancel what runs and end the session.
     Shutdown,
@@ -64,16 +75,10 @@ pub enum Output {
     Event(Event),
     /// A call waits for the user: answer with [`Op::Approve`] and this id.
     Question(Box<Question>),
+    /// Question `id` no longer waits (its call was cancelled): close its dialog.
+    Withdrawn { id: u64 },
     /// A user turn ended: what it produced.
     TurnDone(Box<Report>),
-}
-
-/// A call waiting for the user's answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Question {
-    /// The engine's number for this question (not the model's call id).
-    pub id: u64,
-    pub request: ApprovalRequest,
 }
 
 /// The sending side of a session's output stream.
@@ -81,9 +86,10 @@ pub struct Question {
 struct Outputs(mpsc::UnboundedSender<Output>);
 
 impl Outputs {
-    /// A front end that stopped reading just misses outputs; the engine goes on.
-    fn send(&self, output: Output) {
-        let _ = self.0.send(output);
+    /// A front end that stopped reading just misses outputs; the engine goes on. False
+    /// when nobody reads.
+    fn send(&self, output: Output) -> bool {
+        self.0.send(output).is_ok()
     }
 }
 
@@ -98,7 +104,8 @@ impl Orders {
     }
 }
 
-/// A running session.
+/// A running session. Dropping it ends the session, as [`Session::shutdown`] does without
+/// waiting.
 #[derive(Debug)]
 pub struct Session {
     orders: Orders,
@@ -108,7 +115,7 @@ pub struct Session {
 
 impl Session {
     /// Starts a session with `tools` and returns it with its output stream, which already
-    /// holds the start-up events.
+    /// holds the start-up events. The engine runs as a task: call it within a tokio runtime.
     pub fn start(settings: Settings, tools: Tools) -> Result<(Self, mpsc::UnboundedReceiver<Output>), StartError> {
         let (out, outputs) = mpsc::unbounded_channel();
         let out = Outputs(out);
@@ -120,6 +127,7 @@ impl Session {
             shared: Shared {
                 questions: started.questions,
                 policy: started.policy,
+                registry: started.registry,
                 events: started.events,
                 out,
                 paths: started.paths,
@@ -130,10 +138,13 @@ impl Session {
         Ok((Self { orders: Orders(orders), info, task }, outputs))
     }
 
+    /// What identified the session when it started (a resume names its session in a new
+    /// `init` event).
     pub fn info(&self) -> &Info {
         &self.info
     }
 
+    /// Sends an order.
     pub fn submit(&self, op: Op) {
         self.orders.submit(op);
     }
@@ -145,9 +156,16 @@ impl Session {
 
     /// Ends the session: cancels what runs and waits until the engine has stopped (every
     /// output it sent is then in the stream).
-    pub async fn shutdown(self) {
+    pub async fn shutdown(mut self) {
         self.orders.submit(Op::Shutdown);
-        let _ = self.task.await;
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Other order senders (a signal handler) may live on: say it.
+        self.orders.submit(Op::Shutdown);
     }
 }
 
@@ -161,6 +179,7 @@ struct Engine {
 struct Shared {
     questions: Arc<Questions>,
     policy: Arc<Policy>,
+    registry: Arc<Registry>,
     events: EventSink,
     out: Outputs,
     paths: Paths,
@@ -174,16 +193,34 @@ enum Flow {
     Stop,
 }
 
-/// The orders of one session: received, and put off until the running turn ends.
+/// The orders of one session: received, and put off until the running work ends.
 struct Inbox {
     receiver: mpsc::UnboundedReceiver<Op>,
     open: bool,
     later: VecDeque<Op>,
+    /// How many put-off orders at the front of `later` an interrupt voided.
+    void: usize,
 }
 
 impl Inbox {
     /// The next order to act on: a put-off one first. `None` when every sender is gone.
-    async fn next(&mut self) -> Option<Op> {
+    /// Orders that arrived while the last work ran are sorted first, with nothing running:
+    /// an interrupt voids the orders sent before it, so an interrupt that crossed the end of
+    /// its turn stops the turns put off behind it too, never one sent after it.
+    async fn next(&mut self, shared: &Shared) -> Option<Op> {
+        self.drop_voided(shared);
+        while let Ok(op) = self.receiver.try_recv() {
+            match op {
+                Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::Shutdown => self.later.push_back(op),
+                Op::Interrupt => {
+                    self.void = self.later.len();
+                    self.drop_voided(shared);
+                }
+                op => {
+                    shared.at_once(op, None);
+                }
+            }
+        }
         if let Some(op) = self.later.pop_front() {
             return Some(op);
         }
@@ -194,12 +231,24 @@ impl Inbox {
         self.open = op.is_some();
         op
     }
+
+    /// Says that the voided put-off orders will not run (a shutdown among them still does).
+    fn drop_voided(&mut self, shared: &Shared) {
+        let voided: Vec<Op> = self.later.drain(..self.void.min(self.later.len())).collect();
+        self.void = 0;
+        for op in voided.into_iter().rev() {
+            match op {
+                Op::Shutdown => self.later.push_front(op),
+                op => shared.not_run(&op),
+            }
+        }
+    }
 }
 
 impl Engine {
     async fn serve(mut self, receiver: mpsc::UnboundedReceiver<Op>) {
-        let mut inbox = Inbox { receiver, open: true, later: VecDeque::new() };
-        while let Some(op) = inbox.next().await {
+        let mut inbox = Inbox { receiver, open: true, later: VecDeque::new(), void: 0 };
+        while let Some(op) = inbox.next(&self.shared).await {
             let flow = match op {
                 Op::UserTurn { text } => {
                     let cancel = Cancellation::default();
@@ -234,11 +283,14 @@ impl Engine {
 
     /// Replaces the conversation with a recorded session's, recording to that session.
     fn resume(&mut self, which: &str) {
-        let events = &self.shared.events;
         let info = &self.shared.info;
         let run = session::RunInfo { workspace: &info.workspace, provider: &info.provider, model: &info.model };
-        match session::open(&self.shared.paths.home, Some(which), run) {
+        let opened = session::open(&self.shared.paths.home, Some(which), run);
+        let events = &self.shared.events;
+        match opened {
             Ok(opened) => {
+                self.shared.info.id = opened.recorder.id().to_owned();
+                events.send(start::init(&self.shared.info, &self.shared.registry));
                 for message in opened.warnings {
                     events.send(Event::Warning { message });
                 }
@@ -270,11 +322,31 @@ impl Shared {
                         cancel.cancel();
                     }
                     Some(op @ (Op::UserTurn { .. } | Op::Compress | Op::Resume { .. })) => inbox.later.push_back(op),
+                    Some(Op::Interrupt) => {
+                        cancel.cancel();
+                        inbox.void = inbox.later.len();
+                    }
                     Some(op) => {
                         self.at_once(op, Some(cancel));
                     }
                 },
             }
+        }
+    }
+
+    /// Reports a put-off order an interrupt voided (it never started), in its own terms: a
+    /// turn ends cancelled, with nothing sent to the model.
+    fn not_run(&self, op: &Op) {
+        match op {
+            Op::UserTurn { .. } => {
+                let report = Report { outcome: Outcome::Cancelled, ..Report::default() };
+                self.out.send(Output::TurnDone(Box::new(report)));
+            }
+            Op::Compress => self.events.send(Event::Notice { message: "compressing was cancelled".into() }),
+            Op::Resume { session } => {
+                self.events.send(Event::Notice { message: format!("resuming {session} was cancelled") })
+            }
+            Op::Interrupt | Op::Approve { .. } | Op::SetMode(_) | Op::Shutdown => {}
         }
     }
 
@@ -286,11 +358,11 @@ impl Shared {
                     cancel.cancel();
                 }
             }
-            Op::Approve { id, outcome } => {
-                if !self.questions.answer(id, outcome) {
-                    tracing::info!(id, "an answer to a question no call waits for was dropped");
-                }
-            }
+            Op::Approve { id, answer } => match self.questions.answer(id, answer) {
+                Ok(()) => {}
+                Err(error @ AnswerError::NotWaiting(_)) => tracing::info!(%error, "an answer was dropped"),
+                Err(error) => self.events.send(Event::Warning { message: format!("answer not taken: {error}") }),
+            },
             Op::SetMode(mode) => {
                 self.policy.set_mode(mode);
                 self.events.send(Event::Notice { message: format!("approval mode: {}", mode.as_str()) });

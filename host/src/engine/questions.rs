@@ -3,9 +3,17 @@
 //! [`super::Op::Approve`]. Questions are numbered by the engine, never by the model, so no
 //! call id a model makes up can answer (or collide with) another call's question.
 //!
-//! Invariants: a question is answered at most once; an answer for a question nobody waits
-//! for any more (its call was cancelled, or the id is unknown) is dropped; a question whose
-//! call is cancelled while it waits is withdrawn, so a late answer cannot reach a later call.
+//! A front end answers with a choice ([`Answer`]), not with a policy change: what "allow
+//! always" covers is the question's own [`Question::scope`], decided here from the
+//! confirmation, and editing is offered only where [`Question::editable`] says so. So a
+//! front end — or whatever drives it, an MCP client may be a model — cannot save a rule for
+//! another file, command or tool than the one asked about, nor rewrite a call that is not
+//! an edit.
+//!
+//! Invariants: a question is answered at most once; an answer that does not fit its
+//! question is refused with a warning and the question stays open; an answer for a question
+//! nobody waits for any more is dropped; a question whose call is cancelled while it waits
+//! is withdrawn ([`Output::Withdrawn`]), so a late answer cannot reach a later call.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -14,8 +22,51 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::oneshot;
 
-use super::{Output, Outputs, Question};
-use crate::policy::{ApprovalOutcome, ApprovalRequest, Approver};
+use super::{Output, Outputs};
+use crate::contract::Confirmation;
+use crate::policy::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver};
+
+/// A call waiting for the user's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// The engine's number for this question (not the model's call id).
+    pub id: u64,
+    /// The call, its confirmation and what it could write if allowed.
+    pub request: ApprovalRequest,
+    /// What [`Answer::AlwaysForSession`] and [`Answer::AlwaysSaved`] cover: this file, this
+    /// command root, or the tool.
+    pub scope: AlwaysScope,
+    /// Whether [`Answer::Modify`] is offered: edits whose proposal arrived whole.
+    pub editable: bool,
+}
+
+/// The user's choice for a question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Run it this once.
+    Once,
+    /// Run it, and calls within the question's scope, without asking for the session.
+    AlwaysForSession,
+    /// As [`Answer::AlwaysForSession`], and saved as a rule in the user's `policy.toml`.
+    AlwaysSaved,
+    /// Run every call of this tool without asking, for the session.
+    ToolForSession,
+    /// Run it with this content instead of the proposal (editable questions only).
+    Modify { proposed: String },
+    /// Do not run it; the model is told this message.
+    Refuse(String),
+    /// Cancel this call and the rest of its batch.
+    Cancel,
+}
+
+/// Why an answer was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    #[error("no call waits for question {0} (it was answered, or its call was cancelled)")]
+    NotWaiting(u64),
+    #[error("question {0} cannot be answered by modifying the call: it is not an edit whose proposal arrived whole")]
+    NotEditable(u64),
+}
 
 /// The questions waiting for an answer.
 #[derive(Debug)]
@@ -27,7 +78,14 @@ pub(super) struct Questions {
 #[derive(Debug, Default)]
 struct Pending {
     next: u64,
-    waiting: HashMap<u64, oneshot::Sender<ApprovalOutcome>>,
+    waiting: HashMap<u64, Waiting>,
+}
+
+#[derive(Debug)]
+struct Waiting {
+    reply: oneshot::Sender<ApprovalOutcome>,
+    scope: AlwaysScope,
+    editable: bool,
 }
 
 impl Questions {
@@ -35,14 +93,39 @@ impl Questions {
         Arc::new(Self { out, state: Mutex::default() })
     }
 
-    /// Hands `outcome` to the call waiting on question `id`. False when none waits.
-    pub fn answer(&self, id: u64, outcome: ApprovalOutcome) -> bool {
-        let waiting = self.lock().waiting.remove(&id);
-        waiting.is_some_and(|sender| sender.send(outcome).is_ok())
+    /// Hands `answer` to the call waiting on question `id`, as the question allows.
+    pub fn answer(&self, id: u64, answer: Answer) -> Result<(), AnswerError> {
+        let mut state = self.lock();
+        let waiting = state.waiting.get(&id).ok_or(AnswerError::NotWaiting(id))?;
+        let outcome = match answer {
+            Answer::Once => ApprovalOutcome::AllowOnce,
+            Answer::AlwaysForSession => ApprovalOutcome::AllowAlways { scope: waiting.scope.clone(), save: false },
+            Answer::AlwaysSaved => ApprovalOutcome::AllowAlways { scope: waiting.scope.clone(), save: true },
+            Answer::ToolForSession => ApprovalOutcome::AllowAlways { scope: AlwaysScope::Tool, save: false },
+            Answer::Modify { .. } if !waiting.editable => return Err(AnswerError::NotEditable(id)),
+            Answer::Modify { proposed } => ApprovalOutcome::Modify { proposed },
+            Answer::Refuse(message) => ApprovalOutcome::Refuse(message),
+            Answer::Cancel => ApprovalOutcome::Cancel,
+        };
+        let waiting = state.waiting.remove(&id).ok_or(AnswerError::NotWaiting(id))?;
+        waiting.reply.send(outcome).map_err(|_| AnswerError::NotWaiting(id))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// What "allow always" covers for `request`, and whether its proposal may be edited.
+fn choices(request: &ApprovalRequest) -> (AlwaysScope, bool) {
+    match &request.confirmation {
+        // A proposal cut for display cannot be edited: saving it would write the cut.
+        Confirmation::Edit { path, proposed, .. } => (
+            AlwaysScope::File(request.path.clone().unwrap_or_else(|| path.clone())),
+            proposed.len() <= crate::runtime::MAX_EDIT_CONTENT,
+        ),
+        Confirmation::Exec { root_command, .. } => (AlwaysScope::CommandRoot(root_command.clone()), false),
+        Confirmation::Info { .. } => (AlwaysScope::Tool, false),
     }
 }
 
@@ -54,25 +137,31 @@ struct Withdraw<'a> {
 
 impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
-        self.questions.lock().waiting.remove(&self.id);
+        if self.questions.lock().waiting.remove(&self.id).is_some() {
+            self.questions.out.send(Output::Withdrawn { id: self.id });
+        }
     }
 }
 
 impl Approver for Questions {
     fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>> {
-        let (sender, receiver) = oneshot::channel();
+        let (reply, receiver) = oneshot::channel();
+        let (scope, editable) = choices(&request);
         let id = {
             let mut state = self.lock();
             state.next += 1;
             let id = state.next;
-            state.waiting.insert(id, sender);
+            state.waiting.insert(id, Waiting { reply, scope: scope.clone(), editable });
             id
         };
         // Made before the question goes out: a future dropped unpolled withdraws it too.
         let withdraw = Withdraw { questions: self, id };
-        self.out.send(Output::Question(Box::new(Question { id, request })));
+        let asked = self.out.send(Output::Question(Box::new(Question { id, request, scope, editable })));
         Box::pin(async move {
             let _withdraw = withdraw;
+            if !asked {
+                return ApprovalOutcome::Refuse("no front end is listening to ask the user".into());
+            }
             // The front end went away without answering: nothing may run unasked.
             receiver.await.unwrap_or_else(|_| ApprovalOutcome::Refuse("the question was never answered".into()))
         })

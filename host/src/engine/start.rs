@@ -96,9 +96,21 @@ pub(super) struct Started {
     pub agent: Agent,
     pub questions: Arc<Questions>,
     pub policy: Arc<Policy>,
+    pub registry: Arc<Registry>,
     pub events: EventSink,
     pub info: Info,
     pub paths: Paths,
+}
+
+/// The `init` event of the session `info` names.
+pub(super) fn init(info: &Info, registry: &Registry) -> Event {
+    Event::Init {
+        session_id: info.id.clone(),
+        provider: info.provider.clone(),
+        model: info.model.clone(),
+        workspace: info.workspace.clone(),
+        tools: registry.tools().iter().map(|t| t.info.name.clone()).collect(),
+    }
 }
 
 /// Builds the session and sends its start-up events to `out`.
@@ -123,20 +135,16 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     };
 
     let sink = out.clone();
-    let events = EventSink::to(move |event| sink.send(Output::Event(event)));
+    let events = EventSink::to(move |event| {
+        sink.send(Output::Event(event));
+    });
     let info = Info {
         id: recorded.as_ref().map_or_else(session::new_id, |o| o.recorder.id().to_owned()),
         provider: provider_name,
         model,
         workspace: workspace_text,
     };
-    events.send(Event::Init {
-        session_id: info.id.clone(),
-        provider: info.provider.clone(),
-        model: info.model.clone(),
-        workspace: info.workspace.clone(),
-        tools: registry.tools().iter().map(|t| t.info.name.clone()).collect(),
-    });
+    events.send(init(&info, &registry));
     for problem in &registry.problems {
         events.send(Event::PluginProblem(problem.clone()));
     }
@@ -159,5 +167,5 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
             agent.resume(opened.history, &events);
         }
     }
-    Ok(Started { agent, questions, policy, events, info, paths })
+    Ok(Started { agent, questions, policy, registry, events, info, paths })
 }

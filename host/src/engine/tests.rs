@@ -16,6 +16,7 @@ use crate::contract::Confirmation;
 use crate::events::CallStatus;
 use crate::model::ProviderKind;
 use crate::model::test_support::config;
+use crate::policy::AlwaysScope;
 use crate::scheduler::CallLimits;
 use crate::testing::{Setup, shared_cache};
 
@@ -97,8 +98,8 @@ async fn a_session_runs_on_orders_and_outputs_alone() {
     );
     assert_eq!(read(&setup.workspace, "notes.txt"), "old\n", "nothing is written before the answer");
     // An answer to a question nobody asked is dropped, and answers nothing.
-    session.submit(Op::Approve { id: question.id + 100, outcome: ApprovalOutcome::Cancel });
-    session.submit(Op::Approve { id: question.id, outcome: ApprovalOutcome::AllowOnce });
+    session.submit(Op::Approve { id: question.id + 100, answer: Answer::Cancel });
+    session.submit(Op::Approve { id: question.id, answer: Answer::Once });
     let done = report(until_question_or_done(&mut outputs, &mut seen).await);
     assert!(matches!(done.outcome, Outcome::Completed), "{:?}", done.outcome);
     assert_eq!(done.response, "Written.");
@@ -115,7 +116,7 @@ async fn a_session_runs_on_orders_and_outputs_alone() {
     let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
         panic!("the second edit did not ask");
     };
-    session.submit(Op::Approve { id: question.id, outcome: ApprovalOutcome::Refuse("not today".into()) });
+    session.submit(Op::Approve { id: question.id, answer: Answer::Refuse("not today".into()) });
     let done = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
     assert_eq!(done.calls[0].status, CallStatus::Error);
     assert_eq!(read(&setup.workspace, "notes.txt"), "approved\n");
@@ -156,7 +157,7 @@ async fn a_session_runs_on_orders_and_outputs_alone() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn orders_sent_during_a_turn_wait_for_it_and_a_cancelled_question_is_withdrawn() {
+async fn an_interrupt_stops_the_turn_and_what_waits_behind_it_and_withdraws_its_question() {
     let setup = Setup::new(&[]);
     let mock = MockModel::start(Wire::Gemini);
     let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
@@ -167,22 +168,112 @@ async fn orders_sent_during_a_turn_wait_for_it_and_a_cancelled_question_is_withd
     let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
         panic!("the edit did not ask");
     };
-    // A second prompt sent while the first waits runs after it, not beside it.
-    mock.push_turn(Turn::text("Second answer."));
+    // A prompt sent while the first waits is put off; the interrupt after it voids both.
     session.submit(Op::UserTurn { text: "second".into() });
     session.submit(Op::Interrupt);
+    mock.push_turn(Turn::text("Third answer."));
+    session.submit(Op::UserTurn { text: "third".into() });
+    let Output::Withdrawn { id } = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
+        panic!("the question was not withdrawn");
+    };
+    assert_eq!(id, question.id);
     let first = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
     assert!(matches!(first.outcome, Outcome::Cancelled), "{:?}", first.outcome);
     assert_eq!(first.calls[0].status, CallStatus::Cancelled);
-    // The withdrawn question's late answer reaches nothing: no file appears.
-    session.submit(Op::Approve { id: question.id, outcome: ApprovalOutcome::AllowOnce });
     let second = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
-    assert_eq!(second.response, "Second answer.");
-    assert!(second.calls.is_empty());
+    assert!(matches!(second.outcome, Outcome::Cancelled) && second.turns == 0, "{:?}", second.outcome);
+    // The withdrawn question's late answer reaches nothing: no file appears.
+    session.submit(Op::Approve { id: question.id, answer: Answer::Once });
+    let third = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    assert_eq!(third.response, "Third answer.");
     assert!(!setup.workspace.join("a.txt").exists());
-    // The second prompt's request carries the first turn's cancelled call, answered.
-    let told = function_responses(&mock.last_request().unwrap());
-    assert!(told.iter().any(|(name, _)| name == "write_file"), "{told:?}");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "the voided prompt never reached the model");
+    let last = requests[1].to_string();
+    assert!(last.contains("third") && !last.contains("second"), "{last}");
+    // The first turn's cancelled call is answered in the history the model sees.
+    assert!(function_responses(&requests[1]).iter().any(|(name, _)| name == "write_file"));
+    session.shutdown().await;
+}
+
+/// Orders sent before the engine looks at any are sorted as sent: an interrupt voids the
+/// turns before it, not the one after it (a current-thread runtime holds the engine until
+/// the test awaits, so all four are waiting at once).
+#[tokio::test(flavor = "current_thread")]
+async fn an_interrupt_sent_with_other_orders_voids_only_those_before_it() {
+    let setup = Setup::new(&[]);
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
+    mock.push_turn(Turn::text("After the interrupt."));
+    session.submit(Op::Interrupt);
+    session.submit(Op::UserTurn { text: "one".into() });
+    session.submit(Op::UserTurn { text: "two".into() });
+    session.submit(Op::Interrupt);
+    session.submit(Op::UserTurn { text: "three".into() });
+    for _ in 0..2 {
+        let voided = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+        assert!(matches!(voided.outcome, Outcome::Cancelled) && voided.turns == 0, "{:?}", voided.outcome);
+    }
+    let three = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    assert_eq!(three.response, "After the interrupt.");
+    assert_eq!(mock.requests().len(), 1);
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_are_choices_bound_to_their_question() {
+    let setup = Setup::new(&[fixtures::HOSTILE_TEXT]);
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
+
+    // Editing is offered for an edit only: a Modify answer to a command is not taken, and
+    // the question stays open for a real answer.
+    mock.push_turn(Turn::calls(vec![call("ask_exec", json!({})).with_id("exec-1")]));
+    mock.push_turn(Turn::text("ok"));
+    session.submit(Op::UserTurn { text: "run it".into() });
+    let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
+        panic!("the command did not ask");
+    };
+    assert!(!question.editable);
+    assert!(matches!(question.scope, AlwaysScope::CommandRoot(_)), "{:?}", question.scope);
+    session.submit(Op::Approve { id: question.id, answer: Answer::Modify { proposed: "rm -rf ~".into() } });
+    session.submit(Op::Approve { id: question.id, answer: Answer::Refuse("refused by the order".into()) });
+    let mut seen = Vec::new();
+    let done = report(until_question_or_done(&mut outputs, &mut seen).await);
+    assert!(
+        seen.iter()
+            .any(|e| matches!(e, Event::Warning { message } if message.contains("cannot be answered by modifying"))),
+        "{seen:?}"
+    );
+    assert_eq!(done.calls[0].status, CallStatus::Error);
+    assert!(
+        function_responses(&mock.last_request().unwrap()).iter().any(|(_, text)| text.contains("refused by the order"))
+    );
+
+    // "Always, saved" covers the file asked about, and nothing else.
+    let edit = |file: &str, id: &str| call("write_file", json!({ "file_path": file, "content": "x\n" })).with_id(id);
+    mock.push_turn(Turn::calls(vec![edit("notes.txt", "e1")]));
+    mock.push_turn(Turn::text("saved"));
+    session.submit(Op::UserTurn { text: "edit notes".into() });
+    let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
+        panic!("the edit did not ask");
+    };
+    assert_eq!(question.scope, AlwaysScope::File("notes.txt".into()));
+    session.submit(Op::Approve { id: question.id, answer: Answer::AlwaysSaved });
+    report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    let policy = std::fs::read_to_string(setup.home.path().join("policy.toml")).unwrap();
+    assert!(policy.contains("notes.txt") && policy.contains("write_file"), "{policy}");
+    mock.push_turn(Turn::calls(vec![edit("notes.txt", "e2"), edit("other.txt", "e3")]));
+    mock.push_turn(Turn::text("done"));
+    session.submit(Op::UserTurn { text: "edit both".into() });
+    let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
+        panic!("the other file did not ask");
+    };
+    assert_eq!(question.request.call_id, "e3", "only the file outside the saved rule asks");
+    session.submit(Op::Approve { id: question.id, answer: Answer::Refuse("not that one".into()) });
+    let done = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
+    assert_eq!(done.calls.iter().map(|c| c.status).collect::<Vec<_>>(), [CallStatus::Success, CallStatus::Error]);
+    assert!(!setup.workspace.join("other.txt").exists());
     session.shutdown().await;
 }
 

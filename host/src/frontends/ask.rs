@@ -13,7 +13,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::contract::Confirmation;
-use crate::policy::{AlwaysScope, ApprovalOutcome, ApprovalRequest};
+use crate::engine::{Answer, Question};
+use crate::policy::AlwaysScope;
 use crate::sanitize::{self, line};
 
 /// Asks on the terminal: the confirmation (a diff for edits) on stderr, one answer per line
@@ -25,15 +26,15 @@ pub struct Terminal {
 }
 
 impl Terminal {
-    /// Asks `request` on the terminal, on a blocking thread (reading stdin blocks).
-    pub async fn ask(&self, request: ApprovalRequest) -> ApprovalOutcome {
+    /// Asks `question` on the terminal, on a blocking thread (reading stdin blocks).
+    pub async fn ask(&self, question: Question) -> Answer {
         let lock = self.lock.clone();
         let asked = tokio::task::spawn_blocking(move || {
             let _turn = lock.lock().unwrap_or_else(PoisonError::into_inner);
-            ask_on_terminal(&request)
+            ask_on_terminal(&question)
         })
         .await;
-        asked.unwrap_or_else(|_| ApprovalOutcome::Refuse("the approval prompt failed".into()))
+        asked.unwrap_or_else(|_| Answer::Refuse("the approval prompt failed".into()))
     }
 }
 
@@ -49,25 +50,22 @@ fn show(text: &str) {
     let _ = err.flush();
 }
 
-/// The question for `request`, what "allow always" covers, and whether the proposal can be
-/// edited.
-fn question(request: &ApprovalRequest) -> (String, AlwaysScope, bool) {
+/// The text of `question`: the call, its confirmation, what it can write, and the answers
+/// it offers.
+fn question_text(question: &Question) -> String {
+    let Question { request, scope, editable, .. } = question;
     let mut out = String::new();
     let tool = line(&request.tool);
     let _ = writeln!(out, "\n── {tool} wants to run: {}", line(&request.description));
-    let (scope, editable) = match &request.confirmation {
+    match &request.confirmation {
         Confirmation::Edit { path, original, proposed, .. } => {
             out.push_str(&super::diff::unified(path, original, proposed));
-            // A proposal cut for display cannot be edited: saving it would write the cut.
-            let whole = proposed.len() <= crate::runtime::MAX_EDIT_CONTENT;
-            if !whole {
+            if !editable {
                 let _ = writeln!(out, "  (the proposal is too large to show whole, so it cannot be edited here)");
             }
-            (AlwaysScope::File(request.path.clone().unwrap_or_else(|| path.clone())), whole)
         }
-        Confirmation::Exec { command, root_command, directory, risk } => {
+        Confirmation::Exec { command, directory, risk, .. } => {
             let _ = writeln!(out, "  $ {}\n  in {} (risk: {risk:?})", line(command), line(directory));
-            (AlwaysScope::CommandRoot(root_command.clone()), false)
         }
         Confirmation::Info { prompt, urls } => {
             let _ = writeln!(out, "  {}", line(prompt));
@@ -77,9 +75,8 @@ fn question(request: &ApprovalRequest) -> (String, AlwaysScope, bool) {
             if urls.len() > MAX_URLS {
                 let _ = writeln!(out, "  … and {} more", urls.len() - MAX_URLS);
             }
-            (AlwaysScope::Tool, false)
         }
-    };
+    }
     match request.writable.as_slice() {
         [] => {
             let _ = writeln!(out, "  it can write nothing");
@@ -98,19 +95,18 @@ fn question(request: &ApprovalRequest) -> (String, AlwaysScope, bool) {
     let _ = writeln!(out, "  y  allow once");
     let _ = writeln!(out, "  a  allow always: {covered}, for this session");
     let _ = writeln!(out, "  s  allow always: {covered}, saved as a rule in your policy.toml");
-    if scope != AlwaysScope::Tool {
+    if *scope != AlwaysScope::Tool {
         let _ = writeln!(out, "  t  allow always: every `{tool}` call, for this session");
     }
-    if editable {
+    if *editable {
         let _ = writeln!(out, "  e  modify the proposed content with $EDITOR, then allow");
     }
     let _ = writeln!(out, "  n  refuse          c  cancel this batch");
-    (out, scope, editable)
+    out
 }
 
-fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
-    let (text, scope, editable) = question(request);
-    show(&text);
+fn ask_on_terminal(question: &Question) -> Answer {
+    show(&question_text(question));
     // A piped answer is not echoed by a terminal: echo it, so the next line starts a line.
     let echo = !std::io::stdin().is_terminal();
     loop {
@@ -119,7 +115,7 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
         match std::io::stdin().lock().read_line(&mut answer) {
             Ok(0) | Err(_) => {
                 show("\n");
-                return ApprovalOutcome::Refuse("the user gave no answer (input closed)".into());
+                return Answer::Refuse("the user gave no answer (input closed)".into());
             }
             Ok(_) => {}
         }
@@ -127,20 +123,20 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalOutcome {
             show(&format!("{}\n", line(answer.trim_end_matches(['\r', '\n']))));
         }
         match answer.trim() {
-            "y" | "yes" => return ApprovalOutcome::AllowOnce,
-            "a" => return ApprovalOutcome::AllowAlways { scope, save: false },
-            "s" => return ApprovalOutcome::AllowAlways { scope, save: true },
-            "t" => return ApprovalOutcome::AllowAlways { scope: AlwaysScope::Tool, save: false },
-            "e" if editable => {
-                if let Confirmation::Edit { path, proposed, .. } = &request.confirmation {
+            "y" | "yes" => return Answer::Once,
+            "a" => return Answer::AlwaysForSession,
+            "s" => return Answer::AlwaysSaved,
+            "t" => return Answer::ToolForSession,
+            "e" if question.editable => {
+                if let Confirmation::Edit { path, proposed, .. } = &question.request.confirmation {
                     match edit_in_editor(path, proposed) {
-                        Ok(proposed) => return ApprovalOutcome::Modify { proposed },
+                        Ok(proposed) => return Answer::Modify { proposed },
                         Err(error) => show(&format!("  cannot run the editor: {}\n", line(&error.to_string()))),
                     }
                 }
             }
-            "n" | "no" => return ApprovalOutcome::Refuse("the user refused this call".into()),
-            "c" => return ApprovalOutcome::Cancel,
+            "n" | "no" => return Answer::Refuse("the user refused this call".into()),
+            "c" => return Answer::Cancel,
             other => show(&format!("  unknown answer {:?}\n", sanitize::line(other))),
         }
     }

@@ -9,9 +9,12 @@ use tokio::sync::mpsc;
 use super::ExitCode;
 use super::ask::Terminal;
 use super::headless::{self, OutputFormat, Printer};
-use crate::engine::{Op, Orders, Output, Question, Session};
+use crate::engine::{Answer, Op, Orders, Output, Question, Session};
 use crate::policy::{ApprovalMode, RefuseAll};
 use crate::sanitize;
+
+/// How long the last outputs are awaited once the session ended.
+const LAST_OUTPUTS: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How a headless run prints and answers.
 #[derive(Debug, Clone, Copy)]
@@ -39,13 +42,17 @@ pub async fn run(
         match outputs.recv().await {
             Some(Output::Event(event)) => printer.event(&event),
             Some(Output::Question(question)) => answer(*question, terminal.as_ref(), options.mode, session.orders()),
+            Some(Output::Withdrawn { .. }) => {}
             Some(Output::TurnDone(report)) => break Some(report),
             None => break None,
         }
     };
     session.shutdown().await;
-    while let Ok(Output::Event(event)) = outputs.try_recv() {
-        printer.event(&event);
+    // Live output a call's forwarder still held, briefly: a stuck one must not hold the end.
+    while let Ok(Some(output)) = tokio::time::timeout(LAST_OUTPUTS, outputs.recv()).await {
+        if let Output::Event(event) = output {
+            printer.event(&event);
+        }
     }
     match report {
         Some(report) => headless::finish(options.format, &info, &report, printer.done()),
@@ -60,16 +67,18 @@ pub async fn run(
 
 /// Answers a question: on the terminal, without holding up the printer, or with a refusal.
 fn answer(question: Question, terminal: Option<&Terminal>, mode: ApprovalMode, orders: Orders) {
-    let Question { id, request } = question;
+    let id = question.id;
     match terminal {
         Some(terminal) => {
             let terminal = terminal.clone();
             tokio::spawn(async move {
-                let outcome = terminal.ask(request).await;
-                orders.submit(Op::Approve { id, outcome });
+                let answer = terminal.ask(question).await;
+                orders.submit(Op::Approve { id, answer });
             });
         }
-        None => orders.submit(Op::Approve { id, outcome: RefuseAll { mode }.refusal(&request) }),
+        None => {
+            orders.submit(Op::Approve { id, answer: Answer::Refuse(RefuseAll { mode }.message(&question.request)) })
+        }
     }
 }
 

@@ -11,9 +11,8 @@
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
-
 use crate::agent::{Outcome, Report, Unusable};
-use crate::engine::Info as Session;
+use crate::engine::Info;
 use crate::events::{CallStatus, Event};
 use crate::model::ModelError;
 use crate::sanitize;
@@ -184,7 +183,7 @@ fn call_line(update: &crate::events::CallUpdate, what: &str) -> String {
 }
 
 /// Prints the end of the run and returns the exit code.
-pub fn finish(format: OutputFormat, session: &Session, report: &Report, mut printed: Printed) -> ExitCode {
+pub fn finish(format: OutputFormat, session: &Info, report: &Report, mut printed: Printed) -> ExitCode {
     let (code, status, error) = outcome(report);
     match format {
         OutputFormat::Text => {
@@ -251,7 +250,7 @@ fn outcome(report: &Report) -> (ExitCode, &'static str, Option<(&'static str, St
 }
 
 fn summary<'a>(
-    session: &'a Session,
+    session: &'a Info,
     report: &'a Report,
     status: &'a str,
     error: Option<&'a (&'static str, String)>,

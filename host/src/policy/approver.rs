@@ -63,7 +63,8 @@ pub enum ApprovalOutcome {
     Cancel,
 }
 
-/// The front end that asks the user.
+/// Who answers a call's approval request: in a session, the engine's questions to its front
+/// end; [`RefuseAll`] where nobody can be asked.
 pub trait Approver: Send + Sync {
     fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>>;
 }
@@ -75,24 +76,24 @@ pub struct RefuseAll {
 }
 
 impl RefuseAll {
-    /// The refusal of `request`, telling the model why and what the user could do.
-    pub fn refusal(&self, request: &ApprovalRequest) -> ApprovalOutcome {
+    /// Why `request` is refused, for the model: what the user could do instead.
+    pub fn message(&self, request: &ApprovalRequest) -> String {
         let hint = match &request.confirmation {
             Confirmation::Edit { .. } => "--approval-mode auto-edit (or yolo), or --ask",
             _ => "--approval-mode yolo, or --ask",
         };
-        ApprovalOutcome::Refuse(format!(
+        format!(
             "`{}` needs the user's approval, which this non-interactive run (approval mode {}) cannot ask for, \
              so the call was refused and nothing was changed. Do not retry it; the user can re-run with {hint} to allow it.",
             request.tool,
             self.mode.as_str()
-        ))
+        )
     }
 }
 
 impl Approver for RefuseAll {
     fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>> {
-        let outcome = self.refusal(&request);
+        let outcome = ApprovalOutcome::Refuse(self.message(&request));
         Box::pin(async move { outcome })
     }
 }
