@@ -14,6 +14,7 @@ pub mod events;
 pub mod files;
 pub mod frontends;
 pub mod model;
+pub mod paths;
 pub mod policy;
 pub mod registry;
 pub mod runtime;

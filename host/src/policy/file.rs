@@ -163,7 +163,7 @@ pub(super) fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, PolicyError> {
 
 /// Parses the policy file `path` whose content is `bytes`.
 pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFile, PolicyError> {
-    let hash = crate::runtime::cache::content_hash(&bytes);
+    let hash = crate::files::content_hash(&bytes);
     let text = utf8(path, bytes)?;
     let invalid = |offset: usize, message: String| PolicyError::Invalid {
         path: path.to_path_buf(),

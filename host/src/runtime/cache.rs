@@ -25,12 +25,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use super::RuntimeError;
-use crate::files;
+use crate::files::{self, content_hash, write_atomically};
 
 /// Length of the tag in front of every entry.
 const TAG_LEN: usize = 32;
@@ -244,28 +244,6 @@ fn load_or_create_secret(path: &Path) -> [u8; 32] {
         }
         (Ok(()), None) => secret,
     }
-}
-
-/// The hex sha-256 of some bytes.
-pub fn content_hash(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
-/// Writes a file so that readers see either the old content or the whole new content.
-///
-/// The temporary file gets a random name and is created exclusively (`O_CREAT|O_EXCL`, which
-/// never follows a link): the folder may be a repository's `.airlock/`, where links named
-/// like a predictable temporary file would otherwise redirect the write to any file of the
-/// user's (`~/.bashrc`).
-pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut temp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".tmp").tempfile_in(dir)?;
-    temp.write_all(contents)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]

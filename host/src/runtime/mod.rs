@@ -45,6 +45,7 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, Store, UpdateDeadline};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
+use crate::capability::Preopen;
 use crate::capability::net::NetRule;
 use crate::contract::{Confirmation, PluginInfo, ToolOutput};
 use budget::{Budget, Permits};
@@ -55,7 +56,6 @@ use fault::classify;
 use http::HttpGate;
 pub use http::{DenialReason, NetDenial};
 pub use state::CancelFlag;
-pub use state::truncate_chars;
 use state::{CallState, Interrupt};
 use stdio::CapturedOutput;
 
@@ -77,17 +77,6 @@ pub enum RuntimeError {
     Link(String),
     #[error("cannot read {path}: {reason}")]
     Read { path: PathBuf, reason: String },
-}
-
-/// A directory made visible to the guest, named by its canonical host path (opened without
-/// following links when the instance starts).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Preopen {
-    /// The directory on the host.
-    pub host: PathBuf,
-    /// The path under which the guest sees it.
-    pub guest: String,
-    pub writable: bool,
 }
 
 /// What one call's instance gets.

@@ -251,7 +251,7 @@ impl log::Host for CallState {
             }
             return;
         }
-        let message = truncate_chars(&message, MAX_LOG_LINE);
+        let message = &message[..message.floor_char_boundary(MAX_LOG_LINE)];
         let (plugin, call) = (&*self.label, &self.call_id);
         match level {
             log::Level::Trace => tracing::trace!(plugin, call, "{message}"),
@@ -270,7 +270,7 @@ impl output::Host for CallState {
         }
         // The note that says output was dropped fits inside the cap.
         let room = (MAX_LIVE_OUTPUT - LIVE_CAPPED_NOTE.len()).saturating_sub(self.live_bytes);
-        let kept = truncate_chars(&chunk, room);
+        let kept = &chunk[..chunk.floor_char_boundary(room)];
         self.live_bytes += kept.len();
         self.live_pending.push_str(kept);
         if kept.len() < chunk.len() {
@@ -291,18 +291,6 @@ impl context::Host for CallState {
     fn call_id(&mut self) -> String {
         self.call_id.clone()
     }
-}
-
-/// The longest prefix of `text` that is at most `max` bytes and ends on a char boundary.
-pub fn truncate_chars(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// The contract's types interface has no functions; the linker only needs to know it.

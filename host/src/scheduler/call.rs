@@ -9,17 +9,17 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use super::groups::Reach;
-use super::{CallLimits, CompletedCall, Scheduler, output};
+use super::{CompletedCall, Scheduler, output};
 use crate::cancel::Cancellation;
 use crate::capability::net::{self, NetRule};
-use crate::capability::{Effective, Phase};
+use crate::capability::{CallLimits, Effective, Phase, Preopen};
 use crate::contract::{Confirmation, ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
 use crate::policy::Verdict;
 use crate::policy::rules::CallFacts;
 use crate::registry::{ArgsProblem, RegisteredTool};
-use crate::runtime::{CallFault, Instance, Preopen, Sandbox};
+use crate::runtime::{CallFault, Instance, Sandbox};
 
 /// The outcome of validation: a call to approve, or one that already ended.
 pub(super) enum Checked {
@@ -581,7 +581,7 @@ pub(super) fn finish(
 
 fn one_line(text: &str) -> String {
     let line = text.lines().next().unwrap_or_default().trim();
-    crate::runtime::truncate_chars(line, 200).to_string()
+    line[..line.floor_char_boundary(200)].to_string()
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ use std::future::Future;
 use futures_util::future::join_all;
 
 use crate::cancel::Cancellation;
+use crate::capability::CallLimits;
 use crate::contract::{ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, EventSink};
 use crate::model::{FunctionCall, FunctionResponse};
@@ -36,23 +37,6 @@ use crate::policy::{Approver, Policy};
 use crate::registry::Registry;
 use crate::runtime::Runtime;
 use call::Prepared;
-
-/// Limits applied to every call.
-#[derive(Debug, Clone, Copy)]
-pub struct CallLimits {
-    /// Linear-memory cap of an instance, in bytes.
-    pub memory: usize,
-    /// Wall-clock deadline of one guest call.
-    pub deadline: Duration,
-    /// Most bytes of tool output sent to the model.
-    pub output: usize,
-}
-
-impl Default for CallLimits {
-    fn default() -> Self {
-        Self { memory: 256 << 20, deadline: Duration::from_secs(60), output: 100_000 }
-    }
-}
 
 /// A finished call.
 #[derive(Debug, Clone)]

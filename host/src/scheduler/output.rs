@@ -16,7 +16,6 @@ use tokio::sync::mpsc;
 
 use crate::contract::{ContentPart, ToolOutput};
 use crate::events::{Event, EventSink};
-use crate::runtime::truncate_chars;
 
 /// Most bytes of one call's output saved (the runtime caps a result at the same size).
 pub const MAX_SAVED: usize = 16 << 20;
@@ -36,7 +35,7 @@ pub(super) async fn cap(mut output: ToolOutput, cap: usize, save_in: Option<&Pat
     if text.len() <= cap {
         return output;
     }
-    let (total, kept) = (text.len(), truncate_chars(&text, cap).to_string());
+    let (total, kept) = (text.len(), text[..text.floor_char_boundary(cap)].to_string());
     let mut note = format!("\n[airlock: the output was truncated: showing the first {} of {total} bytes", kept.len());
     let saved = match save_in {
         Some(dir) => {
@@ -85,7 +84,7 @@ fn save(dir: &Path, call_id: &str, text: &str) -> std::io::Result<(PathBuf, usiz
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
     folder.create(dir)?;
-    let kept = truncate_chars(text, MAX_SAVED);
+    let kept = &text[..text.floor_char_boundary(MAX_SAVED)];
     within_session_budget(dir, kept.len())?;
     // A temporary file (0600) renamed into place: never a half-written output file.
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
