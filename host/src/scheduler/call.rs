@@ -1,4 +1,4 @@
-//! One call's path through the states: [`Scheduler::prepare`] takes it through
+//! One call's path through the states: [`Scheduler::validate`] takes it through
 //! `validating` (or to a terminal state), [`Scheduler::approve`](super::approval) on to
 //! `scheduled`, [`Scheduler::execute`] from `executing` to the end.
 
@@ -22,7 +22,7 @@ use crate::registry::{ArgsProblem, RegisteredTool};
 use crate::runtime::{CallFault, Instance, Sandbox};
 
 /// The outcome of validation: a call to approve, or one that already ended.
-pub(super) enum Checked {
+pub(super) enum Validated {
     Pending(Box<Pending>),
     Done(Box<CompletedCall>),
 }
@@ -44,7 +44,7 @@ pub(super) struct Pending {
 }
 
 /// The outcome of the steps before execution.
-pub(super) enum Prepared {
+pub(super) enum Approved {
     /// Approved and waiting for its turn.
     Ready(Ready),
     /// Finished early (unknown tool, bad arguments, refused, ...).
@@ -168,13 +168,13 @@ impl Pending {
 }
 
 impl Scheduler {
-    pub(super) async fn prepare(&self, call: &FunctionCall, events: &EventSink, cancel: &Cancellation) -> Checked {
+    pub(super) async fn validate(&self, call: &FunctionCall, events: &EventSink, cancel: &Cancellation) -> Validated {
         let started = Instant::now();
         let parsed = parse_args(&call.arguments);
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Validating);
         update.args = Some(parsed.clone().unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone())));
         events.send(Event::ToolCall(Box::new(update)));
-        let fail = |error: ToolError| Checked::Done(Box::new(finish(call, started, Err(error), events)));
+        let fail = |error: ToolError| Validated::Done(Box::new(finish(call, started, Err(error), events)));
 
         let Some(tool) = self.registry.get(&call.name).cloned() else {
             return fail(self.unknown_tool(&call.name));
@@ -218,7 +218,7 @@ impl Scheduler {
             Some(Confirmation::Exec { command, .. }) => Some(command.clone()),
             _ => None,
         };
-        Checked::Pending(Box::new(Pending {
+        Validated::Pending(Box::new(Pending {
             call: call.clone(),
             tool,
             args,

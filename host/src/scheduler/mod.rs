@@ -36,7 +36,7 @@ use crate::model::{FunctionCall, FunctionResponse};
 use crate::policy::{Approver, Policy};
 use crate::registry::Registry;
 use crate::runtime::Runtime;
-use call::Prepared;
+use call::{Approved, Ready, Validated};
 
 /// A finished call.
 #[derive(Debug, Clone)]
@@ -118,55 +118,12 @@ impl Scheduler {
         events: &EventSink,
         cancel: &Cancellation,
     ) -> Vec<CompletedCall> {
-        let checked = on_tasks(calls.iter().cloned().map(|call| {
+        let validated = on_tasks(calls.iter().cloned().map(|call| {
             let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
-            async move { this.prepare(&call, &events, &cancel).await }
+            async move { this.validate(&call, &events, &cancel).await }
         }))
         .await;
-        // Approvals one at a time, in the model's order. A user who cancels one approval
-        // cancels the batch: the calls after it are not asked about.
-        let mut slots: Vec<Option<CompletedCall>> = Vec::with_capacity(calls.len());
-        let mut runnable = Vec::new();
-        let mut batch_cancelled = false;
-        for (index, item) in checked.into_iter().enumerate() {
-            let Some(item) = item else {
-                slots.push(None);
-                continue;
-            };
-            if batch_cancelled {
-                let reason = "the user cancelled another call of this batch";
-                slots.push(Some(match item {
-                    call::Checked::Done(done) => *done,
-                    call::Checked::Pending(pending) => pending.cancel(reason, events),
-                }));
-                continue;
-            }
-            let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
-            let approved = on_tasks(std::iter::once(async move { this.approve(item, &events, &cancel).await }))
-                .await
-                .pop()
-                .flatten();
-            match approved {
-                Some(Prepared::Done(done)) => slots.push(Some(done)),
-                Some(Prepared::CancelBatch(done)) => {
-                    batch_cancelled = true;
-                    slots.push(Some(done));
-                }
-                Some(Prepared::Ready(ready)) => {
-                    slots.push(None);
-                    runnable.push((index, ready));
-                }
-                None => slots.push(None),
-            }
-        }
-        let runnable: Vec<_> = if batch_cancelled {
-            for (index, ready) in runnable {
-                slots[index] = Some(ready.cancel("the user cancelled another call of this batch", events));
-            }
-            Vec::new()
-        } else {
-            runnable
-        };
+        let (mut slots, runnable) = self.approve_in_order(validated, events, cancel).await;
         let groups = groups::groups(runnable.into_iter().map(|(index, ready)| {
             let (parallel, reach) = (ready.tool.info.parallel_safe, ready.reach());
             ((index, ready), parallel, reach)
@@ -197,6 +154,58 @@ impl Scheduler {
                 })
             })
             .collect()
+    }
+
+    /// Approvals one at a time, in the model's order. A user who cancels one approval
+    /// cancels the batch: the calls after it are not asked about, and the calls already
+    /// approved are cancelled. Returns a slot per call (filled when the call already
+    /// ended) and the approved calls with their index.
+    async fn approve_in_order(
+        &self,
+        validated: Vec<Option<Validated>>,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> (Vec<Option<CompletedCall>>, Vec<(usize, Ready)>) {
+        const BATCH_CANCELLED: &str = "the user cancelled another call of this batch";
+        let mut slots: Vec<Option<CompletedCall>> = Vec::with_capacity(validated.len());
+        let mut runnable = Vec::new();
+        let mut batch_cancelled = false;
+        for (index, item) in validated.into_iter().enumerate() {
+            let Some(item) = item else {
+                slots.push(None);
+                continue;
+            };
+            if batch_cancelled {
+                slots.push(Some(match item {
+                    Validated::Done(done) => *done,
+                    Validated::Pending(pending) => pending.cancel(BATCH_CANCELLED, events),
+                }));
+                continue;
+            }
+            let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
+            let approved = on_tasks(std::iter::once(async move { this.approve(item, &events, &cancel).await }))
+                .await
+                .pop()
+                .flatten();
+            match approved {
+                Some(Approved::Done(done)) => slots.push(Some(done)),
+                Some(Approved::CancelBatch(done)) => {
+                    batch_cancelled = true;
+                    slots.push(Some(done));
+                }
+                Some(Approved::Ready(ready)) => {
+                    slots.push(None);
+                    runnable.push((index, ready));
+                }
+                None => slots.push(None),
+            }
+        }
+        if batch_cancelled {
+            for (index, ready) in runnable.drain(..) {
+                slots[index] = Some(ready.cancel(BATCH_CANCELLED, events));
+            }
+        }
+        (slots, runnable)
     }
 }
 
