@@ -33,7 +33,7 @@ use rustix::fs::{FileType, Mode, OFlags};
 
 pub mod atomic;
 pub mod hash;
-pub use atomic::write_atomically;
+pub use atomic::{write_atomically, write_new, write_once};
 pub use hash::{content_hash, sha256_bounded};
 
 /// Why a file could not be read.

@@ -5,7 +5,8 @@
 //! given to one call already covers the later ones, and a cancelled question asks no more.
 
 use super::Scheduler;
-use super::call::{Approved, Pending, Ready, Validated, cancelled, finish};
+use super::call::{Approved, Ready, cancelled, finish};
+use super::validation::{Pending, Validated};
 use crate::cancel::Cancellation;
 use crate::contract::{Confirmation, ErrorKind, ToolError};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};

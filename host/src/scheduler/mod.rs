@@ -5,10 +5,10 @@
 //! validating ─► awaiting_approval ─► scheduled ─► executing ─► success | error | cancelled
 //! ```
 //!
-//! Validation (registry lookup, JSON-Schema check, the plugin's `validate`, `describe-call`
-//! and `confirm`) runs for all calls at once; approval then runs call by call in the order
-//! the model gave ([`approval`]), and execution starts only when no call is still awaiting
-//! approval. Calls then run in that order, in groups ([`groups`]): consecutive
+//! Validation ([`validation`]: registry lookup, JSON-Schema check, the plugin's `validate`,
+//! `describe-call` and `confirm`) runs for all calls at once; approval then runs call by call
+//! in the order the model gave ([`approval`]), and execution ([`call`]) starts only when no
+//! call is still awaiting approval. Calls then run in that order, in groups ([`groups`]): consecutive
 //! parallel-safe calls run together unless two of them may write one file, and any other
 //! call runs alone. One call's failure never touches its siblings, every state change is an
 //! [`Event`], and every call ends in a terminal state with a response for the model, also
@@ -18,6 +18,7 @@ mod approval;
 mod call;
 mod groups;
 mod output;
+mod validation;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -36,7 +37,8 @@ use crate::model::{FunctionCall, FunctionResponse};
 use crate::policy::{Approver, Policy};
 use crate::registry::Registry;
 use crate::runtime::Runtime;
-use call::{Approved, Ready, Validated};
+use call::{Approved, Ready};
+use validation::Validated;
 
 /// A finished call.
 #[derive(Debug, Clone)]
