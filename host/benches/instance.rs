@@ -29,9 +29,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use airlock::capability::Preopen;
 use airlock::contract::ToolOutput;
+use airlock::files::content_hash;
 use airlock::registry::{PluginDirs, Registry};
-use airlock::runtime::{Instance, LoadedComponent, Preopen, Runtime, Sandbox, cache::content_hash};
+use airlock::runtime::{Instance, LoadedComponent, Runtime, Sandbox};
 use airlock_tests::fixtures;
 use futures_util::future::join_all;
 use support::{Summary, count_from_env, header, report};

@@ -9,10 +9,11 @@ use clap::{Parser, Subcommand};
 
 use crate::agent::{self, context_files};
 use crate::commands;
-use crate::config::{self, Paths};
+use crate::config;
 use crate::engine::{self, StartError, Tools};
 use crate::frontends::headless::OutputFormat;
 use crate::frontends::{ExitCode, exec, sessions_list, show_context, tools_list};
+use crate::paths::Paths;
 use crate::policy::ApprovalMode;
 use crate::session;
 

@@ -12,78 +12,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::capability::CallLimits;
+/// Kept here too: front ends read the paths and the settings together.
 use crate::policy::ApprovalMode;
-use crate::scheduler::CallLimits;
 pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
-
-/// Where airlock keeps its files. Every path is absolute and canonical (no symlink, no
-/// `..`), whatever spelling the environment used, so "does the workspace contain airlock's
-/// own folders" has one answer: a grant can never reach them by another name.
-#[derive(Debug, Clone)]
-pub struct Paths {
-    /// `$AIRLOCK_HOME`.
-    pub home: PathBuf,
-    /// Compiled components and cached descriptions (`$AIRLOCK_CACHE_DIR`, or `home/cache`).
-    pub cache: PathBuf,
-    /// The user's plugin folder.
-    pub plugins: PathBuf,
-    pub logs: PathBuf,
-}
-
-impl Paths {
-    /// Reads `AIRLOCK_HOME`, `AIRLOCK_CACHE_DIR` and `HOME`; creates the home and cache
-    /// folders when missing (a folder must exist to have a canonical path).
-    pub fn from_env() -> Result<Self, ConfigError> {
-        let home = match std::env::var_os("AIRLOCK_HOME") {
-            Some(home) if !home.is_empty() => PathBuf::from(home),
-            _ => match std::env::var_os("HOME") {
-                Some(user_home) if !user_home.is_empty() => PathBuf::from(user_home).join(".airlock"),
-                _ => return Err(ConfigError::NoHome),
-            },
-        };
-        let cache = std::env::var_os("AIRLOCK_CACHE_DIR").filter(|dir| !dir.is_empty()).map(PathBuf::from);
-        Self::new(&home, cache.as_deref())
-    }
-
-    /// The paths for a home folder and an optional separate cache folder, both made
-    /// canonical (relative paths are taken from the current folder).
-    pub fn new(home: &Path, cache: Option<&Path>) -> Result<Self, ConfigError> {
-        let home = canonical_folder(home)?;
-        let cache = canonical_folder(&cache.map_or_else(|| home.join("cache"), Path::to_path_buf))?;
-        Ok(Self { plugins: home.join("plugins"), logs: home.join("logs"), cache, home })
-    }
-
-    /// The folders no tool may write to: the home (policy, trust, plugins, sessions) and
-    /// the compile cache (trusted as code). Canonical; the cache is listed on its own only
-    /// when it lies outside the home.
-    pub fn protected(&self) -> Vec<PathBuf> {
-        let mut folders = vec![self.home.clone()];
-        if !self.cache.starts_with(&self.home) {
-            folders.push(self.cache.clone());
-        }
-        folders
-    }
-
-    /// The key that tags the compile cache's entries: in the home, never in the cache
-    /// folder (which may lie where a repository put files).
-    pub fn cache_key(&self) -> PathBuf {
-        self.home.join("cache.key")
-    }
-
-    pub fn config_file(&self) -> PathBuf {
-        self.home.join("config.toml")
-    }
-
-    /// The user's policy file.
-    pub fn policy_file(&self) -> PathBuf {
-        self.home.join("policy.toml")
-    }
-
-    /// The trusted folders.
-    pub fn trust_file(&self) -> PathBuf {
-        self.home.join("trust.toml")
-    }
-}
 
 /// The contents of `config.toml`.
 #[derive(Debug, Default, Deserialize)]
@@ -152,8 +84,6 @@ impl ToolSettings {
 /// A problem with the settings.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot find a home folder: set AIRLOCK_HOME or HOME")]
-    NoHome,
     #[error("cannot read {path}: {reason}")]
     Read { path: PathBuf, reason: String },
     #[error("{path}: {message}")]
@@ -166,24 +96,6 @@ pub enum ConfigError {
     /// The chosen provider needs an API key that is not set.
     #[error("{0}")]
     MissingKey(String),
-}
-
-/// Creates `path` when missing and returns its canonical form.
-fn canonical_folder(path: &Path) -> Result<PathBuf, ConfigError> {
-    let absolute = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        let cwd = std::env::current_dir()
-            .map_err(|e| ConfigError::Read { path: path.to_path_buf(), reason: format!("no current folder: {e}") })?;
-        cwd.join(path)
-    };
-    let failed = |e: std::io::Error| ConfigError::Read { path: absolute.clone(), reason: e.to_string() };
-    std::fs::create_dir_all(&absolute).map_err(failed)?;
-    let canonical = absolute.canonicalize().map_err(failed)?;
-    if !canonical.is_dir() {
-        return Err(ConfigError::Read { path: absolute, reason: "not a folder".into() });
-    }
-    Ok(canonical)
 }
 
 /// Reads `config.toml`; a missing file means defaults.
@@ -246,35 +158,6 @@ mod tests {
         let limits = config.tools.limits();
         assert_eq!(limits.deadline, Duration::from_secs(5));
         assert_eq!(limits.memory, 64 << 20);
-    }
-
-    #[test]
-    fn every_spelling_of_the_home_and_cache_becomes_one_canonical_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let real = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(real.join("user/x")).unwrap();
-        std::os::unix::fs::symlink(real.join("user"), real.join("link")).unwrap();
-        let expected = real.join("user/.airlock");
-        for spelling in [real.join("link/.airlock"), real.join("user/x/../.airlock"), real.join("link/x/../.airlock")] {
-            let paths = Paths::new(&spelling, None).unwrap();
-            assert_eq!(paths.home, expected, "{}", spelling.display());
-            assert_eq!(paths.cache, expected.join("cache"));
-            assert_eq!(paths.protected(), std::slice::from_ref(&expected), "the cache lies inside the home");
-        }
-        // A cache given through a link is canonical too, and protected on its own.
-        let paths = Paths::new(&real.join("link/.airlock"), Some(&real.join("link/x/../cache"))).unwrap();
-        assert_eq!(paths.cache, real.join("user/cache"));
-        assert_eq!(paths.protected(), [expected, real.join("user/cache")]);
-    }
-
-    #[test]
-    fn a_relative_home_is_taken_from_the_current_folder() {
-        let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
-        let name = format!("../target/relative-home-{}", std::process::id());
-        let paths = Paths::new(Path::new(&name), None).unwrap();
-        assert!(paths.home.is_absolute());
-        assert_eq!(paths.home, cwd.parent().unwrap().join(format!("target/relative-home-{}", std::process::id())));
-        std::fs::remove_dir_all(&paths.home).unwrap();
     }
 
     #[test]

@@ -24,13 +24,40 @@
 //!                                      │                capability: requested ∩ granted
 //!                                      │  session: the recorder, resume
 //!                                      │
-//!  used by all: events, contract (the WIT types), config, files, sanitize, cancel
+//!  shared below: events, contract (the WIT types), paths, config, files, sanitize, cancel
 //! ```
 //!
 //! A front end starts a session with [`engine::Session::start`] and from then on only sends
 //! [`engine::Op`]s and reads [`engine::Output`]s: a user turn, an interrupt, the answer to a
 //! question, a mode change, compress, resume. Approvals reach it as questions and come back
 //! as orders, so a front end that is not a terminal can answer them whenever it likes.
+//!
+//! ## Which module may use which
+//!
+//! A module uses another when its code (tests aside) names `crate::that`. Each line lists
+//! all that one top-level module may use, and the uses form no circle. Front ends (marked,
+//! and `main.rs`) may use the engine and each other; no engine module uses a front end.
+//! `module_graph_tests.rs` reads this list and holds the crate to it.
+//!
+//! - `agent`: `cancel`, `events`, `files`, `model`, `scheduler`, `session`
+//! - `cancel`: `runtime`
+//! - `capability`: `contract`, `sanitize`
+//! - `config`: `capability`, `model`, `paths`, `policy`, `sanitize`
+//! - `contract`: (none)
+//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `model`, `paths`, `policy`, `registry`, `runtime`, `scheduler`, `session`
+//! - `events`: `contract`, `model`, `registry`
+//! - `files`: (none)
+//! - `model`: (none)
+//! - `paths`: (none)
+//! - `policy`: `capability`, `contract`, `files`, `paths`, `registry`, `sanitize`
+//! - `registry`: `capability`, `contract`, `files`, `runtime`, `sanitize`
+//! - `runtime`: `capability`, `contract`, `files`
+//! - `sanitize`: (none)
+//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `files`, `model`, `policy`, `registry`, `runtime`, `sanitize`
+//! - `session`: `model`
+//! - `cli` (front end): `agent`, `commands`, `config`, `engine`, `frontends`, `paths`, `policy`, `sanitize`, `session`
+//! - `commands` (front end): `capability`, `contract`, `frontends`, `paths`, `policy`, `registry`, `runtime`, `sanitize`
+//! - `frontends` (front end): `agent`, `capability`, `contract`, `engine`, `events`, `model`, `policy`, `registry`, `sanitize`, `session`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
@@ -45,6 +72,9 @@ pub mod events;
 pub mod files;
 pub mod frontends;
 pub mod model;
+#[cfg(test)]
+mod module_graph_tests;
+pub mod paths;
 pub mod policy;
 pub mod registry;
 pub mod runtime;

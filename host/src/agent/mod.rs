@@ -241,111 +241,117 @@ impl Agent {
     /// Runs one user prompt to its end.
     pub async fn run(&mut self, prompt: &str, events: &EventSink, cancel: &Cancellation) -> Report {
         let started = Instant::now();
-        let mut report = Report::default();
-        let mut repeats = CallRepeats::default();
-        let mut loops = 0;
-        // Paused answers in a row that brought nothing: a provider that keeps pausing with
-        // nothing to show would otherwise run to `--max-turns`, reported as tool calls.
-        let mut empty_pauses = 0;
+        let mut run = Run { report: Report::default(), repeats: CallRepeats::default(), loops: 0, empty_pauses: 0 };
         self.compress_paused_until = 0;
         self.push(Message { role: Role::User, parts: vec![Part::Text { text: prompt.to_string() }] }, events);
-        report.outcome = loop {
-            if report.turns >= self.settings.max_turns {
-                break Outcome::MaxTurns(self.settings.max_turns);
-            }
-            self.declare_tools();
-            if let Err(CompressError::Cancelled) =
-                self.compress_if_needed(report.turns + 1, events, cancel, &mut report).await
-            {
-                break Outcome::Cancelled;
-            }
-            report.turns += 1;
-            if let Some(recorder) = &mut self.recorder {
-                recorder.turn_started();
-            }
-            events.send(Event::TurnStarted { turn: report.turns });
-            let answer = match self.turn(events, cancel).await {
-                Ok(answer) => answer,
-                Err(TurnError::Cancelled) => break Outcome::Cancelled,
-                Err(TurnError::Model(error)) => break Outcome::ModelFailed(error),
-            };
-            let turn = report.turns;
-            self.account(&mut report, turn, UsageKind::Answer, answer.usage, events);
-            let brought = Brought {
-                text: !answer.text.is_empty(),
-                calls: !answer.calls.is_empty(),
-                earlier: !report.response.is_empty() || !report.calls.is_empty(),
-            };
-            // A response cut off for chanting never got to its end: the loop check judges it.
-            let verdict = match (&answer.chanting, &answer.finish) {
-                (None, Some((reason, stop))) => finish::judge(*stop, reason, brought),
-                _ => Verdict::Accept { warning: None },
-            };
-            if !answer.text.is_empty() {
-                if !report.response.is_empty() && !report.response.ends_with('\n') {
-                    report.response.push('\n');
-                }
-                report.response.push_str(&answer.text);
-            }
-            let paused = match verdict {
-                Verdict::Fail(unusable) => break Outcome::Unusable(unusable),
-                Verdict::Accept { warning } => {
-                    if let Some(message) = warning {
-                        events.send(Event::Warning { message });
-                    }
-                    false
-                }
-                Verdict::Continue => true,
-            };
-            // A response cut off for chanting is kept without its calls: they were never run.
-            let calls = if answer.chanting.is_some() { Vec::new() } else { answer.calls };
-            let mut parts = Vec::new();
-            if !answer.text.is_empty() {
-                parts.push(Part::Text { text: answer.text });
-            }
-            parts.extend(calls.iter().cloned().map(Part::FunctionCall));
-            if !parts.is_empty() {
-                self.push(Message { role: Role::Model, parts }, events);
-            }
-            if answer.usage.input_tokens > 0 {
-                let tokens = answer.usage.input_tokens + answer.usage.output_tokens;
-                self.anchor = Some(Anchor { covered: self.history.len(), tokens });
-            }
-            let repetition = answer.chanting.or_else(|| {
-                self.settings.loop_detection.then(|| calls.iter().find_map(|c| repeats.observe(c))).flatten()
-            });
-            if let Some(repetition) = repetition {
-                if let Some(outcome) = self.on_loop(&repetition, &calls, &mut loops, events) {
-                    break outcome;
-                }
-                repeats.reset();
-                continue;
-            }
-            if calls.is_empty() && paused {
-                empty_pauses = if brought.text { 0 } else { empty_pauses + 1 };
-                if empty_pauses == MAX_EMPTY_PAUSES {
-                    let reason = format!("paused {MAX_EMPTY_PAUSES} times in a row with nothing in the answer");
-                    break Outcome::Unusable(Unusable::Empty { reason });
-                }
-                events.send(Event::Notice {
-                    message: "the provider paused the answer; asking the model to go on".into(),
-                });
-                continue;
-            }
-            if calls.is_empty() {
-                break Outcome::Completed;
-            }
-            let completed = self.scheduler.run_batch(&calls, events, cancel).await;
-            let responses = completed.iter().map(|c| Part::FunctionResponse(c.response())).collect();
-            self.push(Message { role: Role::User, parts: responses }, events);
-            let all_cancelled = completed.iter().all(|c| c.status == CallStatus::Cancelled);
-            report.calls.extend(completed);
-            if all_cancelled || cancel.is_cancelled() {
-                break Outcome::Cancelled;
+        run.report.outcome = loop {
+            if let Some(outcome) = self.next_turn(&mut run, events, cancel).await {
+                break outcome;
             }
         };
-        report.duration = started.elapsed();
-        report
+        run.report.duration = started.elapsed();
+        run.report
+    }
+
+    /// One turn of a run: a model request, then the batch of calls it asked for. `Some`
+    /// ends the run with that outcome.
+    async fn next_turn(&mut self, run: &mut Run, events: &EventSink, cancel: &Cancellation) -> Option<Outcome> {
+        let report = &mut run.report;
+        if report.turns >= self.settings.max_turns {
+            return Some(Outcome::MaxTurns(self.settings.max_turns));
+        }
+        self.declare_tools();
+        if let Err(CompressError::Cancelled) = self.compress_if_needed(report.turns + 1, events, cancel, report).await {
+            return Some(Outcome::Cancelled);
+        }
+        report.turns += 1;
+        if let Some(recorder) = &mut self.recorder {
+            recorder.turn_started();
+        }
+        events.send(Event::TurnStarted { turn: report.turns });
+        let answer = match self.turn(events, cancel).await {
+            Ok(answer) => answer,
+            Err(TurnError::Cancelled) => return Some(Outcome::Cancelled),
+            Err(TurnError::Model(error)) => return Some(Outcome::ModelFailed(error)),
+        };
+        let turn = report.turns;
+        self.account(report, turn, UsageKind::Answer, answer.usage, events);
+        let Taken { calls, paused, brought, chanting } = match self.take_answer(answer, report, events) {
+            Ok(taken) => taken,
+            Err(outcome) => return Some(outcome),
+        };
+        let repetition = chanting.or_else(|| {
+            self.settings.loop_detection.then(|| calls.iter().find_map(|c| run.repeats.observe(c))).flatten()
+        });
+        if let Some(repetition) = repetition {
+            let outcome = self.on_loop(&repetition, &calls, &mut run.loops, events);
+            run.repeats.reset();
+            return outcome;
+        }
+        if calls.is_empty() && paused {
+            run.empty_pauses = if brought.text { 0 } else { run.empty_pauses + 1 };
+            if run.empty_pauses == MAX_EMPTY_PAUSES {
+                let reason = format!("paused {MAX_EMPTY_PAUSES} times in a row with nothing in the answer");
+                return Some(Outcome::Unusable(Unusable::Empty { reason }));
+            }
+            events.send(Event::Notice { message: "the provider paused the answer; asking the model to go on".into() });
+            return None;
+        }
+        if calls.is_empty() {
+            return Some(Outcome::Completed);
+        }
+        let completed = self.scheduler.run_batch(&calls, events, cancel).await;
+        let responses = completed.iter().map(|c| Part::FunctionResponse(c.response())).collect();
+        self.push(Message { role: Role::User, parts: responses }, events);
+        let all_cancelled = completed.iter().all(|c| c.status == CallStatus::Cancelled);
+        run.report.calls.extend(completed);
+        (all_cancelled || cancel.is_cancelled()).then_some(Outcome::Cancelled)
+    }
+
+    /// Takes a model's answer into the run: judges how it ended, adds its text to the
+    /// response and its message to the history. `Err` ends the run (an unusable answer).
+    fn take_answer(&mut self, answer: Answer, report: &mut Report, events: &EventSink) -> Result<Taken, Outcome> {
+        let brought = Brought {
+            text: !answer.text.is_empty(),
+            calls: !answer.calls.is_empty(),
+            earlier: !report.response.is_empty() || !report.calls.is_empty(),
+        };
+        // A response cut off for chanting never got to its end: the loop check judges it.
+        let verdict = match (&answer.chanting, &answer.finish) {
+            (None, Some((reason, stop))) => finish::judge(*stop, reason, brought),
+            _ => Verdict::Accept { warning: None },
+        };
+        if !answer.text.is_empty() {
+            if !report.response.is_empty() && !report.response.ends_with('\n') {
+                report.response.push('\n');
+            }
+            report.response.push_str(&answer.text);
+        }
+        let paused = match verdict {
+            Verdict::Fail(unusable) => return Err(Outcome::Unusable(unusable)),
+            Verdict::Accept { warning } => {
+                if let Some(message) = warning {
+                    events.send(Event::Warning { message });
+                }
+                false
+            }
+            Verdict::Continue => true,
+        };
+        // A response cut off for chanting is kept without its calls: they were never run.
+        let calls = if answer.chanting.is_some() { Vec::new() } else { answer.calls };
+        let mut parts = Vec::new();
+        if !answer.text.is_empty() {
+            parts.push(Part::Text { text: answer.text });
+        }
+        parts.extend(calls.iter().cloned().map(Part::FunctionCall));
+        if !parts.is_empty() {
+            self.push(Message { role: Role::Model, parts }, events);
+        }
+        if answer.usage.input_tokens > 0 {
+            let tokens = answer.usage.input_tokens + answer.usage.output_tokens;
+            self.anchor = Some(Anchor { covered: self.history.len(), tokens });
+        }
+        Ok(Taken { calls, paused, brought, chanting: answer.chanting })
     }
 
     /// Answers the calls of a looping response without running them, then nudges the model
@@ -420,6 +426,27 @@ impl Agent {
 }
 
 /// What one model response brought.
+/// What one run keeps from turn to turn.
+struct Run {
+    report: Report,
+    repeats: CallRepeats,
+    /// Loops detected so far: the first is answered with a nudge, the second ends the run.
+    loops: u32,
+    /// Paused answers in a row that brought nothing: a provider that keeps pausing with
+    /// nothing to show would otherwise run to `--max-turns`, reported as tool calls.
+    empty_pauses: u32,
+}
+
+/// A model's answer once taken into the run.
+struct Taken {
+    /// The calls to run (none when the answer was cut off for chanting).
+    calls: Vec<FunctionCall>,
+    /// The provider paused the answer: the model is asked to go on.
+    paused: bool,
+    brought: Brought,
+    chanting: Option<Repetition>,
+}
+
 #[derive(Debug, Default)]
 struct Answer {
     text: String,

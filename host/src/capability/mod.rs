@@ -13,11 +13,11 @@ mod file_grant;
 pub mod net;
 
 use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::contract::{Access, ToolInfo};
-use crate::runtime::Preopen;
 pub use file_grant::FileGrant;
 use net::NetRule;
 
@@ -39,6 +39,34 @@ pub const MAX_MEMORY_MB: u64 = 4096;
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// 16 MiB.
 pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
+
+/// Limits applied to every call.
+#[derive(Debug, Clone, Copy)]
+pub struct CallLimits {
+    /// Linear-memory cap of an instance, in bytes.
+    pub memory: usize,
+    /// Wall-clock deadline of one guest call.
+    pub deadline: Duration,
+    /// Most bytes of tool output sent to the model.
+    pub output: usize,
+}
+
+impl Default for CallLimits {
+    fn default() -> Self {
+        Self { memory: 256 << 20, deadline: Duration::from_secs(60), output: 100_000 }
+    }
+}
+
+/// A directory made visible to the guest, named by its canonical host path (opened without
+/// following links when the instance starts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preopen {
+    /// The directory on the host.
+    pub host: PathBuf,
+    /// The path under which the guest sees it.
+    pub guest: String,
+    pub writable: bool,
+}
 
 /// Everything granted to one plugin.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::CommandError;
-use crate::config::Paths;
+use crate::paths::Paths;
 use crate::policy::rules::RuleSource;
 use crate::policy::trust::TrustStore;
 use crate::policy::{PolicyError, WorkspacePolicy, file, read_workspace_policy, workspace_policy_path};

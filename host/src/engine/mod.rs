@@ -36,8 +36,8 @@ use tokio::sync::mpsc;
 
 use crate::agent::{Agent, Outcome, Report};
 use crate::cancel::Cancellation;
-use crate::config::Paths;
 use crate::events::{Event, EventSink};
+use crate::paths::Paths;
 use crate::policy::{ApprovalMode, Policy};
 use crate::registry::Registry;
 use crate::session;

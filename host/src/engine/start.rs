@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use super::{Output, Outputs, questions::Questions};
 use crate::agent::{self, Agent, context_files};
-use crate::capability::Roots;
-use crate::config::Paths;
+use crate::capability::{CallLimits, Roots};
 use crate::events::{Event, EventSink};
 use crate::model::{ModelClient, ModelError, ProviderConfig};
+use crate::paths::Paths;
 use crate::policy::{ApprovalMode, Policy, PolicyError};
 use crate::registry::{PluginDirs, Registry};
 use crate::runtime::{Runtime, RuntimeError};
-use crate::scheduler::{CallLimits, Scheduler};
+use crate::scheduler::Scheduler;
 use crate::session::{self, SessionError};
 
 /// Why a session (or its tools) could not start.

@@ -11,13 +11,13 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::*;
 use crate::agent::Outcome;
-use crate::config::Paths;
+use crate::capability::CallLimits;
 use crate::contract::Confirmation;
 use crate::events::CallStatus;
 use crate::model::ProviderKind;
 use crate::model::test_support::config;
+use crate::paths::Paths;
 use crate::policy::AlwaysScope;
-use crate::scheduler::CallLimits;
 use crate::testing::{Setup, shared_cache};
 
 /// Long enough for a loaded machine, short enough that a hang fails the test instead of

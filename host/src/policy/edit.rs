@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::PolicyError;
 use super::file::{PolicyFile, line_of, parse, read_user_file, utf8};
 use super::rules::{RuleDecision, RuleSource};
-use crate::runtime::cache::write_atomically;
+use crate::files::write_atomically;
 
 /// Edits a policy file in place, keeping everything the user wrote.
 pub struct Editor {

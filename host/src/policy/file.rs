@@ -163,7 +163,7 @@ pub(super) fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, PolicyError> {
 
 /// Parses the policy file `path` whose content is `bytes`.
 pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFile, PolicyError> {
-    let hash = crate::runtime::cache::content_hash(&bytes);
+    let hash = crate::files::content_hash(&bytes);
     let text = utf8(path, bytes)?;
     let invalid = |offset: usize, message: String| PolicyError::Invalid {
         path: path.to_path_buf(),
@@ -175,96 +175,113 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
 
     let mut grants = BTreeMap::new();
     for (key, raw) in raw.grants {
-        let at = key.span().start;
-        let key = key.into_inner();
-        if key.trim().is_empty() || key.chars().any(crate::sanitize::is_hidden) {
-            return Err(invalid(at, format!("[grants.{key:?}] cannot name a plugin: give the plugin's name")));
-        }
-        let mut table = GrantTable { key: key.clone(), line: line_of(&text, at), ..GrantTable::default() };
-        let grant = &mut table.grant;
-        table.sets = Parts {
-            files: raw.files.is_some(),
-            network: raw.network.is_some(),
-            env: raw.env.is_some(),
-            processes: raw.processes.is_some(),
-        };
-        for file in raw.files.iter().flatten() {
-            grant.files.push(FileGrant::parse(file.get_ref()).map_err(|e| invalid(file.span().start, e))?);
-        }
-        for rule in raw.network.iter().flatten() {
-            grant.network.push(NetRule::parse(rule.get_ref()).map_err(|e| invalid(rule.span().start, e))?);
-        }
-        for var in raw.env.iter().flatten() {
-            if !is_env_name(var.get_ref()) {
-                return Err(invalid(
-                    var.span().start,
-                    format!("{:?} is not an environment variable name", var.get_ref()),
-                ));
-            }
-            grant.env.push(var.get_ref().clone());
-        }
-        for prefix in raw.processes.iter().flatten() {
-            if prefix.get_ref().trim().is_empty() {
-                return Err(invalid(prefix.span().start, "a process grant needs a command prefix".into()));
-            }
-            grant.processes.push(prefix.get_ref().trim().to_string());
-        }
-        grant.memory_mb =
-            positive(raw.memory_mb, "memory_mb", capability::MAX_MEMORY_MB).map_err(|(at, e)| invalid(at, e))?;
-        grant.timeout_secs = positive(raw.timeout_secs, "timeout_secs", capability::MAX_TIMEOUT_SECS)
-            .map_err(|(at, e)| invalid(at, e))?;
-        grant.max_output_bytes = positive(raw.max_output_bytes, "max_output_bytes", capability::MAX_OUTPUT_BYTES)
-            .map_err(|(at, e)| invalid(at, e))?;
-        grants.insert(key, table);
+        let table = parse_grant(key, raw, &text, &invalid)?;
+        grants.insert(table.key.clone(), table);
     }
-
     let mut rules = Vec::new();
     for (index, spanned) in raw.rule.into_iter().enumerate() {
-        // Point at the rule's `[[rule]]` header rather than its first key.
-        let start = spanned.span().start.min(text.len());
-        let line = line_of(&text, text[..start].rfind("[[rule]]").unwrap_or(start));
-        let raw = spanned.into_inner();
-        let at_rule = |message: String| PolicyError::Invalid { path: path.to_path_buf(), line, message };
-        // Every start parses (and compiles the globs of) a repository's policy, trusted or not.
-        if index == MAX_RULES {
-            return Err(at_rule(format!("more than {MAX_RULES} rules: merge some (a glob can cover many paths)")));
-        }
-        let path_glob = match raw.path {
-            Some(glob) if glob.trim().is_empty() => {
-                return Err(at_rule("`path` is empty: give a glob, e.g. \"docs/**\", or leave it out".into()));
-            }
-            Some(glob) => Some(PathGlob::new(&glob).map_err(at_rule)?),
-            None => None,
-        };
-        if raw.command.as_deref().is_some_and(|c| c.trim().is_empty()) {
-            return Err(at_rule("`command` is empty".into()));
-        }
-        let tool = match raw.tool {
-            Some(tool) if tool.get_ref() == "*" => None,
-            Some(tool) if !crate::registry::is_tool_name(tool.get_ref()) => {
-                return Err(invalid(
-                    tool.span().start,
-                    format!(
-                        "`tool = {:?}` can name no tool: tool names are lowercase letters, digits and `_`, \
-                         starting with a letter (or \"*\" for every tool)",
-                        tool.get_ref()
-                    ),
-                ));
-            }
-            Some(tool) => Some(tool.into_inner()),
-            None => None,
-        };
-        rules.push(Rule {
-            tool,
-            command: raw.command,
-            path: path_glob,
-            decision: raw.decision,
-            priority: raw.priority,
-            source,
-            origin: format!("{}:{line}", path.display()),
-        });
+        rules.push(parse_rule(index, spanned, &text, path, source, &invalid)?);
     }
     Ok(PolicyFile { path: path.to_path_buf(), hash, grants, rules })
+}
+
+/// Where in a policy file's text a problem is, and what: the error to return.
+type Invalid<'a> = dyn Fn(usize, String) -> PolicyError + 'a;
+
+/// One `[grants.NAME]` table.
+fn parse_grant(key: Spanned<String>, raw: RawGrant, text: &str, invalid: &Invalid) -> Result<GrantTable, PolicyError> {
+    let at = key.span().start;
+    let key = key.into_inner();
+    if key.trim().is_empty() || key.chars().any(crate::sanitize::is_hidden) {
+        return Err(invalid(at, format!("[grants.{key:?}] cannot name a plugin: give the plugin's name")));
+    }
+    let mut table = GrantTable { key: key.clone(), line: line_of(text, at), ..GrantTable::default() };
+    let grant = &mut table.grant;
+    table.sets = Parts {
+        files: raw.files.is_some(),
+        network: raw.network.is_some(),
+        env: raw.env.is_some(),
+        processes: raw.processes.is_some(),
+    };
+    for file in raw.files.iter().flatten() {
+        grant.files.push(FileGrant::parse(file.get_ref()).map_err(|e| invalid(file.span().start, e))?);
+    }
+    for rule in raw.network.iter().flatten() {
+        grant.network.push(NetRule::parse(rule.get_ref()).map_err(|e| invalid(rule.span().start, e))?);
+    }
+    for var in raw.env.iter().flatten() {
+        if !is_env_name(var.get_ref()) {
+            return Err(invalid(var.span().start, format!("{:?} is not an environment variable name", var.get_ref())));
+        }
+        grant.env.push(var.get_ref().clone());
+    }
+    for prefix in raw.processes.iter().flatten() {
+        if prefix.get_ref().trim().is_empty() {
+            return Err(invalid(prefix.span().start, "a process grant needs a command prefix".into()));
+        }
+        grant.processes.push(prefix.get_ref().trim().to_string());
+    }
+    grant.memory_mb =
+        positive(raw.memory_mb, "memory_mb", capability::MAX_MEMORY_MB).map_err(|(at, e)| invalid(at, e))?;
+    grant.timeout_secs =
+        positive(raw.timeout_secs, "timeout_secs", capability::MAX_TIMEOUT_SECS).map_err(|(at, e)| invalid(at, e))?;
+    grant.max_output_bytes = positive(raw.max_output_bytes, "max_output_bytes", capability::MAX_OUTPUT_BYTES)
+        .map_err(|(at, e)| invalid(at, e))?;
+    Ok(table)
+}
+
+/// One `[[rule]]`, the `index`-th of its file.
+fn parse_rule(
+    index: usize,
+    spanned: Spanned<RawRule>,
+    text: &str,
+    path: &Path,
+    source: RuleSource,
+    invalid: &Invalid,
+) -> Result<Rule, PolicyError> {
+    // Point at the rule's `[[rule]]` header rather than its first key.
+    let start = spanned.span().start.min(text.len());
+    let line = line_of(text, text[..start].rfind("[[rule]]").unwrap_or(start));
+    let raw = spanned.into_inner();
+    let at_rule = |message: String| PolicyError::Invalid { path: path.to_path_buf(), line, message };
+    // Every start parses (and compiles the globs of) a repository's policy, trusted or not.
+    if index == MAX_RULES {
+        return Err(at_rule(format!("more than {MAX_RULES} rules: merge some (a glob can cover many paths)")));
+    }
+    let path_glob = match raw.path {
+        Some(glob) if glob.trim().is_empty() => {
+            return Err(at_rule("`path` is empty: give a glob, e.g. \"docs/**\", or leave it out".into()));
+        }
+        Some(glob) => Some(PathGlob::new(&glob).map_err(at_rule)?),
+        None => None,
+    };
+    if raw.command.as_deref().is_some_and(|c| c.trim().is_empty()) {
+        return Err(at_rule("`command` is empty".into()));
+    }
+    let tool = match raw.tool {
+        Some(tool) if tool.get_ref() == "*" => None,
+        Some(tool) if !crate::registry::is_tool_name(tool.get_ref()) => {
+            return Err(invalid(
+                tool.span().start,
+                format!(
+                    "`tool = {:?}` can name no tool: tool names are lowercase letters, digits and `_`, \
+                     starting with a letter (or \"*\" for every tool)",
+                    tool.get_ref()
+                ),
+            ));
+        }
+        Some(tool) => Some(tool.into_inner()),
+        None => None,
+    };
+    Ok(Rule {
+        tool,
+        command: raw.command,
+        path: path_glob,
+        decision: raw.decision,
+        priority: raw.priority,
+        source,
+        origin: format!("{}:{line}", path.display()),
+    })
 }
 
 /// A limit of a grant: at least 1 and at most `max`.

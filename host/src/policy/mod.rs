@@ -41,12 +41,11 @@ use trust::{TrustStatus, TrustStore};
 
 pub use grants::Granted;
 
-use crate::capability::{self, Effective, Grant, Roots};
-use crate::config::Paths;
+use crate::capability::{self, CallLimits, Effective, Grant, Roots};
 use crate::contract::{Confirmation, ToolInfo};
 use crate::files;
+use crate::paths::Paths;
 use crate::registry::{Origin, Plugin, Registry};
-use crate::scheduler::CallLimits;
 use file::PolicyFile;
 
 /// Largest policy or trust file read.
@@ -328,7 +327,7 @@ pub fn read_workspace_policy(workspace: &Path) -> WorkspacePolicy {
         Err(e) => return WorkspacePolicy::Unusable(format!("cannot open the workspace: {e}")),
     };
     match files::read_file_in(&dir, Path::new(".airlock/policy.toml"), MAX_POLICY_BYTES) {
-        Ok(bytes) => WorkspacePolicy::File { hash: crate::runtime::cache::content_hash(&bytes), bytes },
+        Ok(bytes) => WorkspacePolicy::File { hash: files::content_hash(&bytes), bytes },
         Err(files::FileError::NotFound) => WorkspacePolicy::Missing,
         Err(e) => WorkspacePolicy::Unusable(e.to_string()),
     }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::PolicyError;
-use crate::runtime::cache::write_atomically;
+use crate::files::write_atomically;
 
 /// Whether a workspace's policy may be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

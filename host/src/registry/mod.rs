@@ -107,7 +107,7 @@ impl RegisteredTool {
             if index > 0 {
                 problems.push_str("; ");
             }
-            problems.push_str(crate::runtime::truncate_chars(&problem, ARGS_PROBLEM_BYTES));
+            problems.push_str(&problem[..problem.floor_char_boundary(ARGS_PROBLEM_BYTES)]);
             if problem.len() > ARGS_PROBLEM_BYTES {
                 problems.push('…');
             }

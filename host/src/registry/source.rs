@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use super::LoadProblem;
 use crate::files::{self, FileError};
+use crate::runtime::RuntimeError;
 use crate::runtime::cache::{CompileCache, EntryKind};
-use crate::runtime::{RuntimeError, cache};
 
 mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
@@ -87,7 +87,7 @@ impl PluginSource {
             Origin::Builtin | Origin::User => files::read_user_file(&self.path, MAX_PLUGIN_BYTES),
         }
         .map_err(|e| failed(e.to_string()))?;
-        if cache::content_hash(&bytes) != self.content_hash {
+        if files::content_hash(&bytes) != self.content_hash {
             return Err(failed(
                 "the file changed after airlock identified it (trust and grants were given to its old content); \
                  run airlock again"

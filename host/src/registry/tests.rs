@@ -146,7 +146,7 @@ use std::io::Write;
 
 use airlock_tests::variants;
 
-use crate::runtime::cache::content_hash;
+use crate::files::content_hash;
 
 /// Replaces every occurrence of `from` in the file at `path` with `to`, byte for byte.
 fn replace_bytes(path: &Path, from: &[u8], to: &[u8]) {

@@ -20,17 +20,16 @@
 use std::fmt;
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use super::RuntimeError;
-use crate::files;
+use crate::files::{self, content_hash, write_atomically};
 
 /// Length of the tag in front of every entry.
 const TAG_LEN: usize = 32;
@@ -212,8 +211,6 @@ impl CompileCache {
 /// believed, and nothing is lost but speed.
 fn load_or_create_secret(path: &Path) -> [u8; 32] {
     use rand::RngCore;
-    use std::os::unix::fs::OpenOptionsExt;
-    let dir = path.parent().unwrap_or(Path::new("."));
     let path = path.to_path_buf();
     let read = |path: &Path| -> Option<[u8; 32]> { files::read_user_file(path, 32).ok()?.try_into().ok() };
     if let Some(secret) = read(&path) {
@@ -221,21 +218,7 @@ fn load_or_create_secret(path: &Path) -> [u8; 32] {
     }
     let mut secret = [0u8; 32];
     rand::rng().fill_bytes(&mut secret);
-    let stored = (|| -> std::io::Result<()> {
-        fs::create_dir_all(dir)?;
-        let temp = dir.join(format!(".mac.key.{}.tmp", std::process::id()));
-        let mut file = fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
-        let written = file.write_all(&secret).and_then(|()| file.sync_all());
-        // A link never replaces: when two processes start at once, the first key wins.
-        let linked = written.and_then(|()| match fs::hard_link(&temp, &path) {
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && read(&path).is_none() => {
-                fs::rename(&temp, &path)
-            }
-            other => other,
-        });
-        let _ = fs::remove_file(&temp);
-        linked
-    })();
+    let stored = files::write_once(&path, &secret, || read(&path).is_none());
     match (stored, read(&path)) {
         (_, Some(on_disk)) => on_disk,
         (Err(error), None) => {
@@ -243,58 +226,5 @@ fn load_or_create_secret(path: &Path) -> [u8; 32] {
             secret
         }
         (Ok(()), None) => secret,
-    }
-}
-
-/// The hex sha-256 of some bytes.
-pub fn content_hash(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
-/// Writes a file so that readers see either the old content or the whole new content.
-///
-/// The temporary file gets a random name and is created exclusively (`O_CREAT|O_EXCL`, which
-/// never follows a link): the folder may be a repository's `.airlock/`, where links named
-/// like a predictable temporary file would otherwise redirect the write to any file of the
-/// user's (`~/.bashrc`).
-pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut temp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".tmp").tempfile_in(dir)?;
-    temp.write_all(contents)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::write_atomically;
-
-    /// A repository can plant links named like the temporary files of its own
-    /// `.airlock/policy.toml` (process ids are small in containers); `airlock plugins
-    /// grant` writing that policy must never write through them.
-    #[cfg(unix)]
-    #[test]
-    fn planted_links_named_like_temporary_files_are_never_written_through() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("bashrc");
-        std::fs::write(&victim, "original\n").unwrap();
-        let airlock = dir.path().join("repo/.airlock");
-        std::fs::create_dir_all(&airlock).unwrap();
-        let pid = std::process::id();
-        for guessed_pid in [pid, 1, 2, 7, 42] {
-            for n in 0..16 {
-                let name = airlock.join(format!(".policy.toml.{guessed_pid}.{n}.tmp"));
-                std::os::unix::fs::symlink(&victim, name).unwrap();
-            }
-        }
-        for round in 0..4 {
-            write_atomically(&airlock.join("policy.toml"), format!("round = {round}\n").as_bytes()).unwrap();
-        }
-        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "original\n");
-        assert_eq!(std::fs::read_to_string(airlock.join("policy.toml")).unwrap(), "round = 3\n");
-        assert!(std::fs::symlink_metadata(airlock.join("policy.toml")).unwrap().file_type().is_file());
     }
 }

@@ -10,7 +10,6 @@
 //! the registry instead, which refuses oversized ones outright.
 
 use super::bindings::types as wit;
-use super::state::truncate_chars;
 use crate::contract::*;
 
 /// An error message a plugin returns.
@@ -40,7 +39,7 @@ pub fn cut(text: String, max: usize) -> String {
     if text.len() <= max {
         return text;
     }
-    let kept = truncate_chars(&text, max);
+    let kept = &text[..text.floor_char_boundary(max)];
     format!("{kept} [cut at {} of {} bytes]", kept.len(), text.len())
 }
 

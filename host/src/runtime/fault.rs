@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use wasmtime::Store;
 
-use super::state::{self, CallState, Interrupt, LimitHit, MAX_INSTANCES, MAX_MEMORIES, MAX_TABLE_ELEMENTS, MAX_TABLES};
+use super::state::{CallState, Interrupt, LimitHit, MAX_INSTANCES, MAX_MEMORIES, MAX_TABLE_ELEMENTS, MAX_TABLES};
 
 /// Why a call into a guest did not return normally.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,7 +66,7 @@ pub(super) fn classify(store: &Store<CallState>, deadline: Duration, error: &was
         ));
     }
     if let Some(reason) = panic_message(&state.stderr.contents().0) {
-        message.push_str(&format!(" ({})", state::truncate_chars(&reason, 500)));
+        message.push_str(&format!(" ({})", &reason[..reason.floor_char_boundary(500)]));
     }
     CallFault::Trap(message)
 }
@@ -76,10 +76,11 @@ pub(super) fn classify(store: &Store<CallState>, deadline: Duration, error: &was
 fn first_line(error: &wasmtime::Error) -> String {
     let line = error.to_string().lines().next().unwrap_or_default().to_string();
     if !line.starts_with("error while executing at wasm backtrace") {
-        return state::truncate_chars(&line, 500).to_string();
+        return line[..line.floor_char_boundary(500)].to_string();
     }
     let cause = error.chain().skip(1).find_map(|cause| cause.to_string().lines().next().map(str::to_string));
-    state::truncate_chars(&cause.unwrap_or(line), 500).to_string()
+    let line = cause.unwrap_or(line);
+    line[..line.floor_char_boundary(500)].to_string()
 }
 
 /// What a guest printed about its crash: a Rust panic's message, or the last line it wrote.

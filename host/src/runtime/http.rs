@@ -29,7 +29,6 @@ use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
 use wasmtime_wasi_http::{Error as HttpError, RequestOptions, WasiBody, WasiHttpHooks};
 
-use super::state::truncate_chars;
 use crate::capability::net::NetRule;
 
 /// Denials kept per call; a guest retrying in a loop does not grow the list further.
@@ -266,7 +265,7 @@ fn display_url(uri: &http::Uri) -> String {
     let scheme = uri.scheme_str().unwrap_or("?");
     let authority = uri.authority().map_or("", |a| a.as_str());
     let url = format!("{scheme}://{authority}{}", uri.path());
-    truncate_chars(&url, MAX_URL).to_string()
+    url[..url.floor_char_boundary(MAX_URL)].to_string()
 }
 
 #[cfg(test)]

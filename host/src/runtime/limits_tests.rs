@@ -118,7 +118,7 @@ const MIB_PAGES: usize = 16;
 /// Instantiates `bytes` in a sandbox capped at `cap` bytes.
 async fn start(bytes: Vec<u8>, cap: usize) -> Result<Instance, CallFault> {
     let runtime = crate::testing::runtime();
-    let hash = cache::content_hash(&bytes);
+    let hash = crate::files::content_hash(&bytes);
     let (component, _) = runtime.load(&hash, || Ok(bytes.clone())).unwrap();
     runtime.instantiate(&component, Arc::from("wat"), &Sandbox::empty(cap, Duration::from_secs(20))).await
 }
@@ -304,10 +304,11 @@ fn a_batch_of_memory_hogs_stays_within_the_process_budget() {
 /// Runs the batch; returns how far the peak RSS rose above the RSS before it, in KiB.
 async fn hog_batch(phase: &str) -> u64 {
     use crate::cancel::Cancellation;
+    use crate::capability::CallLimits;
     use crate::events::CallStatus;
     use crate::model::FunctionCall;
     use crate::policy::{ApprovalMode, RefuseAll};
-    use crate::scheduler::{CallLimits, Scheduler};
+    use crate::scheduler::Scheduler;
 
     let limits = ProcessLimits { memory: HOG_BUDGET, instances: 16 };
     let runtime = Arc::new(Runtime::with_limits(crate::testing::shared_cache(), limits).unwrap());
@@ -339,7 +340,7 @@ async fn instantiation_waits_for_the_budget_until_its_deadline_or_cancellation()
     let limits = ProcessLimits { memory: 64 << 20, instances: 1 };
     let runtime = Runtime::with_limits(crate::testing::shared_cache(), limits).unwrap();
     let bytes = plugin("");
-    let (component, _) = runtime.load(&cache::content_hash(&bytes), || Ok(bytes.clone())).unwrap();
+    let (component, _) = runtime.load(&crate::files::content_hash(&bytes), || Ok(bytes.clone())).unwrap();
     let sandbox = Sandbox::empty(CAP, Duration::from_millis(300));
     let held = runtime.instantiate(&component, Arc::from("wat"), &sandbox).await.unwrap();
 

@@ -43,8 +43,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, Store, UpdateDeadline};
-use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
+use crate::capability::Preopen;
 use crate::capability::net::NetRule;
 use crate::contract::{Confirmation, PluginInfo, ToolOutput};
 use budget::{Budget, Permits};
@@ -52,12 +52,9 @@ pub use budget::{DEFAULT_LIVE_INSTANCES, DEFAULT_MEMORY_BUDGET, ProcessLimits};
 pub use cache::{CacheOutcome, CompileCache};
 pub use fault::CallFault;
 use fault::classify;
-use http::HttpGate;
 pub use http::{DenialReason, NetDenial};
 pub use state::CancelFlag;
-pub use state::truncate_chars;
 use state::{CallState, Interrupt};
-use stdio::CapturedOutput;
 
 /// How often the epoch advances; deadlines are checked at this granularity.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -77,17 +74,6 @@ pub enum RuntimeError {
     Link(String),
     #[error("cannot read {path}: {reason}")]
     Read { path: PathBuf, reason: String },
-}
-
-/// A directory made visible to the guest, named by its canonical host path (opened without
-/// following links when the instance starts).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Preopen {
-    /// The directory on the host.
-    pub host: PathBuf,
-    /// The path under which the guest sees it.
-    pub guest: String,
-    pub writable: bool,
 }
 
 /// What one call's instance gets.
@@ -230,42 +216,7 @@ impl Runtime {
         sandbox: &Sandbox,
     ) -> Result<Instance, CallFault> {
         let permits = self.budget.acquire(sandbox.memory_limit, sandbox.deadline, &sandbox.cancel).await?;
-        let stdout = CapturedOutput::new(STDIO_CAP);
-        let stderr = CapturedOutput::new(STDIO_CAP);
-        let mut wasi = WasiCtxBuilder::new();
-        wasi.stdout(stdout.clone()).stderr(stderr.clone()).allow_blocking_current_thread(true);
-        wasi.envs(&sandbox.env);
-        // The defaults already deny these; saying so keeps it true if a default changes.
-        // Never `inherit_network`: wasi:http (gated) is the only way out.
-        wasi.allow_tcp(false).allow_udp(false).allow_ip_name_lookup(false);
-        for preopen in &sandbox.preopens {
-            let perms = if preopen.writable { FsPerms::ReadWrite } else { FsPerms::ReadOnly };
-            // The folder was resolved (and checked) by its canonical path; opening it again
-            // without following any link means a link swapped in since — by another call of
-            // the batch, say — fails the open instead of leading out of the grant. wasmtime
-            // opens by path, so it is handed the handle's own `/proc/self/fd` path.
-            let opened = crate::files::open_dir(&preopen.host).map_err(|e| {
-                CallFault::Instantiate(format!("cannot open {} for the plugin: {e}", preopen.host.display()))
-            })?;
-            wasi.preopened_dir(opened.wasi_path(), &preopen.guest, perms).map_err(|e| {
-                CallFault::Instantiate(format!("cannot open {} for the plugin: {e:#}", preopen.host.display()))
-            })?;
-        }
-        let deadline = Instant::now() + sandbox.deadline;
-        let http_gate = HttpGate::new(sandbox.network.clone(), deadline, sandbox.http_response_cap);
-        let state = CallState::new(
-            wasi.build(),
-            http_gate,
-            sandbox.memory_limit,
-            deadline,
-            sandbox.cancel.clone(),
-            stdout,
-            stderr,
-            label,
-            sandbox.workspace_root.clone(),
-            sandbox.call_id.clone(),
-            sandbox.live_output.clone(),
-        );
+        let state = CallState::new(sandbox, label)?;
         let mut store = new_store(&self.engine, state);
         let deadline = sandbox.deadline;
         match component.pre.instantiate_async(&mut store).await {

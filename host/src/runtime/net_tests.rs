@@ -12,7 +12,7 @@ use crate::contract::ToolError;
 
 async fn load(runtime: &Runtime, path: &str) -> LoadedComponent {
     let bytes = std::fs::read(path).unwrap();
-    runtime.load(&cache::content_hash(&bytes), || Ok(bytes.clone())).unwrap().0
+    runtime.load(&crate::files::content_hash(&bytes), || Ok(bytes.clone())).unwrap().0
 }
 
 fn sandbox(rules: &[String]) -> Sandbox {

@@ -13,7 +13,7 @@ use crate::contract::{ContentPart, Display, ErrorKind};
 async fn instance(sandbox: &Sandbox) -> Instance {
     let runtime = crate::testing::runtime();
     let bytes = std::fs::read(fixtures::RUNTIME_HOSTILE).unwrap();
-    let (component, _) = runtime.load(&cache::content_hash(&bytes), || Ok(bytes.clone())).unwrap();
+    let (component, _) = runtime.load(&crate::files::content_hash(&bytes), || Ok(bytes.clone())).unwrap();
     runtime.instantiate(&component, Arc::from("runtime_hostile"), sandbox).await.unwrap()
 }
 
@@ -157,10 +157,11 @@ async fn a_hundred_thousand_one_byte_chunks_become_few_messages() {
 #[tokio::test]
 async fn live_output_reaches_the_front_end_in_few_events() {
     use crate::cancel::Cancellation;
+    use crate::capability::CallLimits;
     use crate::events::Event;
     use crate::model::FunctionCall;
     use crate::policy::{ApprovalMode, RefuseAll};
-    use crate::scheduler::{CallLimits, Scheduler};
+    use crate::scheduler::Scheduler;
 
     let runtime = crate::testing::runtime();
     let setup = crate::testing::Setup::new(&[fixtures::RUNTIME_HOSTILE]);

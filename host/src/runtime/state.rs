@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use super::bindings::airlock::host::{context, log, output};
 use super::http::HttpGate;
 use super::stdio::CapturedOutput;
+use super::{CallFault, STDIO_CAP, Sandbox};
 
 /// Most log lines one call may write; the rest are dropped.
 const MAX_LOG_LINES: u32 = 1_000;
@@ -145,6 +146,31 @@ impl ResourceLimiter for MemoryLimiter {
     }
 }
 
+/// The WASI context of a call: captured stdio, exactly the sandbox's environment, no
+/// sockets, and its preopens.
+fn wasi_context(sandbox: &Sandbox, stdout: &CapturedOutput, stderr: &CapturedOutput) -> Result<WasiCtx, CallFault> {
+    let mut wasi = WasiCtxBuilder::new();
+    wasi.stdout(stdout.clone()).stderr(stderr.clone()).allow_blocking_current_thread(true);
+    wasi.envs(&sandbox.env);
+    // The defaults already deny these; saying so keeps it true if a default changes.
+    // Never `inherit_network`: wasi:http (gated) is the only way out.
+    wasi.allow_tcp(false).allow_udp(false).allow_ip_name_lookup(false);
+    for preopen in &sandbox.preopens {
+        let perms = if preopen.writable { FsPerms::ReadWrite } else { FsPerms::ReadOnly };
+        // The folder was resolved (and checked) by its canonical path; opening it again
+        // without following any link means a link swapped in since — by another call of
+        // the batch, say — fails the open instead of leading out of the grant. wasmtime
+        // opens by path, so it is handed the handle's own `/proc/self/fd` path.
+        let opened = crate::files::open_dir(&preopen.host).map_err(|e| {
+            CallFault::Instantiate(format!("cannot open {} for the plugin: {e}", preopen.host.display()))
+        })?;
+        wasi.preopened_dir(opened.wasi_path(), &preopen.guest, perms).map_err(|e| {
+            CallFault::Instantiate(format!("cannot open {} for the plugin: {e:#}", preopen.host.display()))
+        })?;
+    }
+    Ok(wasi.build())
+}
+
 /// Everything a store carries for one call.
 pub struct CallState {
     pub wasi: WasiCtx,
@@ -170,40 +196,34 @@ pub struct CallState {
 }
 
 impl CallState {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        wasi: WasiCtx,
-        http_gate: HttpGate,
-        memory_limit: usize,
-        deadline: Instant,
-        cancel: CancelFlag,
-        stdout: CapturedOutput,
-        stderr: CapturedOutput,
-        label: Arc<str>,
-        workspace_root: String,
-        call_id: String,
-        live_output: Option<mpsc::UnboundedSender<String>>,
-    ) -> Self {
-        Self {
+    /// The state of one call inside `sandbox`: its preopens opened (never through a link),
+    /// exactly its environment, captured stdio, its network gate, its memory cap and its
+    /// deadline, which starts now.
+    pub fn new(sandbox: &Sandbox, label: Arc<str>) -> Result<Self, CallFault> {
+        let stdout = CapturedOutput::new(STDIO_CAP);
+        let stderr = CapturedOutput::new(STDIO_CAP);
+        let wasi = wasi_context(sandbox, &stdout, &stderr)?;
+        let deadline = Instant::now() + sandbox.deadline;
+        Ok(Self {
             wasi,
             http: WasiHttpCtx::new(),
-            http_gate,
+            http_gate: HttpGate::new(sandbox.network.clone(), deadline, sandbox.http_response_cap),
             table: ResourceTable::new(),
-            limiter: MemoryLimiter::new(memory_limit),
+            limiter: MemoryLimiter::new(sandbox.memory_limit),
             deadline,
-            cancel,
+            cancel: sandbox.cancel.clone(),
             stdout,
             stderr,
             label,
-            workspace_root,
-            call_id,
-            live_output,
+            workspace_root: sandbox.workspace_root.clone(),
+            call_id: sandbox.call_id.clone(),
+            live_output: sandbox.live_output.clone(),
             log_lines: 0,
             live_bytes: 0,
             live_capped: false,
             live_pending: String::new(),
             live_sent: None,
-        }
+        })
     }
 
     /// Sends the held live output: always when `force`, else only once [`LIVE_INTERVAL`] has
@@ -251,7 +271,7 @@ impl log::Host for CallState {
             }
             return;
         }
-        let message = truncate_chars(&message, MAX_LOG_LINE);
+        let message = &message[..message.floor_char_boundary(MAX_LOG_LINE)];
         let (plugin, call) = (&*self.label, &self.call_id);
         match level {
             log::Level::Trace => tracing::trace!(plugin, call, "{message}"),
@@ -270,7 +290,7 @@ impl output::Host for CallState {
         }
         // The note that says output was dropped fits inside the cap.
         let room = (MAX_LIVE_OUTPUT - LIVE_CAPPED_NOTE.len()).saturating_sub(self.live_bytes);
-        let kept = truncate_chars(&chunk, room);
+        let kept = &chunk[..chunk.floor_char_boundary(room)];
         self.live_bytes += kept.len();
         self.live_pending.push_str(kept);
         if kept.len() < chunk.len() {
@@ -291,18 +311,6 @@ impl context::Host for CallState {
     fn call_id(&mut self) -> String {
         self.call_id.clone()
     }
-}
-
-/// The longest prefix of `text` that is at most `max` bytes and ends on a char boundary.
-pub fn truncate_chars(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// The contract's types interface has no functions; the linker only needs to know it.

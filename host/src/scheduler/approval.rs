@@ -5,7 +5,8 @@
 //! given to one call already covers the later ones, and a cancelled question asks no more.
 
 use super::Scheduler;
-use super::call::{Checked, Pending, Prepared, Ready, cancelled, finish};
+use super::call::{Approved, Ready, cancelled, finish};
+use super::validation::{Pending, Validated};
 use crate::cancel::Cancellation;
 use crate::contract::{Confirmation, ErrorKind, ToolError};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
@@ -14,14 +15,14 @@ use crate::policy::{ApprovalOutcome, ApprovalRequest, Verdict};
 
 impl Scheduler {
     /// Takes a validated call to `scheduled` (or a terminal state).
-    pub(super) async fn approve(&self, checked: Checked, events: &EventSink, cancel: &Cancellation) -> Prepared {
-        let pending = match checked {
-            Checked::Done(done) => return Prepared::Done(*done),
-            Checked::Pending(pending) => *pending,
+    pub(super) async fn approve(&self, validated: Validated, events: &EventSink, cancel: &Cancellation) -> Approved {
+        let pending = match validated {
+            Validated::Done(done) => return Approved::Done(*done),
+            Validated::Pending(pending) => *pending,
         };
         let Pending { call, tool, mut args, started, writes, access, description, confirmation, path, command } =
             pending;
-        let fail = |error: ToolError| Prepared::Done(finish(&call, started, Err(error), events));
+        let fail = |error: ToolError| Approved::Done(finish(&call, started, Err(error), events));
         if cancel.is_cancelled() {
             return fail(cancelled());
         }
@@ -81,7 +82,7 @@ impl Scheduler {
                     ApprovalOutcome::Refuse(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
                     ApprovalOutcome::Cancel => {
                         let error = ToolError::new(ErrorKind::Cancelled, "the user cancelled this call");
-                        return Prepared::CancelBatch(finish(&call, started, Err(error), events));
+                        return Approved::CancelBatch(finish(&call, started, Err(error), events));
                     }
                 }
             }
@@ -89,6 +90,6 @@ impl Scheduler {
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
         update.description = Some(description);
         events.send(Event::ToolCall(Box::new(update)));
-        Prepared::Ready(Ready { call, tool, args, started, writes, access, modified })
+        Approved::Ready(Ready { call, tool, args, started, writes, access, modified })
     }
 }

@@ -1,6 +1,7 @@
-//! One call's path through the states: [`Scheduler::prepare`] takes it through
-//! `validating` (or to a terminal state), [`Scheduler::approve`](super::approval) on to
-//! `scheduled`, [`Scheduler::execute`] from `executing` to the end.
+//! One call's path through the states: [`Scheduler::validate`](super::validation) takes it
+//! through `validating` (or to a terminal state), [`Scheduler::approve`](super::approval) on
+//! to `scheduled`, [`Scheduler::execute`] from `executing` to the end. Here: what an
+//! approved call carries, the instances it gets, and its execution.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,42 +10,18 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use super::groups::Reach;
-use super::{CallLimits, CompletedCall, Scheduler, output};
+use super::{CompletedCall, Scheduler, output};
 use crate::cancel::Cancellation;
 use crate::capability::net::{self, NetRule};
-use crate::capability::{Effective, Phase};
-use crate::contract::{Confirmation, ContentPart, ErrorKind, ToolError, ToolOutput};
+use crate::capability::{CallLimits, Effective, Phase, Preopen};
+use crate::contract::{ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
-use crate::policy::Verdict;
-use crate::policy::rules::CallFacts;
-use crate::registry::{ArgsProblem, RegisteredTool};
-use crate::runtime::{CallFault, Instance, Preopen, Sandbox};
-
-/// The outcome of validation: a call to approve, or one that already ended.
-pub(super) enum Checked {
-    Pending(Box<Pending>),
-    Done(Box<CompletedCall>),
-}
-
-/// A call that passed validation and waits for its verdict (and perhaps the user).
-pub(super) struct Pending {
-    pub call: FunctionCall,
-    pub tool: Arc<RegisteredTool>,
-    pub args: String,
-    pub started: Instant,
-    pub writes: Writes,
-    pub access: Access,
-    pub description: String,
-    pub confirmation: Option<Confirmation>,
-    /// The path the call touches, for rules.
-    pub path: Option<String>,
-    /// The command of an exec confirmation, for rules.
-    pub command: Option<String>,
-}
+use crate::registry::RegisteredTool;
+use crate::runtime::{CallFault, Instance, Sandbox};
 
 /// The outcome of the steps before execution.
-pub(super) enum Prepared {
+pub(super) enum Approved {
     /// Approved and waiting for its turn.
     Ready(Ready),
     /// Finished early (unknown tool, bad arguments, refused, ...).
@@ -89,7 +66,7 @@ pub(super) struct EditTarget {
 
 impl EditTarget {
     /// Resolves the path of an edit confirmation (workspace-relative or absolute).
-    fn resolve(workspace: &Path, raw: &str) -> Option<Self> {
+    pub(super) fn resolve(workspace: &Path, raw: &str) -> Option<Self> {
         if raw.is_empty() {
             return None;
         }
@@ -161,116 +138,7 @@ fn hard_linked(file: &Path) -> bool {
     }
 }
 
-impl Pending {
-    pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
-        finish(&self.call, self.started, Err(ToolError::new(ErrorKind::Cancelled, reason)), events)
-    }
-}
-
 impl Scheduler {
-    pub(super) async fn prepare(&self, call: &FunctionCall, events: &EventSink, cancel: &Cancellation) -> Checked {
-        let started = Instant::now();
-        let parsed = parse_args(&call.arguments);
-        let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Validating);
-        update.args = Some(parsed.clone().unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone())));
-        events.send(Event::ToolCall(Box::new(update)));
-        let fail = |error: ToolError| Checked::Done(Box::new(finish(call, started, Err(error), events)));
-
-        let Some(tool) = self.registry.get(&call.name).cloned() else {
-            return fail(self.unknown_tool(&call.name));
-        };
-        if !self.policy.offers(&tool.info) {
-            let verdict =
-                self.policy.verdict(&tool.info, &CallFacts { tool: &call.name, ..CallFacts::default() }, None);
-            let message = match verdict {
-                Verdict::Deny(message) => message,
-                _ => format!("`{}` is not available in this session", call.name),
-            };
-            return fail(ToolError::new(ErrorKind::PolicyDenied, message));
-        }
-        let args = match parsed {
-            Ok(args) => args,
-            Err(reason) => return fail(ToolError::new(ErrorKind::InvalidParams, reason)),
-        };
-        if let Err(error) = check_schema(&tool, &args).await {
-            return fail(error);
-        }
-        let args = args.to_string();
-        if cancel.is_cancelled() {
-            return fail(cancelled());
-        }
-        let (effective, limits) = self.policy.access(&tool.plugin, &tool.info, self.limits);
-        let access = Access { effective, limits };
-        self.warn_missing(&tool, &access.effective, events);
-        let (description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
-            Ok(checked) => checked,
-            Err(error) => return fail(error),
-        };
-
-        let writes = match &confirmation {
-            Some(Confirmation::Edit { path, .. }) => {
-                EditTarget::resolve(&self.workspace, path).map_or(Writes::Nothing, Writes::Edit)
-            }
-            _ => Writes::Grant,
-        };
-        let path = touched_path(confirmation.as_ref(), &args, &self.workspace, tool.info.kind.is_read_only());
-        let command = match &confirmation {
-            Some(Confirmation::Exec { command, .. }) => Some(command.clone()),
-            _ => None,
-        };
-        Checked::Pending(Box::new(Pending {
-            call: call.clone(),
-            tool,
-            args,
-            started,
-            writes,
-            access,
-            description,
-            confirmation,
-            path,
-            command,
-        }))
-    }
-
-    /// validate, describe-call and confirm, in one read-only instance.
-    async fn check(
-        &self,
-        tool: &RegisteredTool,
-        call: &FunctionCall,
-        args: &str,
-        access: &Access,
-        cancel: &Cancellation,
-    ) -> Result<(String, Option<Confirmation>), ToolError> {
-        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None).await?;
-        let name = &tool.info.name;
-        instance.validate(name, args).await.map_err(|f| fault_error(tool, f))??;
-        let description = one_line(&instance.describe_call(name, args).await.map_err(|f| fault_error(tool, f))?);
-        let confirmation = instance.confirm(name, args).await.map_err(|f| fault_error(tool, f))??;
-        Ok((description, confirmation))
-    }
-
-    /// Rebuilds the arguments of an edit the user changed, and checks them again.
-    pub(super) async fn modify(
-        &self,
-        tool: &Arc<RegisteredTool>,
-        call: &FunctionCall,
-        args: &str,
-        proposed: &str,
-        access: &Access,
-        cancel: &Cancellation,
-    ) -> Result<String, ToolError> {
-        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None).await?;
-        let name = &tool.info.name;
-        let new_args = instance.modify_args(name, args, proposed).await.map_err(|f| fault_error(tool, f))??;
-        let parsed = parse_args(&new_args).map_err(|reason| {
-            ToolError::new(ErrorKind::PluginFault, format!("`{name}` rebuilt unusable arguments: {reason}"))
-        })?;
-        check_schema(tool, &parsed).await?;
-        let new_args = parsed.to_string();
-        instance.validate(name, &new_args).await.map_err(|f| fault_error(tool, f))??;
-        Ok(new_args)
-    }
-
     pub(super) async fn execute(&self, ready: Ready, events: &EventSink, cancel: &Cancellation) -> CompletedCall {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
@@ -327,7 +195,7 @@ impl Scheduler {
         finish(&call, started, result, events)
     }
 
-    async fn instance(
+    pub(super) async fn instance(
         &self,
         tool: &RegisteredTool,
         call: &FunctionCall,
@@ -377,7 +245,7 @@ impl Scheduler {
 
     /// Tells the user, once per tool and session, which requests were not granted and the
     /// command that would grant them.
-    fn warn_missing(&self, tool: &RegisteredTool, effective: &Effective, events: &EventSink) {
+    pub(super) fn warn_missing(&self, tool: &RegisteredTool, effective: &Effective, events: &EventSink) {
         if effective.missing.is_empty() || !self.first_warning(format!("missing:{}", tool.info.name)) {
             return;
         }
@@ -415,68 +283,10 @@ impl Scheduler {
             });
         }
     }
-
-    fn unknown_tool(&self, name: &str) -> ToolError {
-        let available: Vec<&str> = self
-            .registry
-            .tools()
-            .iter()
-            .filter(|t| self.policy.offers(&t.info))
-            .map(|t| t.info.name.as_str())
-            .collect();
-        let hint = match self.registry.suggest(name) {
-            Some(suggestion) => format!(" Did you mean `{suggestion}`?"),
-            None => String::new(),
-        };
-        ToolError::new(
-            ErrorKind::ToolNotFound,
-            format!("there is no tool named `{name}`.{hint} Available tools: {}.", available.join(", ")),
-        )
-    }
-}
-
-/// Longest argument validation of one call. Load-time bounds keep schemas cheap; this is the
-/// backstop, and it keeps validation off the async runtime.
-const ARGS_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// Checks arguments against the tool's JSON Schema, off the runtime and within [`ARGS_DEADLINE`].
-async fn check_schema(tool: &Arc<RegisteredTool>, args: &serde_json::Value) -> Result<(), ToolError> {
-    tool.check_args_within(args, ARGS_DEADLINE).await.map_err(|problem| match problem {
-        ArgsProblem::Invalid(problems) => ToolError::new(
-            ErrorKind::InvalidParams,
-            format!("the arguments of `{}` do not match its schema: {problems}", tool.info.name),
-        ),
-        ArgsProblem::Unusable(reason) => {
-            ToolError::new(ErrorKind::PluginFault, format!("`{}` cannot check its arguments: {reason}", tool.info.name))
-        }
-    })
-}
-
-/// The path a call touches, for rules: the edit's file, else — for a read-only tool — a
-/// `file_path`, `dir_path` or `path` argument. A mutating call that shows no edit touches no
-/// path a rule could name: its arguments say nothing about what it will write, so only a
-/// rule for the whole tool can approve it. Canonical — links followed, so
-/// `docs/sym -> ../src` makes `docs/sym/x` the path `src/x` that a `docs/**` rule does not
-/// match — and workspace-relative when inside the workspace.
-fn touched_path(confirmation: Option<&Confirmation>, args: &str, workspace: &Path, read_only: bool) -> Option<String> {
-    let raw = match confirmation {
-        Some(Confirmation::Edit { path, .. }) => path.clone(),
-        _ if !read_only => return None,
-        _ => {
-            let args: serde_json::Value = serde_json::from_str(args).ok()?;
-            ["file_path", "dir_path", "path"].iter().find_map(|key| args.get(*key)?.as_str().map(str::to_string))?
-        }
-    };
-    let canonical = crate::files::canonical_lenient(&workspace.join(&raw));
-    Some(match canonical.strip_prefix(workspace) {
-        Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
-        Ok(relative) => relative.to_string_lossy().into_owned(),
-        Err(_) => canonical.to_string_lossy().into_owned(),
-    })
 }
 
 /// Which preopens an instance gets.
-enum Sandboxing<'a> {
+pub(super) enum Sandboxing<'a> {
     /// The tool's grant, read-only unless executing.
     Phase(Phase),
     /// An approved edit's execution: writable in this folder only (if the grant covers it),
@@ -524,24 +334,12 @@ impl KeptMode {
     }
 }
 
-/// Parses the model's arguments: a JSON object (an empty string counts as `{}`).
-fn parse_args(text: &str) -> Result<serde_json::Value, String> {
-    if text.trim().is_empty() {
-        return Ok(serde_json::Value::Object(serde_json::Map::new()));
-    }
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(value @ serde_json::Value::Object(_)) => Ok(value),
-        Ok(_) => Err("the arguments must be a JSON object".into()),
-        Err(error) => Err(format!("the arguments are not valid JSON ({error}); send a JSON object")),
-    }
-}
-
 pub(super) fn cancelled() -> ToolError {
     ToolError::new(ErrorKind::Cancelled, "the run was cancelled")
 }
 
 /// The error the model gets when a guest did not return normally.
-fn fault_error(tool: &RegisteredTool, fault: CallFault) -> ToolError {
+pub(super) fn fault_error(tool: &RegisteredTool, fault: CallFault) -> ToolError {
     let kind = match fault {
         CallFault::Timeout(_) | CallFault::Queued { .. } => ErrorKind::Timeout,
         CallFault::Cancelled => ErrorKind::Cancelled,
@@ -577,22 +375,4 @@ pub(super) fn finish(
     }
     events.send(Event::ToolCall(Box::new(update)));
     CompletedCall { call: call.clone(), status, result, duration }
-}
-
-fn one_line(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default().trim();
-    crate::runtime::truncate_chars(line, 200).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_objects_and_rejects_everything_else() {
-        assert_eq!(parse_args("").unwrap(), serde_json::json!({}));
-        assert_eq!(parse_args("{\"a\":1}").unwrap(), serde_json::json!({"a": 1}));
-        assert!(parse_args("[1]").unwrap_err().contains("JSON object"));
-        assert!(parse_args("{\"a\":").unwrap_err().contains("not valid JSON"));
-    }
 }

@@ -5,10 +5,10 @@
 //! validating ─► awaiting_approval ─► scheduled ─► executing ─► success | error | cancelled
 //! ```
 //!
-//! Validation (registry lookup, JSON-Schema check, the plugin's `validate`, `describe-call`
-//! and `confirm`) runs for all calls at once; approval then runs call by call in the order
-//! the model gave ([`approval`]), and execution starts only when no call is still awaiting
-//! approval. Calls then run in that order, in groups ([`groups`]): consecutive
+//! Validation ([`validation`]: registry lookup, JSON-Schema check, the plugin's `validate`,
+//! `describe-call` and `confirm`) runs for all calls at once; approval then runs call by call
+//! in the order the model gave ([`approval`]), and execution ([`call`]) starts only when no
+//! call is still awaiting approval. Calls then run in that order, in groups ([`groups`]): consecutive
 //! parallel-safe calls run together unless two of them may write one file, and any other
 //! call runs alone. One call's failure never touches its siblings, every state change is an
 //! [`Event`], and every call ends in a terminal state with a response for the model, also
@@ -18,6 +18,7 @@ mod approval;
 mod call;
 mod groups;
 mod output;
+mod validation;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -29,30 +30,15 @@ use std::future::Future;
 use futures_util::future::join_all;
 
 use crate::cancel::Cancellation;
+use crate::capability::CallLimits;
 use crate::contract::{ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, EventSink};
 use crate::model::{FunctionCall, FunctionResponse};
 use crate::policy::{Approver, Policy};
 use crate::registry::Registry;
 use crate::runtime::Runtime;
-use call::Prepared;
-
-/// Limits applied to every call.
-#[derive(Debug, Clone, Copy)]
-pub struct CallLimits {
-    /// Linear-memory cap of an instance, in bytes.
-    pub memory: usize,
-    /// Wall-clock deadline of one guest call.
-    pub deadline: Duration,
-    /// Most bytes of tool output sent to the model.
-    pub output: usize,
-}
-
-impl Default for CallLimits {
-    fn default() -> Self {
-        Self { memory: 256 << 20, deadline: Duration::from_secs(60), output: 100_000 }
-    }
-}
+use call::{Approved, Ready};
+use validation::Validated;
 
 /// A finished call.
 #[derive(Debug, Clone)]
@@ -134,55 +120,12 @@ impl Scheduler {
         events: &EventSink,
         cancel: &Cancellation,
     ) -> Vec<CompletedCall> {
-        let checked = on_tasks(calls.iter().cloned().map(|call| {
+        let validated = on_tasks(calls.iter().cloned().map(|call| {
             let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
-            async move { this.prepare(&call, &events, &cancel).await }
+            async move { this.validate(&call, &events, &cancel).await }
         }))
         .await;
-        // Approvals one at a time, in the model's order. A user who cancels one approval
-        // cancels the batch: the calls after it are not asked about.
-        let mut slots: Vec<Option<CompletedCall>> = Vec::with_capacity(calls.len());
-        let mut runnable = Vec::new();
-        let mut batch_cancelled = false;
-        for (index, item) in checked.into_iter().enumerate() {
-            let Some(item) = item else {
-                slots.push(None);
-                continue;
-            };
-            if batch_cancelled {
-                let reason = "the user cancelled another call of this batch";
-                slots.push(Some(match item {
-                    call::Checked::Done(done) => *done,
-                    call::Checked::Pending(pending) => pending.cancel(reason, events),
-                }));
-                continue;
-            }
-            let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
-            let approved = on_tasks(std::iter::once(async move { this.approve(item, &events, &cancel).await }))
-                .await
-                .pop()
-                .flatten();
-            match approved {
-                Some(Prepared::Done(done)) => slots.push(Some(done)),
-                Some(Prepared::CancelBatch(done)) => {
-                    batch_cancelled = true;
-                    slots.push(Some(done));
-                }
-                Some(Prepared::Ready(ready)) => {
-                    slots.push(None);
-                    runnable.push((index, ready));
-                }
-                None => slots.push(None),
-            }
-        }
-        let runnable: Vec<_> = if batch_cancelled {
-            for (index, ready) in runnable {
-                slots[index] = Some(ready.cancel("the user cancelled another call of this batch", events));
-            }
-            Vec::new()
-        } else {
-            runnable
-        };
+        let (mut slots, runnable) = self.approve_in_order(validated, events, cancel).await;
         let groups = groups::groups(runnable.into_iter().map(|(index, ready)| {
             let (parallel, reach) = (ready.tool.info.parallel_safe, ready.reach());
             ((index, ready), parallel, reach)
@@ -213,6 +156,58 @@ impl Scheduler {
                 })
             })
             .collect()
+    }
+
+    /// Approvals one at a time, in the model's order. A user who cancels one approval
+    /// cancels the batch: the calls after it are not asked about, and the calls already
+    /// approved are cancelled. Returns a slot per call (filled when the call already
+    /// ended) and the approved calls with their index.
+    async fn approve_in_order(
+        &self,
+        validated: Vec<Option<Validated>>,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> (Vec<Option<CompletedCall>>, Vec<(usize, Ready)>) {
+        const BATCH_CANCELLED: &str = "the user cancelled another call of this batch";
+        let mut slots: Vec<Option<CompletedCall>> = Vec::with_capacity(validated.len());
+        let mut runnable = Vec::new();
+        let mut batch_cancelled = false;
+        for (index, item) in validated.into_iter().enumerate() {
+            let Some(item) = item else {
+                slots.push(None);
+                continue;
+            };
+            if batch_cancelled {
+                slots.push(Some(match item {
+                    Validated::Done(done) => *done,
+                    Validated::Pending(pending) => pending.cancel(BATCH_CANCELLED, events),
+                }));
+                continue;
+            }
+            let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
+            let approved = on_tasks(std::iter::once(async move { this.approve(item, &events, &cancel).await }))
+                .await
+                .pop()
+                .flatten();
+            match approved {
+                Some(Approved::Done(done)) => slots.push(Some(done)),
+                Some(Approved::CancelBatch(done)) => {
+                    batch_cancelled = true;
+                    slots.push(Some(done));
+                }
+                Some(Approved::Ready(ready)) => {
+                    slots.push(None);
+                    runnable.push((index, ready));
+                }
+                None => slots.push(None),
+            }
+        }
+        if batch_cancelled {
+            for (index, ready) in runnable.drain(..) {
+                slots[index] = Some(ready.cancel(BATCH_CANCELLED, events));
+            }
+        }
+        (slots, runnable)
     }
 }
 

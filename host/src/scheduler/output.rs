@@ -8,7 +8,6 @@
 //! [`MAX_SESSION_BYTES`] in all, so a plugin that returns a flood on every call cannot fill
 //! the disk; the writing runs off the async workers.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -16,7 +15,6 @@ use tokio::sync::mpsc;
 
 use crate::contract::{ContentPart, ToolOutput};
 use crate::events::{Event, EventSink};
-use crate::runtime::truncate_chars;
 
 /// Most bytes of one call's output saved (the runtime caps a result at the same size).
 pub const MAX_SAVED: usize = 16 << 20;
@@ -36,7 +34,7 @@ pub(super) async fn cap(mut output: ToolOutput, cap: usize, save_in: Option<&Pat
     if text.len() <= cap {
         return output;
     }
-    let (total, kept) = (text.len(), truncate_chars(&text, cap).to_string());
+    let (total, kept) = (text.len(), text[..text.floor_char_boundary(cap)].to_string());
     let mut note = format!("\n[airlock: the output was truncated: showing the first {} of {total} bytes", kept.len());
     let saved = match save_in {
         Some(dir) => {
@@ -85,28 +83,17 @@ fn save(dir: &Path, call_id: &str, text: &str) -> std::io::Result<(PathBuf, usiz
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
     folder.create(dir)?;
-    let kept = truncate_chars(text, MAX_SAVED);
+    let kept = &text[..text.floor_char_boundary(MAX_SAVED)];
     within_session_budget(dir, kept.len())?;
-    // A temporary file (0600) renamed into place: never a half-written output file.
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(kept.as_bytes())?;
-    file.as_file().sync_all()?;
     // Call ids come from the model: only a safe part of one names a file.
     let id: String = call_id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').take(64).collect();
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
-    let mut attempt = 0;
-    loop {
-        let suffix = if attempt == 0 { String::new() } else { format!("-{attempt}") };
-        let path = dir.join(format!("{stamp}-{id}{suffix}.txt"));
-        match file.persist_noclobber(&path) {
-            Ok(_) => return Ok((path, kept.len())),
-            Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
-                file = error.file;
-                attempt += 1;
-            }
-            Err(error) => return Err(error.error),
-        }
-    }
+    let name = |attempt: u32| match attempt {
+        0 => format!("{stamp}-{id}.txt"),
+        n => format!("{stamp}-{id}-{n}.txt"),
+    };
+    let path = crate::files::write_new(dir, kept.as_bytes(), name)?;
+    Ok((path, kept.len()))
 }
 
 /// Longest wait, after a call's instance is gone, for the last of its live output to be

@@ -12,10 +12,12 @@
 //!   says it is empty and reads on for ever is still cut);
 //! - [`read_user_file`] / [`open_user_file`] do the same for the user's own files (their
 //!   links are followed: the user made them), still regular-only, non-blocking and bounded;
-//! - [`sha256_bounded`] hashes an open file as a stream, with the same limit;
 //! - [`DirHandle::wasi_path`] names an open folder for wasmtime's preopens, which open by
 //!   path: `/proc/self/fd/N` re-opens the very folder we hold, not whatever the path names
 //!   now.
+//!
+//! Beside them: [`hash`] (the sha-256 names of contents: components, policy files, plugins)
+//! and [`atomic`] (writing a file so that no reader sees it half-written).
 //!
 //! Invariant: the host never `stat`s, opens, reads or changes a path under a guest's
 //! control except through these functions.
@@ -28,6 +30,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 use rustix::fs::{FileType, Mode, OFlags};
+
+pub mod atomic;
+pub mod hash;
+pub use atomic::{write_atomically, write_new, write_once};
+pub use hash::{content_hash, sha256_bounded};
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -226,34 +233,6 @@ pub fn open_user_file(path: &Path) -> Result<(File, rustix::fs::Stat), FileError
 pub fn read_user_file(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
     let (file, stat) = open_user_file(path)?;
     read_bounded(file, stat, limit)
-}
-
-/// The hex sha-256 of `file`, read as a stream: refused when its size says it holds more
-/// than `limit` bytes, and cut (refused) at `limit` bytes whatever the size said.
-pub fn sha256_bounded(file: &File, stat: &rustix::fs::Stat, limit: u64) -> Result<String, FileError> {
-    use sha2::Digest;
-    let size = u64::try_from(stat.st_size).unwrap_or(0);
-    if size > limit {
-        return Err(FileError::TooLarge { size, limit });
-    }
-    let mut hasher = sha2::Sha256::new();
-    let mut buffer = vec![0u8; 256 * 1024];
-    let mut total: u64 = 0;
-    let mut reader = file.take(limit + 1);
-    loop {
-        let read = match reader.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(FileError::Io(e)),
-        };
-        total += read as u64;
-        if total > limit {
-            return Err(FileError::TooLarge { size: total, limit });
-        }
-        hasher.update(&buffer[..read]);
-    }
-    Ok(hex::encode(hasher.finalize()))
 }
 
 fn split(path: &Path) -> Result<(&Path, &OsStr), FileError> {
