@@ -256,4 +256,5 @@ pub fn effective(tool: &ToolInfo, grant: &Grant, roots: &Roots) -> Effective {
 }
 
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;

@@ -230,4 +230,5 @@ async fn on_tasks<T: Send + 'static>(
 }
 
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;
