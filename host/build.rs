@@ -18,9 +18,7 @@ const BUILTINS: &[&str] = &["list_directory", "read_file", "write_file", "replac
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = manifest_dir.parent().map(Path::to_path_buf).unwrap_or_default();
-    for watched in ["plugins", "plugin-sdk", "wit", "rust-toolchain.toml"] {
-        println!("cargo:rerun-if-changed={}", root.join(watched).display());
-    }
+    guest::watch_sources(&["plugins", "plugin-sdk", "wit", "rust-toolchain.toml"].map(|p| root.join(p)));
     let target_dir = root.join("target").join("wasm");
     let wasm_dir = guest::build_workspace(&root.join("plugins").join("Cargo.toml"), &target_dir);
 

@@ -42,12 +42,8 @@ fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = manifest_dir.parent().map(Path::to_path_buf).unwrap_or_default();
     let fixtures = manifest_dir.join("fixtures");
-    // Watch the sources, not the folder: a stray `tests/fixtures/target` would rerun us forever.
-    let mut watched = vec![fixtures.join("Cargo.toml"), fixtures.join("Cargo.lock"), root.join("wit")];
-    watched.extend(FIXTURES.iter().map(|crate_name| fixtures.join(crate_name)));
-    for path in &watched {
-        println!("cargo:rerun-if-changed={}", path.display());
-    }
+    // The fixture workspace (every member, its manifest and lock file), and the contract.
+    guest::watch_sources(&[fixtures.clone(), root.join("wit"), root.join("rust-toolchain.toml")]);
 
     let wasm_dir = guest::build_workspace(&fixtures.join("Cargo.toml"), &root.join("target").join("wasm"));
 

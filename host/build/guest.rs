@@ -15,6 +15,51 @@ use std::process::Command;
 /// The guest target.
 pub const TARGET: &str = "wasm32-wasip2";
 
+/// Tells cargo to rerun the build script when a source file under `paths` changes: one
+/// `rerun-if-changed` line per `*.rs`, `*.wit`, `Cargo.toml`, `Cargo.lock` and
+/// `rust-toolchain.toml`, never one for a folder. Cargo rescans a watched folder's whole tree
+/// and reruns on any newer file in it, so a README, an editor's backup or a build folder
+/// (`target/`, skipped here with hidden folders) would rebuild every guest. A new source
+/// file is always named by one already watched (a `mod` line, a workspace member, a WIT
+/// `use`), so it is seen on the next run.
+pub fn watch_sources(paths: &[PathBuf]) {
+    let mut files = Vec::new();
+    for path in paths {
+        collect_sources(path, &mut files);
+    }
+    files.sort();
+    for file in files {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
+}
+
+/// The source files at or under `path` (see [`watch_sources`]).
+fn collect_sources(path: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(path) else {
+        if is_source(path) {
+            files.push(path.to_path_buf());
+        }
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && (name == "target" || name.starts_with('.')) {
+            continue;
+        }
+        if is_dir || is_source(&entry.path()) {
+            collect_sources(&entry.path(), files);
+        }
+    }
+}
+
+fn is_source(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    matches!(path.extension().and_then(|e| e.to_str()), Some("rs" | "wit"))
+        || matches!(&*name, "Cargo.toml" | "Cargo.lock" | "rust-toolchain.toml")
+}
+
 /// Runs `cargo build --release --target wasm32-wasip2` on a guest workspace and returns
 /// the folder that holds the `.wasm` files.
 pub fn build_workspace(manifest: &Path, target_dir: &Path) -> PathBuf {

@@ -32,12 +32,24 @@
 //! question, a mode change, compress, resume. Approvals reach it as questions and come back
 //! as orders, so a front end that is not a terminal can answer them whenever it likes.
 //!
+//! ## Tests
+//!
+//! The unit tests of `foo.rs` live in `foo_tests.rs` beside it (of `foo/mod.rs`, in
+//! `foo/mod_tests.rs`), declared as the last item of `foo.rs`:
+//! `#[cfg(test)] #[path = "foo_tests.rs"] mod tests;`. They stay the child module `tests`,
+//! so they reach private items with `use super::*` and filter as `foo::tests::`, and the code
+//! file holds only code. A test file that outgrows a module splits by topic into
+//! `foo_tests/<topic>.rs`, declared from `foo_tests.rs`. Shared test helpers are modules of
+//! their own (`testing`, `model::test_support`), not tests; `lib_tests.rs` holds the
+//! crate's own rules (the module graph below). End-to-end tests drive the real
+//! binary from `tests/e2e/`.
+//!
 //! ## Which module may use which
 //!
 //! A module uses another when its code (tests aside) names `crate::that`. Each line lists
 //! all that one top-level module may use, and the uses form no circle. Front ends (marked,
 //! and `main.rs`) may use the engine and each other; no engine module uses a front end.
-//! `module_graph_tests.rs` reads this list and holds the crate to it.
+//! `lib_tests.rs` reads this list and holds the crate to it.
 //!
 //! - `agent`: `cancel`, `events`, `files`, `model`, `scheduler`, `session`
 //! - `cancel`: `runtime`
@@ -72,8 +84,6 @@ pub mod events;
 pub mod files;
 pub mod frontends;
 pub mod model;
-#[cfg(test)]
-mod module_graph_tests;
 pub mod paths;
 pub mod policy;
 pub mod registry;
@@ -83,3 +93,7 @@ pub mod scheduler;
 pub mod session;
 #[cfg(test)]
 mod testing;
+
+#[cfg(test)]
+#[path = "lib_tests.rs"]
+mod tests;

@@ -1,7 +1,8 @@
 //! The SDK as a plugin author meets it (issue 8, item 11): the plugin of
-//! `plugin-sdk/README.md`, taken from the README's own code blocks, builds with the
-//! dependency line the README gives, from a folder outside the checkout and from one inside
-//! it, and the component it builds loads and runs in the real binary.
+//! `plugin-sdk/README.md` — the SDK's `examples/hello.rs`, kept equal to the README's own code
+//! blocks — builds with the dependency line the README gives, from a folder outside the
+//! checkout and from one inside it, and the component it builds loads and runs in the real
+//! binary.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,7 +53,15 @@ fn build_readme_plugin(dir: &Path) -> PathBuf {
     // "in the same crate as `Hello` (`export_tools!(Hello, AppendLine)`)", as the README says.
     let hello = rust[0].replace("export_tools!(Hello);", "export_tools!(Hello, AppendLine);");
     assert_ne!(hello, rust[0], "the README's export line changed");
-    let source = format!("{hello}\n{}", rust[1]);
+    // The SDK's `examples/hello.rs` (compiled by the SDK's own `cargo test`) is that crate,
+    // character for character; it is what gets built here.
+    let example = root().join("plugin-sdk/examples/hello.rs");
+    let source = std::fs::read_to_string(&example).unwrap_or_else(|e| panic!("{}: {e}", example.display()));
+    assert!(
+        source == format!("{hello}\n{}", rust[1]),
+        "plugin-sdk/examples/hello.rs must be the README's plugin: its first Rust block (exporting both \
+         tools), a blank line, its second Rust block"
+    );
 
     std::fs::create_dir_all(dir.join("src")).unwrap_or_else(|e| panic!("mkdir: {e}"));
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap_or_else(|e| panic!("write: {e}"));

@@ -284,4 +284,5 @@ pub fn effective(tool: &ToolInfo, grant: &Grant, roots: &Roots) -> Effective {
 }
 
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;

@@ -1,3 +1,5 @@
+//! Unit tests of `net.rs`: network rules, how they parse and print and what they match.
+
 use super::*;
 
 fn rule(text: &str) -> NetRule {

@@ -25,8 +25,6 @@
 
 mod questions;
 mod start;
-#[cfg(test)]
-mod tests;
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -373,3 +371,7 @@ impl Shared {
         Flow::Continue
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

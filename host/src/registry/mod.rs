@@ -369,4 +369,5 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
 }
 
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;

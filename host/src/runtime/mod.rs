@@ -24,12 +24,6 @@ mod convert;
 pub use convert::MAX_CONTENT as MAX_EDIT_CONTENT;
 mod fault;
 mod http;
-#[cfg(test)]
-mod limits_tests;
-#[cfg(test)]
-mod net_tests;
-#[cfg(test)]
-mod output_tests;
 mod state;
 mod stdio;
 
@@ -397,3 +391,7 @@ fn spawn_epoch_ticker(engine: &Engine) {
         tracing::error!("cannot start the epoch ticker, plugin deadlines will not be enforced: {error}");
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

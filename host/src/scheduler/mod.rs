@@ -225,4 +225,5 @@ async fn on_tasks<T: Send + 'static>(
 }
 
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;

@@ -234,4 +234,5 @@ pub fn new_id() -> String {
 }
 
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use airlock_tests::{MockModel, Turn, Wire};
 
-use super::test_support::{config, fast_retries, sample_history, stream_all, text_of};
-use super::{ModelError, ModelEvent, ModelRequest, ProviderConfig, ProviderKind};
+use crate::model::test_support::{config, fast_retries, sample_history, stream_all, text_of};
+use crate::model::{ModelError, ModelEvent, ModelRequest, ProviderConfig, ProviderKind};
 
 const WIRES: [(Wire, ProviderKind); 3] = [
     (Wire::Gemini, ProviderKind::Gemini),

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use airlock_tests::fixtures;
 
-use super::*;
+use super::super::*;
 
 /// The contract's types, imported as every real component imports them, so the exported
 /// functions below can name them.
@@ -285,7 +285,7 @@ fn a_batch_of_memory_hogs_stays_within_the_process_budget() {
     for phase in ["validate", "confirm", "execute"] {
         let report = dir.path().join(phase);
         let status = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["runtime::limits_tests::a_batch_of_memory_hogs_stays_within_the_process_budget", "--exact"])
+            .args(["runtime::tests::limits::a_batch_of_memory_hogs_stays_within_the_process_budget", "--exact"])
             .args(["--test-threads=1", "--quiet"])
             .env(HOG_PHASE, phase)
             .env(HOG_REPORT, &report)

@@ -7,7 +7,7 @@ use std::time::Duration;
 use airlock_tests::fixtures;
 use serde_json::json;
 
-use super::*;
+use super::super::*;
 use crate::contract::{ContentPart, Display, ErrorKind};
 
 async fn instance(sandbox: &Sandbox) -> Instance {

@@ -1,3 +1,5 @@
+//! Unit tests of `session/mod.rs`.
+
 use std::time::Instant;
 
 use super::*;

@@ -1,3 +1,5 @@
+//! Unit tests of `capability/mod.rs`.
+
 use super::*;
 use crate::contract::{Capabilities, FileRequest, Kind};
 

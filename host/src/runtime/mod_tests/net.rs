@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use airlock_tests::fixtures;
 use airlock_tests::http_server::{CountingListener, WebServer};
 
-use super::*;
+use super::super::*;
 use crate::contract::ToolError;
 
 async fn load(runtime: &Runtime, path: &str) -> LoadedComponent {

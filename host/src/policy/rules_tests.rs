@@ -1,0 +1,69 @@
+//! Unit tests of `rules.rs`.
+
+use super::*;
+
+fn rule(
+    tool: Option<&str>,
+    command: Option<&str>,
+    path: Option<&str>,
+    decision: RuleDecision,
+    priority: i64,
+    source: RuleSource,
+) -> Rule {
+    Rule {
+        tool: tool.map(str::to_string),
+        command: command.map(str::to_string),
+        path: path.map(|p| PathGlob::new(p).unwrap()),
+        decision,
+        priority,
+        source,
+        origin: "test".into(),
+    }
+}
+
+fn facts<'a>(tool: &'a str, command: Option<&'a str>, path: Option<&'a str>) -> CallFacts<'a> {
+    CallFacts { tool, command, path }
+}
+
+#[test]
+fn matches_tool_command_prefix_and_path_glob() {
+    let by_command = rule(None, Some("git push"), None, RuleDecision::Deny, 0, RuleSource::User);
+    assert!(by_command.matches(&facts("shell", Some("git push --force"), None)));
+    assert!(!by_command.matches(&facts("shell", Some("git pushx"), None)));
+    assert!(!by_command.matches(&facts("shell", None, None)));
+    let by_path = rule(Some("write_file"), None, Some("src/**"), RuleDecision::Allow, 0, RuleSource::User);
+    assert!(by_path.matches(&facts("write_file", None, Some("src/a/b.rs"))));
+    assert!(!by_path.matches(&facts("write_file", None, Some("docs/a.md"))));
+    assert!(!by_path.matches(&facts("replace", None, Some("src/a.rs"))));
+}
+
+#[test]
+fn priority_then_deny_over_ask_over_allow() {
+    let rules = vec![
+        rule(None, None, None, RuleDecision::Allow, 5, RuleSource::User),
+        rule(None, None, None, RuleDecision::Deny, 1, RuleSource::User),
+    ];
+    assert_eq!(deciding(&rules, &facts("t", None, None)).unwrap().decision, RuleDecision::Allow);
+    let rules = vec![
+        rule(None, None, None, RuleDecision::Allow, 1, RuleSource::User),
+        rule(None, None, None, RuleDecision::Ask, 1, RuleSource::User),
+    ];
+    assert_eq!(deciding(&rules, &facts("t", None, None)).unwrap().decision, RuleDecision::Ask);
+}
+
+#[test]
+fn user_rules_beat_workspace_rules_whatever_their_priority() {
+    let rules = vec![
+        rule(Some("t"), None, None, RuleDecision::Allow, 1000, RuleSource::Workspace),
+        rule(Some("t"), None, None, RuleDecision::Ask, 0, RuleSource::User),
+    ];
+    assert_eq!(deciding(&rules, &facts("t", None, None)).unwrap().source, RuleSource::User);
+}
+
+#[test]
+fn only_unconditional_deny_rules_hide_a_tool() {
+    assert_eq!(rule(Some("t"), None, None, RuleDecision::Deny, 0, RuleSource::User).hidden_tool(), Some("t"));
+    assert_eq!(rule(Some("t"), Some("x"), None, RuleDecision::Deny, 0, RuleSource::User).hidden_tool(), None);
+    assert_eq!(rule(None, None, None, RuleDecision::Deny, 0, RuleSource::User).hidden_tool(), None);
+    assert_eq!(rule(Some("t"), None, None, RuleDecision::Ask, 0, RuleSource::User).hidden_tool(), None);
+}
