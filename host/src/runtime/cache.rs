@@ -211,7 +211,7 @@ impl CompileCache {
 /// When it cannot be stored, a secret for this process alone: nothing cached before is
 /// believed, and nothing is lost but speed.
 fn load_or_create_secret(path: &Path) -> [u8; 32] {
-    use rand::RngCore;
+    use rand::Rng;
     use std::os::unix::fs::OpenOptionsExt;
     let dir = path.parent().unwrap_or(Path::new("."));
     let path = path.to_path_buf();
