@@ -12,7 +12,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use rand::Rng;
+use rand::RngExt;
 use reqwest::header::HeaderMap;
 
 use super::ModelError;

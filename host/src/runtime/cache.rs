@@ -210,7 +210,7 @@ impl CompileCache {
 /// When it cannot be stored, a secret for this process alone: nothing cached before is
 /// believed, and nothing is lost but speed.
 fn load_or_create_secret(path: &Path) -> [u8; 32] {
-    use rand::RngCore;
+    use rand::Rng;
     let path = path.to_path_buf();
     let read = |path: &Path| -> Option<[u8; 32]> { files::read_user_file(path, 32).ok()?.try_into().ok() };
     if let Some(secret) = read(&path) {

@@ -228,7 +228,7 @@ pub fn open(airlock_home: &Path, resume: Option<&str>, run: RunInfo<'_>) -> Resu
 
 /// A new session id: 16 random hex digits.
 pub fn new_id() -> String {
-    use rand::Rng;
+    use rand::RngExt;
     let bytes: [u8; 8] = rand::rng().random();
     hex::encode(bytes)
 }
