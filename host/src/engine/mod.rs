@@ -234,11 +234,15 @@ impl Inbox {
     fn drop_voided(&mut self, shared: &Shared) {
         let voided: Vec<Op> = self.later.drain(..self.void.min(self.later.len())).collect();
         self.void = 0;
-        for op in voided.into_iter().rev() {
+        let mut kept = Vec::new();
+        for op in voided {
             match op {
-                Op::Shutdown => self.later.push_front(op),
+                Op::Shutdown => kept.push(op),
                 op => shared.not_run(&op),
             }
+        }
+        for op in kept.into_iter().rev() {
+            self.later.push_front(op);
         }
     }
 }
