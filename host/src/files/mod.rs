@@ -17,10 +17,13 @@
 //!   now.
 //!
 //! Beside them: [`hash`] (the sha-256 names of contents: components, policy files, plugins)
-//! and [`atomic`] (writing a file so that no reader sees it half-written).
+//! and [`atomic`] (writing a file so that no reader sees it half-written). [`atomic`] works
+//! by path: its temporary files are created exclusively under random names (a planted link
+//! is never written through), but the folders on the way are followed, so it is for the
+//! user's and airlock's own files, not for a guest's.
 //!
 //! Invariant: the host never `stat`s, opens, reads or changes a path under a guest's
-//! control except through these functions.
+//! control except through the handle-based functions above.
 
 use std::ffi::OsStr;
 use std::fs::File;
