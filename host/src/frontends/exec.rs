@@ -49,7 +49,8 @@ pub async fn run(
     };
     session.shutdown().await;
     // Live output a call's forwarder still held, briefly: a stuck one must not hold the end.
-    while let Ok(Some(output)) = tokio::time::timeout(LAST_OUTPUTS, outputs.recv()).await {
+    let deadline = tokio::time::Instant::now() + LAST_OUTPUTS;
+    while let Ok(Some(output)) = tokio::time::timeout_at(deadline, outputs.recv()).await {
         if let Output::Event(event) = output {
             printer.event(&event);
         }
