@@ -69,6 +69,24 @@ pub struct CallUpdate {
     /// On terminal states: time since the call entered `validating`.
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "as_millis")]
     pub duration: Option<Duration>,
+    /// On terminal states: what the call cost, as the runtime measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CallCost>,
+}
+
+/// What one call cost: measured by the runtime over every instance the call used (its
+/// checks and its execution).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CallCost {
+    /// Wall time from `validating` to the terminal state, in milliseconds.
+    pub wall_ms: u64,
+    /// The largest linear memory any of its instances reached, in bytes.
+    pub peak_memory_bytes: u64,
+    /// Bytes the guest read from and wrote to files through its preopens.
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// HTTP requests the guest sent (allowed or denied).
+    pub network_requests: u32,
 }
 
 impl CallUpdate {
@@ -84,6 +102,7 @@ impl CallUpdate {
             display: None,
             error: None,
             duration: None,
+            cost: None,
         }
     }
 }

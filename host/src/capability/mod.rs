@@ -68,6 +68,27 @@ pub struct Preopen {
     pub writable: bool,
 }
 
+/// Exactly what one call's sandbox will hold, as shown to the person asked to allow it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Held {
+    /// Folders visible to the guest (host paths) and whether it may write in them.
+    pub folders: Vec<HeldFolder>,
+    /// Network destinations (grant rules, as `plugins show` prints them).
+    pub network: Vec<String>,
+    /// Environment variable names passed in.
+    pub env: Vec<String>,
+    pub memory_bytes: u64,
+    pub timeout_secs: u64,
+    pub output_bytes: u64,
+}
+
+/// A folder of [`Held`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeldFolder {
+    pub path: PathBuf,
+    pub writable: bool,
+}
+
 /// Everything granted to one plugin.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Grant {

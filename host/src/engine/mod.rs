@@ -62,8 +62,43 @@ pub enum Op {
     /// current conversation; from then on that session's file records. A new `init` event
     /// names it, or a warning says why it could not be resumed.
     Resume { session: String },
+    /// The user's answer to grant question `id` ([`Output::Grant`]).
+    Grant { id: u64, answer: GrantAnswer },
+    /// Use `model` (of the same provider) from the next model request on.
+    SetModel { model: String },
+    /// Start a new, empty conversation recorded to a new session file; a new `init` event
+    /// names it.
+    NewSession,
     /// Cancel what runs and end the session.
     Shutdown,
+}
+
+/// A call failed for want of something its plugin requested and the user never granted:
+/// the front end may offer it. Only a person's answer ([`Op::Grant`]) grants it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrantQuestion {
+    /// The engine's number for this question.
+    pub id: u64,
+    pub call_id: String,
+    pub tool: String,
+    pub plugin: String,
+    /// What the answer would grant, one line each, in `plugins show` words.
+    pub missing: Vec<String>,
+    /// The policy file [`GrantAnswer::Always`] writes.
+    pub policy_file: std::path::PathBuf,
+}
+
+/// The user's choice for a [`GrantQuestion`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantAnswer {
+    /// Run the call again with the missing parts granted for it alone.
+    ThisCall,
+    /// Grant them to the plugin for the session, and run the call again.
+    Session,
+    /// Grant them in the policy file (as `airlock plugins grant`), and run the call again.
+    Always,
+    /// Keep the call's failure.
+    No,
 }
 
 /// What the engine tells its front end.
@@ -75,6 +110,9 @@ pub enum Output {
     Question(Box<Question>),
     /// Question `id` no longer waits (its call was cancelled): close its dialog.
     Withdrawn { id: u64 },
+    /// A call failed for want of an ungranted request: answer with [`Op::Grant`] and this
+    /// id (headless front ends answer [`GrantAnswer::No`]).
+    Grant(Box<GrantQuestion>),
     /// A user turn ended: what it produced.
     TurnDone(Box<Report>),
 }
@@ -209,7 +247,9 @@ impl Inbox {
         self.drop_voided(shared);
         while let Ok(op) = self.receiver.try_recv() {
             match op {
-                Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::Shutdown => self.later.push_back(op),
+                Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::NewSession | Op::Shutdown => {
+                    self.later.push_back(op)
+                }
                 Op::Interrupt => {
                     self.void = self.later.len();
                     self.drop_voided(shared);
@@ -274,6 +314,11 @@ impl Engine {
                     self.resume(&session);
                     Flow::Continue
                 }
+                Op::NewSession => {
+                    // Built by the engine's owner of `/clear` (issue 10).
+                    self.shared.events.send(Event::Warning { message: "a new session is not supported yet".into() });
+                    Flow::Continue
+                }
                 Op::Shutdown => Flow::Stop,
                 idle => self.shared.at_once(idle, None),
             };
@@ -323,7 +368,9 @@ impl Shared {
                         flow = Flow::Stop;
                         cancel.cancel();
                     }
-                    Some(op @ (Op::UserTurn { .. } | Op::Compress | Op::Resume { .. })) => inbox.later.push_back(op),
+                    Some(op @ (Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::NewSession)) => {
+                        inbox.later.push_back(op)
+                    }
                     Some(Op::Interrupt) => {
                         cancel.cancel();
                         inbox.void = inbox.later.len();
@@ -348,7 +395,15 @@ impl Shared {
             Op::Resume { session } => {
                 self.events.send(Event::Notice { message: format!("resuming {session} was cancelled") })
             }
-            Op::Interrupt | Op::Approve { .. } | Op::SetMode(_) | Op::Shutdown => {}
+            Op::NewSession => {
+                self.events.send(Event::Notice { message: "starting a new session was cancelled".into() })
+            }
+            Op::Interrupt
+            | Op::Approve { .. }
+            | Op::SetMode(_)
+            | Op::Grant { .. }
+            | Op::SetModel { .. }
+            | Op::Shutdown => {}
         }
     }
 
@@ -369,8 +424,13 @@ impl Shared {
                 self.policy.set_mode(mode);
                 self.events.send(Event::Notice { message: format!("approval mode: {}", mode.as_str()) });
             }
+            Op::Grant { id, .. } => tracing::info!(id, "a grant answer was dropped: no grant question waits"),
+            Op::SetModel { model } => {
+                // Built by the engine's owner of `/model` (issue 10).
+                self.events.send(Event::Warning { message: format!("cannot switch to {model}: not supported yet") });
+            }
             Op::Shutdown => return Flow::Stop,
-            Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } => {}
+            Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::NewSession => {}
         }
         Flow::Continue
     }

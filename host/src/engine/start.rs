@@ -89,6 +89,8 @@ pub struct Info {
     pub provider: String,
     pub model: String,
     pub workspace: String,
+    /// The model's context window in tokens (for "context left").
+    pub context_window: u64,
 }
 
 /// The engine's parts once started.
@@ -121,6 +123,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     let system = agent::system_prompt(&workspace, &context);
     let workspace_text = workspace.display().to_string();
     let (provider_name, model) = (provider.name.clone(), provider.model.clone());
+    let context_window = provider.context_window_tokens;
     let agent_settings = agent::Settings { max_turns, loop_detection, context_window: provider.context_window_tokens };
     let client = ModelClient::new(provider)?;
     let questions = Questions::new(out.clone());
@@ -143,6 +146,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         provider: provider_name,
         model,
         workspace: workspace_text,
+        context_window,
     };
     events.send(init(&info, &registry));
     for problem in &registry.problems {

@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use super::ExitCode;
 use super::ask::Terminal;
 use super::headless::{self, OutputFormat, Printer};
-use crate::engine::{Answer, Op, Orders, Output, Question, Session};
+use crate::engine::{Answer, GrantAnswer, Op, Orders, Output, Question, Session};
 use crate::policy::{ApprovalMode, RefuseAll};
 use crate::sanitize;
 
@@ -43,6 +43,8 @@ pub async fn run(
             Some(Output::Event(event)) => printer.event(&event),
             Some(Output::Question(question)) => answer(*question, terminal.as_ref(), options.mode, session.orders()),
             Some(Output::Withdrawn { .. }) => {}
+            // Headless, nobody can grant: the call's failure and its hint stand.
+            Some(Output::Grant(question)) => session.submit(Op::Grant { id: question.id, answer: GrantAnswer::No }),
             Some(Output::TurnDone(report)) => break Some(report),
             None => break None,
         }

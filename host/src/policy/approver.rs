@@ -24,6 +24,9 @@ pub struct ApprovalRequest {
     /// Every folder the call will be able to write in if allowed — what the person really
     /// approves, whatever the confirmation claims.
     pub writable: Vec<std::path::PathBuf>,
+    /// Everything the call's sandbox will hold if allowed (folders, network, environment,
+    /// limits), for the dialog.
+    pub sandbox: crate::capability::Held,
 }
 
 /// What "allow always" covers.

@@ -51,6 +51,7 @@ impl Scheduler {
                     confirmation,
                     path: path.clone(),
                     writable,
+                    sandbox: crate::capability::Held::default(),
                 };
                 let outcome = tokio::select! {
                     outcome = self.approver.ask(request) => outcome,

@@ -1,0 +1,150 @@
+//! The view data the widgets draw: plain values the front end fills from engine outputs.
+//! No engine type appears here, so the widgets compile and are tested on their own.
+
+use std::time::Duration;
+
+/// The visible state of one tool call (the seed's scheduler states).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallState {
+    Validating,
+    AwaitingApproval,
+    Scheduled,
+    Executing,
+    Success,
+    Error,
+    Cancelled,
+}
+
+/// What one call cost, measured by the runtime.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cost {
+    pub wall: Duration,
+    /// Peak linear memory of the guest, in bytes.
+    pub peak_memory: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub net_requests: u32,
+}
+
+/// A file change: the path and both texts (the widget computes the unified diff).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffView {
+    pub path: String,
+    pub original: String,
+    pub proposed: String,
+    pub is_new_file: bool,
+}
+
+/// One tool call's card.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Card {
+    pub call_id: String,
+    pub tool: String,
+    /// The plugin's one-line description of the call (or the arguments, shortened).
+    pub description: String,
+    pub state: CallState,
+    /// Time since the call entered `validating` (frozen once terminal).
+    pub elapsed: Duration,
+    /// Frame index of the spinner while executing.
+    pub spinner: usize,
+    /// The last lines of live output (already throttled by the front end).
+    pub live_tail: Vec<String>,
+    /// The result summary (success), or why it failed or was cancelled.
+    pub summary: Option<String>,
+    /// A diff the call made (edits).
+    pub diff: Option<DiffView>,
+    /// Set on terminal states.
+    pub cost: Option<Cost>,
+}
+
+/// What a call asks the user to confirm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confirm {
+    Edit(DiffView),
+    Exec { command: String, root_command: String, directory: String, risk: String },
+    Info { prompt: String, urls: Vec<String> },
+}
+
+/// A folder in a call's sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Folder {
+    pub path: String,
+    pub writable: bool,
+}
+
+/// Exactly what the call's sandbox will hold if it is allowed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxView {
+    pub folders: Vec<Folder>,
+    /// Network destinations (rules such as `https://api.example.com:443`).
+    pub network: Vec<String>,
+    /// Environment variable names passed in.
+    pub env: Vec<String>,
+    pub memory_mb: u64,
+    pub timeout_secs: u64,
+    pub output_bytes: u64,
+}
+
+/// The answers an approval dialog offers, in the order shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalChoice {
+    Once,
+    AlwaysForSession,
+    AlwaysSaved,
+    ToolForSession,
+    Modify,
+    Refuse,
+    CancelBatch,
+}
+
+/// A call waiting for approval.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalView {
+    pub tool: String,
+    pub description: String,
+    pub confirm: Confirm,
+    pub sandbox: SandboxView,
+    /// What "always" covers, spelled out ("`write_file` on src/main.rs").
+    pub scope: String,
+    /// Whether "modify in $EDITOR" is offered.
+    pub editable: bool,
+    /// How many more calls wait behind this one.
+    pub queued: usize,
+}
+
+/// The answers a grant prompt offers, in the order shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantChoice {
+    ThisCall,
+    Session,
+    Always,
+    No,
+}
+
+/// A call that failed for want of something its plugin requested and the user never
+/// granted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantView {
+    pub plugin: String,
+    pub tool: String,
+    /// What would be granted, one line each (`read-write ./notes`, `https://api.x.com`).
+    pub missing: Vec<String>,
+    /// The file "always" writes (`~/.airlock/policy.toml`).
+    pub policy_file: String,
+}
+
+/// The status line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatusView {
+    pub provider: String,
+    pub model: String,
+    /// `default`, `auto_edit`, `yolo`, `plan`…
+    pub mode: String,
+    pub tokens_used: u64,
+    /// Tokens left in the context window, when the window is known.
+    pub context_left: Option<u64>,
+    pub session_id: String,
+    pub running_calls: usize,
+    /// Set while a turn runs: how long it has run.
+    pub working: Option<Duration>,
+}
