@@ -5,4 +5,5 @@
 //!
 //! Colours come from [`style::Theme`], which honours `NO_COLOR`.
 
+pub mod style;
 pub mod view;
