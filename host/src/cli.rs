@@ -12,7 +12,7 @@ use crate::commands;
 use crate::config;
 use crate::engine::{self, StartError, Tools};
 use crate::frontends::headless::OutputFormat;
-use crate::frontends::{ExitCode, exec, sessions_list, show_context, tools_list};
+use crate::frontends::{ExitCode, exec, sessions_list, show_context, tools_list, tui};
 use crate::paths::Paths;
 use crate::policy::ApprovalMode;
 use crate::session;
@@ -28,6 +28,10 @@ pub struct Cli {
     /// (add --stdin to append it).
     #[arg(short, long)]
     prompt: Option<String>,
+    /// Open the interactive UI and send this first prompt (without -p on a terminal,
+    /// `airlock` opens the UI with no prompt).
+    #[arg(short = 'i', long = "prompt-interactive", value_name = "PROMPT", conflicts_with_all = ["prompt", "ask", "stdin", "show_context"])]
+    interactive: Option<String>,
     /// Append standard input, read to its end, to the -p prompt (e.g. `git diff | airlock
     /// -p "Review this" --stdin`).
     #[arg(long, requires = "prompt", conflicts_with = "ask")]
@@ -187,13 +191,16 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Trust(_) | Command::Sessions { .. }) | None => {}
     }
 
-    let prompt = read_prompt(cli.prompt, cli.stdin, cli.ask)?;
+    let interactive = wants_ui(&cli)?;
+    let prompt = if interactive { String::new() } else { read_prompt(cli.prompt, cli.stdin, cli.ask)? };
     let flags = config::ProviderFlags { provider: cli.provider, model: cli.model, base_url: cli.base_url };
     let provider = config::resolve_provider(&file, &paths.config_file(), flags, &|name| std::env::var(name).ok())
         .map_err(|e| match e {
             config::ConfigError::MissingKey(_) => Fatal::new(ExitCode::Auth, e),
             _ => Fatal::new(ExitCode::Config, e),
         })?;
+    let home = paths.home.clone();
+    let ui_tools = tools.clone();
     let settings = engine::Settings {
         paths,
         workspace,
@@ -205,8 +212,29 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         resume: cli.resume,
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
+    if interactive {
+        let options = tui::Options { prompt: cli.interactive, mode, home, tools: ui_tools };
+        return Ok(tui::run(session, outputs, options).await);
+    }
     let options = exec::Options { format: cli.output_format, ask: cli.ask, mode };
     Ok(exec::run(session, outputs, prompt, options).await)
+}
+
+/// Whether this run opens the interactive UI: `-i`, or no prompt, no `--ask`/`--stdin`,
+/// text output, and a terminal on both standard input and output. `-i` without a terminal
+/// is a bad command line.
+fn wants_ui(cli: &Cli) -> Result<bool, Fatal> {
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if cli.interactive.is_some() {
+        if !terminal {
+            return Err(Fatal::new(
+                ExitCode::Usage,
+                "-i opens the interactive UI, which needs a terminal; use -p for a headless run",
+            ));
+        }
+        return Ok(true);
+    }
+    Ok(terminal && cli.prompt.is_none() && !cli.ask && !cli.stdin && cli.output_format == OutputFormat::Text)
 }
 
 /// A session that could not start: the runtime or the model client failed (1), or the

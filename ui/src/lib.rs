@@ -5,5 +5,14 @@
 //!
 //! Colours come from [`style::Theme`], which honours `NO_COLOR`.
 
+pub mod approval;
+pub mod card;
+pub mod composer;
+pub mod grant;
+pub mod help;
+pub mod markdown;
+pub mod picker;
+pub mod status;
 pub mod style;
+pub mod transcript;
 pub mod view;

@@ -144,7 +144,7 @@ fn ask_on_terminal(question: &Question) -> Answer {
 
 /// Opens the proposed content in `$VISUAL` or `$EDITOR` (default `vi`) and returns what the
 /// user saved.
-fn edit_in_editor(path: &str, proposed: &str) -> std::io::Result<String> {
+pub(crate) fn edit_in_editor(path: &str, proposed: &str) -> std::io::Result<String> {
     let extension = std::path::Path::new(path).extension().map(|e| e.to_string_lossy().into_owned());
     let mut builder = tempfile::Builder::new();
     builder.prefix("airlock-edit-");

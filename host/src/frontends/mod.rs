@@ -14,5 +14,6 @@ mod live;
 pub mod sessions_list;
 pub mod show_context;
 pub mod tools_list;
+pub mod tui;
 
 pub use exit::ExitCode;

@@ -1,0 +1,205 @@
+//! Slash commands: what `/name args` typed in the composer does. Each either sends the
+//! engine an order or writes lines to the transcript; none changes a grant or a rule.
+
+use airlock_ui::picker::{Picker, PickerItem};
+use airlock_ui::transcript::NoticeKind;
+use ratatui::text::Line;
+
+use super::app::{App, Dialog, Effect, Pick};
+use crate::contract::Access;
+use crate::engine::Op;
+use crate::policy::ApprovalMode;
+use crate::registry::Origin;
+use crate::sanitize;
+use crate::session;
+
+/// Every command, with what it does (the completion popup and `/help` show these).
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("help", "keys and commands"),
+    ("tools", "the tools the model can call"),
+    ("plugins", "the loaded plugins and what each is granted"),
+    ("mode", "the approval mode: default, auto-edit, yolo, plan"),
+    ("model", "switch the model: /model NAME"),
+    ("resume", "continue a recorded session of this workspace"),
+    ("compress", "summarise older history now to free context"),
+    ("clear", "start a new session"),
+    ("stats", "tokens, calls, time and cost per tool"),
+    ("quit", "leave airlock"),
+];
+
+/// Runs `/name args`.
+pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
+    let args = args.trim();
+    match name {
+        "help" => {
+            let lines = airlock_ui::help::lines(COMMANDS, &app.theme);
+            app.history.extend(lines);
+        }
+        "tools" => tools(app),
+        "plugins" => plugins(app),
+        "mode" => match args {
+            "" => {
+                let modes = [ApprovalMode::Default, ApprovalMode::AutoEdit, ApprovalMode::Yolo, ApprovalMode::Plan];
+                let items = modes
+                    .iter()
+                    .map(|m| PickerItem { label: m.as_str().into(), detail: mode_detail(*m).into() })
+                    .collect();
+                let values = modes.iter().map(|m| m.as_str().to_string()).collect();
+                app.dialogs.push_back(Dialog::Picker {
+                    purpose: Pick::Mode,
+                    picker: Picker::new("Approval mode", items),
+                    values,
+                });
+            }
+            name => picked(app, Pick::Mode, name),
+        },
+        "model" => match args {
+            "" => app.notice(&format!("model: {} (switch with /model NAME)", app.status.model), NoticeKind::Info),
+            model => app.orders.submit(Op::SetModel { model: model.to_string() }),
+        },
+        "resume" => resume(app, args),
+        "compress" => app.orders.submit(Op::Compress),
+        "clear" => {
+            app.flush_stream();
+            app.history.push(Line::default());
+            app.orders.submit(Op::NewSession);
+            app.stats.clear();
+            app.tokens_in = 0;
+            app.tokens_out = 0;
+            app.status.tokens_used = 0;
+            app.status.context_left = None;
+        }
+        "stats" => stats(app),
+        "quit" | "exit" => return Effect::Quit,
+        other => app.notice(&format!("unknown command /{other}: /help lists them"), NoticeKind::Warning),
+    }
+    Effect::None
+}
+
+/// A picker's choice.
+pub fn picked(app: &mut App, purpose: Pick, value: &str) {
+    match purpose {
+        Pick::Mode => match <ApprovalMode as clap::ValueEnum>::from_str(value, true) {
+            Ok(mode) => app.set_mode(mode),
+            Err(_) => app
+                .notice(&format!("no approval mode {value:?}: default, auto-edit, yolo or plan"), NoticeKind::Warning),
+        },
+        Pick::Session => app.orders.submit(Op::Resume { session: value.to_string() }),
+    }
+}
+
+fn mode_detail(mode: ApprovalMode) -> &'static str {
+    match mode {
+        ApprovalMode::Default => "read-only tools run; everything else asks",
+        ApprovalMode::AutoEdit => "file edits run too; other changes ask",
+        ApprovalMode::Yolo => "everything runs without asking",
+        ApprovalMode::Plan => "read-only tools only",
+    }
+}
+
+fn tools(app: &mut App) {
+    let registry = app.tools.registry.clone();
+    let mut text = String::from("Tools the model can call:\n");
+    for tool in registry.tools() {
+        let first = tool.info.description.lines().next().unwrap_or_default();
+        text.push_str(&format!(
+            "  {} ({}, plugin {}): {}\n",
+            tool.info.name,
+            tool.info.kind.as_str(),
+            tool.plugin.info.name,
+            sanitize::line_bounded(first, 100)
+        ));
+    }
+    app.notice(text.trim_end(), NoticeKind::Info);
+}
+
+fn plugins(app: &mut App) {
+    let (registry, policy) = (app.tools.registry.clone(), app.tools.policy.clone());
+    let mut text = String::from("Plugins and their grants:\n");
+    for plugin in registry.plugins() {
+        let origin = match plugin.source.origin {
+            Origin::Builtin => "built-in",
+            Origin::User => "user",
+            Origin::Workspace => "workspace",
+        };
+        let grant = policy.grant(plugin).grant;
+        let files: Vec<String> = grant
+            .files
+            .iter()
+            .map(|f| format!("{} {}", f.path, if f.access == Access::ReadWrite { "rw" } else { "r" }))
+            .collect();
+        let network: Vec<String> = grant.network.iter().map(ToString::to_string).collect();
+        let list = |items: &[String]| if items.is_empty() { "none".to_string() } else { items.join(", ") };
+        text.push_str(&format!(
+            "  {} ({origin}) files: {} · network: {} · env: {}\n",
+            plugin.info.name,
+            list(&files),
+            list(&network),
+            list(&grant.env)
+        ));
+    }
+    app.notice(text.trim_end(), NoticeKind::Info);
+}
+
+fn resume(app: &mut App, args: &str) {
+    if !args.is_empty() {
+        app.orders.submit(Op::Resume { session: args.to_string() });
+        return;
+    }
+    let sessions = match session::list(&session::dir(&app.home)) {
+        Ok(sessions) => sessions,
+        Err(error) => {
+            app.notice(&format!("cannot list sessions: {error}"), NoticeKind::Error);
+            return;
+        }
+    };
+    let workspace = app.workspace.display().to_string();
+    let mine: Vec<_> =
+        sessions.into_iter().filter(|s| s.workspace == workspace && s.id != app.status.session_id).collect();
+    let items = mine
+        .iter()
+        .map(|s| PickerItem {
+            label: format!("{}  {}", &s.id[..s.id.len().min(8)], s.updated),
+            detail: sanitize::line_bounded(&s.first_prompt, 60),
+        })
+        .collect();
+    let values = mine.iter().map(|s| s.id.clone()).collect();
+    app.dialogs.push_back(Dialog::Picker {
+        purpose: Pick::Session,
+        picker: Picker::new("Resume a session", items),
+        values,
+    });
+}
+
+fn stats(app: &mut App) {
+    let mut text = format!(
+        "Session {}: {} turns · {} input + {} output tokens\n",
+        app.status.session_id, app.turns_done, app.tokens_in, app.tokens_out
+    );
+    if app.stats.is_empty() {
+        text.push_str("  no tool calls yet\n");
+    }
+    for (tool, s) in &app.stats {
+        text.push_str(&format!(
+            "  {tool}: {} calls ({} failed) · {} ms · peak {} · read {} · wrote {} · {} net\n",
+            s.calls,
+            s.errors,
+            s.wall.as_millis(),
+            bytes(s.peak_memory),
+            bytes(s.bytes_read),
+            bytes(s.bytes_written),
+            s.net_requests
+        ));
+    }
+    app.notice(text.trim_end(), NoticeKind::Info);
+}
+
+/// `n` bytes in the largest unit that keeps a whole number in front.
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}

@@ -1,0 +1,228 @@
+//! Engine outputs turned into the widgets' view data (`airlock_ui::view`). Every string a
+//! plugin or the model wrote passes through [`sanitize`] here, before any widget sees it
+//! (the widgets escape control characters too: two locks on one door).
+
+use std::time::{Duration, Instant};
+
+use airlock_ui::view::{self, ApprovalView, CallState, Card, Confirm, Cost, DiffView, Folder, GrantView, SandboxView};
+
+use crate::contract::{Confirmation, Display, Risk};
+use crate::engine::{GrantQuestion, Question};
+use crate::events::{CallCost, CallStatus, CallUpdate};
+use crate::sanitize;
+
+/// Lines of live output a card keeps.
+const LIVE_TAIL: usize = 5;
+/// Lines of a result summary a card shows.
+const SUMMARY_LINES: usize = 3;
+
+pub fn state(status: CallStatus) -> CallState {
+    match status {
+        CallStatus::Validating => CallState::Validating,
+        CallStatus::AwaitingApproval => CallState::AwaitingApproval,
+        CallStatus::Scheduled => CallState::Scheduled,
+        CallStatus::Executing => CallState::Executing,
+        CallStatus::Success => CallState::Success,
+        CallStatus::Error => CallState::Error,
+        CallStatus::Cancelled => CallState::Cancelled,
+    }
+}
+
+pub fn cost(cost: &CallCost) -> Cost {
+    Cost {
+        wall: Duration::from_millis(cost.wall_ms),
+        peak_memory: cost.peak_memory_bytes,
+        bytes_read: cost.bytes_read,
+        bytes_written: cost.bytes_written,
+        net_requests: cost.network_requests,
+    }
+}
+
+/// A live card: the view and what it needs to tick.
+#[derive(Debug, Clone)]
+pub struct LiveCard {
+    pub card: Card,
+    pub started: Instant,
+    /// Live output not yet ended by a newline.
+    partial: String,
+}
+
+impl LiveCard {
+    pub fn new(update: &CallUpdate) -> Self {
+        let description = match &update.args {
+            Some(args) => sanitize::line_bounded(&args.to_string(), 200),
+            None => String::new(),
+        };
+        let card = Card {
+            call_id: update.call_id.clone(),
+            tool: sanitize::line(&update.name),
+            description,
+            state: state(update.status),
+            elapsed: Duration::ZERO,
+            spinner: 0,
+            live_tail: Vec::new(),
+            summary: None,
+            diff: None,
+            cost: None,
+        };
+        Self { card, started: Instant::now(), partial: String::new() }
+    }
+
+    pub fn is_done(&self) -> bool {
+        matches!(self.card.state, CallState::Success | CallState::Error | CallState::Cancelled)
+    }
+
+    /// Takes a state change.
+    pub fn update(&mut self, update: &CallUpdate) {
+        let card = &mut self.card;
+        card.state = state(update.status);
+        if let Some(description) = &update.description {
+            card.description = sanitize::line(description);
+        }
+        if let Some(duration) = update.duration {
+            card.elapsed = duration;
+        }
+        if let Some(cost) = &update.cost {
+            card.cost = Some(self::cost(cost));
+        } else if update.status.is_terminal() {
+            card.cost = Some(Cost { wall: card.elapsed, ..Cost::default() });
+        }
+        match (&update.display, &update.output, &update.error) {
+            (Some(Display::Diff { path, original, proposed }), _, _) => {
+                card.diff = Some(DiffView {
+                    path: sanitize::line(path),
+                    original: sanitize::block_bounded(original, 2_000),
+                    proposed: sanitize::block_bounded(proposed, 2_000),
+                    is_new_file: original.is_empty(),
+                });
+            }
+            (Some(Display::Markdown { text }), _, _) => card.summary = Some(summary(text)),
+            (None, Some(output), _) => card.summary = Some(summary(output)),
+            _ => {}
+        }
+        if let Some(error) = &update.error {
+            card.summary = Some(summary(&error.message));
+        }
+    }
+
+    /// Takes a piece of live output: complete lines go to the tail.
+    pub fn output(&mut self, chunk: &str) {
+        self.partial.push_str(chunk);
+        while let Some(end) = self.partial.find('\n') {
+            let line: String = self.partial.drain(..=end).collect();
+            self.card.live_tail.push(sanitize::line_bounded(line.trim_end_matches(['\n', '\r']), 300));
+        }
+        if self.partial.len() > 4096 {
+            let line = std::mem::take(&mut self.partial);
+            self.card.live_tail.push(sanitize::line_bounded(&line, 300));
+        }
+        let extra = self.card.live_tail.len().saturating_sub(LIVE_TAIL);
+        self.card.live_tail.drain(..extra);
+    }
+
+    /// Advances the spinner and the elapsed time of a running call.
+    pub fn tick(&mut self, frame: usize) {
+        if !self.is_done() {
+            self.card.elapsed = self.started.elapsed();
+            self.card.spinner = frame;
+        }
+    }
+}
+
+/// The first lines of a result, made safe.
+fn summary(text: &str) -> String {
+    let lines: Vec<&str> = text.trim().lines().collect();
+    let shown = sanitize::block_bounded(
+        &lines.iter().take(SUMMARY_LINES).copied().collect::<Vec<_>>().join("\n"),
+        SUMMARY_LINES,
+    );
+    if lines.len() > SUMMARY_LINES { format!("{shown}\n… {} more lines", lines.len() - SUMMARY_LINES) } else { shown }
+}
+
+fn risk(risk: Risk) -> &'static str {
+    match risk {
+        Risk::Low => "low",
+        Risk::Medium => "medium",
+        Risk::High => "high",
+    }
+}
+
+/// The approval dialog's view of `question`, `queued` more waiting behind it.
+pub fn approval(question: &Question, queued: usize) -> ApprovalView {
+    let request = &question.request;
+    let confirm = match &request.confirmation {
+        Confirmation::Edit { path, original, proposed, is_new_file } => Confirm::Edit(DiffView {
+            path: sanitize::line(path),
+            original: sanitize::block_bounded(original, 5_000),
+            proposed: sanitize::block_bounded(proposed, 5_000),
+            is_new_file: *is_new_file,
+        }),
+        Confirmation::Exec { command, root_command, directory, risk: level } => Confirm::Exec {
+            command: sanitize::block_bounded(command, 50),
+            root_command: sanitize::line(root_command),
+            directory: sanitize::line(directory),
+            risk: risk(*level).to_string(),
+        },
+        Confirmation::Info { prompt, urls } => Confirm::Info {
+            prompt: sanitize::block_bounded(prompt, 30),
+            urls: urls.iter().take(20).map(|u| sanitize::line(u)).collect(),
+        },
+    };
+    let held = &request.sandbox;
+    let sandbox = SandboxView {
+        folders: held
+            .folders
+            .iter()
+            .map(|f| Folder { path: sanitize::line(&f.path.display().to_string()), writable: f.writable })
+            .collect(),
+        network: held.network.iter().map(|n| sanitize::line(n)).collect(),
+        env: held.env.iter().map(|n| sanitize::line(n)).collect(),
+        memory_mb: held.memory_bytes >> 20,
+        timeout_secs: held.timeout_secs,
+        output_bytes: held.output_bytes,
+    };
+    ApprovalView {
+        tool: sanitize::line(&request.tool),
+        description: sanitize::line(&request.description),
+        confirm,
+        sandbox,
+        scope: question.scope.describe(&request.tool),
+        editable: question.editable,
+        queued,
+    }
+}
+
+/// The grant prompt's view of `question`.
+pub fn grant(question: &GrantQuestion) -> GrantView {
+    GrantView {
+        plugin: sanitize::line(&question.plugin),
+        tool: sanitize::line(&question.tool),
+        missing: question.missing.iter().map(|m| sanitize::line(m)).collect(),
+        policy_file: sanitize::line(&question.policy_file.display().to_string()),
+    }
+}
+
+/// The answer a dialog choice stands for.
+pub fn answer(choice: view::ApprovalChoice, proposed: Option<String>) -> crate::engine::Answer {
+    use crate::engine::Answer;
+    use view::ApprovalChoice as C;
+    match choice {
+        C::Once => Answer::Once,
+        C::AlwaysForSession => Answer::AlwaysForSession,
+        C::AlwaysSaved => Answer::AlwaysSaved,
+        C::ToolForSession => Answer::ToolForSession,
+        C::Modify => proposed.map_or(Answer::Cancel, |proposed| Answer::Modify { proposed }),
+        C::Refuse => Answer::Refuse("the user refused this call".into()),
+        C::CancelBatch => Answer::Cancel,
+    }
+}
+
+pub fn grant_answer(choice: view::GrantChoice) -> crate::engine::GrantAnswer {
+    use crate::engine::GrantAnswer;
+    match choice {
+        view::GrantChoice::ThisCall => GrantAnswer::ThisCall,
+        view::GrantChoice::Session => GrantAnswer::Session,
+        view::GrantChoice::Always => GrantAnswer::Always,
+        view::GrantChoice::No => GrantAnswer::No,
+    }
+}
