@@ -124,7 +124,7 @@ impl Screen {
         }
         if moved || height != self.height {
             self.height = height;
-            self.terminal.resize(Rect::new(0, self.top, self.cols, height))?;
+            self.place_viewport()?;
         }
         self.terminal.draw(draw)?;
         Ok(())
@@ -136,10 +136,8 @@ impl Screen {
         self.cols = cols.max(1);
         self.rows = rows.max(1);
         self.top = self.top.min(self.rows - 1);
-        self.clear_from(self.top)?;
         self.height = 1;
-        self.terminal.resize(Rect::new(0, self.top, self.cols, 1))?;
-        Ok(())
+        self.place_viewport()
     }
 
     /// Hands the terminal to another program (the `$EDITOR`): the viewport is cleared and
@@ -170,6 +168,19 @@ impl Screen {
         let _ = queue!(self.terminal.backend_mut(), cursor::MoveTo(0, self.top), cursor::Show);
         let _ = Write::flush(self.terminal.backend_mut());
         restore();
+    }
+
+    /// Puts the viewport at `top` with `height` rows, blank: the next draw paints it whole.
+    /// (A new ratatui terminal, not `Terminal::resize`, which clears the whole screen when
+    /// the width shrinks and would wipe the history still on screen.)
+    fn place_viewport(&mut self) -> io::Result<()> {
+        self.clear_from(self.top)?;
+        let area = Rect::new(0, self.top, self.cols, self.height);
+        self.terminal = Terminal::with_options(
+            CrosstermBackend::new(io::stdout()),
+            TerminalOptions { viewport: Viewport::Fixed(area) },
+        )?;
+        Ok(())
     }
 
     /// Writes one row of history at `top` (scrolling the screen when it is full).

@@ -1,0 +1,198 @@
+//! The interactive UI (issue 10) through the real binary in a pseudo-terminal, its screen
+//! read by a terminal emulator (`vt100`), against the scripted mock model: a typed prompt
+//! streams its answer into the terminal's own scrollback; an edit approved in the dialog
+//! changes the file and a refused one tells the model; Esc cancels a slow tool; the grant
+//! prompt widens one call only; resizes, NO_COLOR, and the terminal restored on every way
+//! out.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use airlock_tests::pty::Pty;
+use airlock_tests::{MockModel, Session, Turn, Wire, call, fixtures, function_responses};
+use serde_json::json;
+
+const LIMIT: Duration = Duration::from_secs(90);
+
+fn session() -> Session {
+    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
+}
+
+/// The UI of `s` pointed at `mock`, in a `cols` x `rows` terminal, ready for input.
+fn open(s: &Session, mock: &MockModel, extra: &[&str], cols: u16, rows: u16) -> Pty {
+    let mut command = s.command(mock);
+    command.args(extra);
+    open_command(&command, cols, rows)
+}
+
+fn open_command(command: &Command, cols: u16, rows: u16) -> Pty {
+    let pty = Pty::spawn(command, cols, rows);
+    pty.wait_text("test-model", LIMIT);
+    pty
+}
+
+/// Quits with Ctrl-C twice and checks the terminal was given back as it was found.
+fn quit(mut pty: Pty) -> String {
+    pty.send("\x03");
+    pty.wait_text("Ctrl-C again", LIMIT);
+    pty.send("\x03");
+    assert_eq!(pty.wait_exit(LIMIT), 0, "the UI's exit code");
+    assert!(pty.terminal_restored(), "the terminal was not restored:\n{}", pty.screen());
+    pty.transcript()
+}
+
+#[test]
+fn a_typed_prompt_streams_the_answer_into_the_terminals_own_scrollback() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    let numbered: String = (1..=60).map(|n| format!("answer line {n:02}\n\n")).collect();
+    mock.push_turn(Turn::text(format!("# Heading\n\nSome **bold** and `code`.\n\n{numbered}The end.")));
+    let mut pty = open(&s, &mock, &[], 80, 24);
+    pty.send("hello airlock\r");
+    let screen = pty.wait_text("The end.", LIMIT);
+    // The first lines scrolled off the screen into the terminal's scrollback, in order.
+    assert!(!screen.contains("answer line 01"), "line 01 should have scrolled away:\n{screen}");
+    let transcript = pty.transcript();
+    let first =
+        transcript.find("answer line 01").unwrap_or_else(|| panic!("no line 01 in the scrollback:\n{transcript}"));
+    let last = transcript.find("answer line 60").unwrap_or_else(|| panic!("no line 60:\n{transcript}"));
+    assert!(first < last, "the scrollback is out of order");
+    assert!(transcript.contains("hello airlock"), "the user's turn is in the transcript");
+    let sent = mock.last_request().unwrap_or_default().to_string();
+    assert!(sent.contains("hello airlock"), "the model got the prompt: {sent}");
+    let after = quit(pty);
+    assert!(after.contains("The end."), "the answer stays on the screen after quitting:\n{after}");
+}
+
+#[test]
+fn ui_opens_with_a_first_prompt_from_dash_i() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::text("first prompt answered"));
+    let pty = open(&s, &mock, &["-i", "start with this"], 100, 30);
+    pty.wait_text("first prompt answered", LIMIT);
+    let sent = mock.last_request().unwrap_or_default().to_string();
+    assert!(sent.contains("start with this"), "the -i prompt went to the model: {sent}");
+    quit(pty);
+}
+
+#[test]
+fn an_edit_approved_in_the_dialog_changes_the_file() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "notes.txt", "content": "approved\n"}))]));
+    mock.push_turn(Turn::text("the file is written"));
+    let mut pty = open(&s, &mock, &[], 100, 30);
+    pty.send("write the notes\r");
+    let dialog = pty.wait_text("notes.txt", LIMIT);
+    assert!(s.read("notes.txt").is_none(), "nothing is written before the answer:\n{dialog}");
+    pty.send("y");
+    pty.wait_text("the file is written", LIMIT);
+    assert_eq!(s.read("notes.txt").as_deref(), Some("approved\n"));
+    quit(pty);
+}
+
+#[test]
+fn a_refused_edit_tells_the_model_why_and_leaves_the_file_alone() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "notes.txt", "content": "no\n"}))]));
+    mock.push_turn(Turn::text("understood, not writing"));
+    let mut pty = open(&s, &mock, &[], 100, 30);
+    pty.send("write the notes\r");
+    pty.wait_text("notes.txt", LIMIT);
+    pty.send("n");
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("wrong folder\r");
+    pty.wait_text("understood, not writing", LIMIT);
+    assert!(s.read("notes.txt").is_none(), "a refused edit wrote the file");
+    let responses = function_responses(&mock.last_request().unwrap_or_default());
+    let told: String = responses.iter().map(|(_, r)| r.as_str()).collect();
+    assert!(told.contains("refused"), "the model was not told of the refusal: {responses:?}");
+    assert!(told.contains("wrong folder"), "the model was not told the reason: {responses:?}");
+    quit(pty);
+}
+
+#[test]
+fn esc_cancels_a_slow_tool_and_its_card_says_so() {
+    let s = session();
+    s.install_plugin(fixtures::SPIN_FOREVER);
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(vec![call("spin", json!({}))]));
+    let mut pty = open(&s, &mock, &["--approval-mode", "yolo"], 100, 30);
+    pty.send("spin please\r");
+    pty.wait_for("the running card", LIMIT, |screen| screen.contains("spin") && screen.contains("esc to interrupt"));
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("\x1b");
+    pty.wait_for("the cancelled card", LIMIT, |screen| screen.contains("cancelled"));
+    // The session goes on.
+    mock.push_turn(Turn::text("still here"));
+    pty.send("again\r");
+    pty.wait_text("still here", LIMIT);
+    quit(pty);
+}
+
+#[test]
+fn a_resize_redraws_the_ui_at_the_new_size() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::text("before the resize"));
+    mock.push_turn(Turn::text("after the resize"));
+    let mut pty = open(&s, &mock, &[], 120, 40);
+    pty.send("one\r");
+    pty.wait_text("before the resize", LIMIT);
+    pty.resize(80, 24);
+    // The status line is drawn again on the new last rows.
+    let screen = pty.wait_for("the status line at 80x24", LIMIT, |screen| {
+        screen.lines().filter(|l| l.contains("test-model")).count() == 1
+    });
+    assert!(screen.lines().all(|l| l.chars().count() <= 80), "a row is wider than the terminal:\n{screen}");
+    pty.send("two\r");
+    pty.wait_text("after the resize", LIMIT);
+    quit(pty);
+}
+
+#[test]
+fn no_color_keeps_colour_codes_out_and_colour_is_on_without_it() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::text("plain answer"));
+    mock.push_turn(Turn::text("plain answer"));
+    for no_color in [true, false] {
+        let mut command = s.command(&mock);
+        if no_color {
+            command.env("NO_COLOR", "1");
+        }
+        let mut pty = open_command(&command, 100, 30);
+        pty.send("hello\r");
+        pty.wait_text("plain answer", LIMIT);
+        let raw = String::from_utf8_lossy(&pty.raw_output()).into_owned();
+        let coloured = raw.contains("\x1b[38;5;") || (30..38).any(|c| raw.contains(&format!("\x1b[{c}m")));
+        assert_eq!(coloured, !no_color, "NO_COLOR={no_color}: colour codes present = {coloured}");
+        quit(pty);
+    }
+}
+
+#[test]
+fn sigterm_ends_the_ui_and_restores_the_terminal() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    let mut pty = open(&s, &mock, &[], 100, 30);
+    assert!(!pty.terminal_restored(), "the UI should hold the terminal (bracketed paste on)");
+    let pid = pty.pid().unwrap_or_else(|| panic!("no pid"));
+    let killed = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+    assert!(killed.is_ok_and(|s| s.success()), "kill -TERM failed");
+    pty.wait_exit(LIMIT);
+    assert!(pty.terminal_restored(), "SIGTERM left the terminal in raw state:\n{}", pty.screen());
+}
+
+#[test]
+fn dash_i_without_a_terminal_is_a_usage_error() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    let done = s.airlock(&mock, &["-i", "hello"]);
+    assert_eq!(done.code, Some(2), "stderr: {}", done.stderr);
+    assert!(done.stderr.contains("terminal"), "stderr: {}", done.stderr);
+    assert!(mock.requests().is_empty(), "no model request without a terminal");
+}
