@@ -78,6 +78,24 @@ fn ui_opens_with_a_first_prompt_from_dash_i() {
 }
 
 #[test]
+fn resume_shows_the_recorded_conversation_and_continues_it() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::text("recorded answer"));
+    let done = s.airlock(&mock, &["-p", "recorded question"]);
+    assert_eq!(done.code, Some(0), "stderr: {}", done.stderr);
+    mock.push_turn(Turn::text("continued answer"));
+    let mut pty = open(&s, &mock, &["--resume"], 100, 30);
+    let screen = pty.wait_text("recorded answer", LIMIT);
+    assert!(screen.contains("recorded question"), "the old prompt is shown:\n{screen}");
+    pty.send("go on\r");
+    pty.wait_text("continued answer", LIMIT);
+    let sent = mock.last_request().unwrap_or_default().to_string();
+    assert!(sent.contains("recorded question") && sent.contains("go on"), "the model got the old history: {sent}");
+    quit(pty);
+}
+
+#[test]
 fn an_edit_approved_in_the_dialog_changes_the_file() {
     let s = session();
     let mock = MockModel::start(Wire::Gemini);

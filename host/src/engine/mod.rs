@@ -115,6 +115,9 @@ pub enum Output {
     Grant(Box<GrantQuestion>),
     /// A user turn ended: what it produced.
     TurnDone(Box<Report>),
+    /// A session was resumed: its conversation so far, for front ends that show a
+    /// transcript (the headless one does not). Sent after the resume's `init` and notices.
+    Replay(Arc<[crate::model::Message]>),
 }
 
 /// The sending side of a session's output stream.
@@ -345,7 +348,9 @@ impl Engine {
                     events.send(Event::Notice { message });
                 }
                 self.agent.record_to(opened.recorder);
+                let replay: Arc<[crate::model::Message]> = opened.history.clone().into();
                 self.agent.resume(opened.history, events);
+                self.shared.out.send(Output::Replay(replay));
             }
             Err(error) => events.send(Event::Warning { message: format!("cannot resume: {error}") }),
         }

@@ -168,7 +168,9 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         }
         agent.record_to(opened.recorder);
         if opened.resumed {
+            let replay: Arc<[crate::model::Message]> = opened.history.clone().into();
             agent.resume(opened.history, &events);
+            out.send(Output::Replay(replay));
         }
     }
     Ok(Started { agent, questions, policy, registry, events, info, paths })

@@ -42,7 +42,7 @@ pub async fn run(
         match outputs.recv().await {
             Some(Output::Event(event)) => printer.event(&event),
             Some(Output::Question(question)) => answer(*question, terminal.as_ref(), options.mode, session.orders()),
-            Some(Output::Withdrawn { .. }) => {}
+            Some(Output::Withdrawn { .. } | Output::Replay(_)) => {}
             // Headless, nobody can grant: the call's failure and its hint stand.
             Some(Output::Grant(question)) => session.submit(Op::Grant { id: question.id, answer: GrantAnswer::No }),
             Some(Output::TurnDone(report)) => break Some(report),

@@ -29,9 +29,12 @@ use super::views::{self, LiveCard};
 use crate::agent::{Outcome, Report};
 use crate::engine::{Info, Op, Orders, Output, Tools};
 use crate::events::{CallStatus, CallUpdate, Event};
-use crate::model::UsageKind;
+use crate::model::{Message, Part, Role, UsageKind};
 use crate::policy::ApprovalMode;
 use crate::sanitize;
+
+/// Most messages of a resumed session shown.
+const REPLAY_MESSAGES: usize = 2_000;
 
 /// How long a first Ctrl-C waits for the second that quits.
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
@@ -217,7 +220,38 @@ impl App {
                 Dialog::Picker { .. } => true,
             }),
             Output::TurnDone(report) => self.turn_done(&report),
+            Output::Replay(messages) => self.replay(&messages),
         }
+    }
+
+    /// Shows a resumed conversation: the user's turns, the model's text, and one line per
+    /// call (the latest [`REPLAY_MESSAGES`] messages).
+    fn replay(&mut self, messages: &[Message]) {
+        let skipped = messages.len().saturating_sub(REPLAY_MESSAGES);
+        if skipped > 0 {
+            self.notice(&format!("… {skipped} earlier messages of this session are not shown"), NoticeKind::Info);
+        }
+        for message in &messages[skipped..] {
+            for part in &message.parts {
+                match (message.role, part) {
+                    (Role::User, Part::Text { text }) => {
+                        self.history.push(Line::default());
+                        let lines = transcript::user_lines(&sanitize::block(text), self.width, &self.theme);
+                        self.history.extend(lines);
+                    }
+                    (Role::Model, Part::Text { text }) => {
+                        let lines = markdown::render(&sanitize::stream(text), self.width, &self.theme);
+                        self.history.extend(lines);
+                    }
+                    (_, Part::FunctionCall(call)) => {
+                        let text = format!("· {} {}", call.name, sanitize::line_bounded(&call.arguments, 100));
+                        self.notice(&text, NoticeKind::Info);
+                    }
+                    (_, Part::FunctionResponse(_)) => {}
+                }
+            }
+        }
+        self.notice("── resumed ──", NoticeKind::Info);
     }
 
     fn event(&mut self, event: Event) {

@@ -143,8 +143,11 @@ async fn event_loop(
         while let Ok(output) = outputs.try_recv() {
             app.output(output);
         }
+        let drawing = Instant::now();
         draw::frame(app, screen)?;
         last_frame = Instant::now();
+        // For BENCHMARKS.md: `AIRLOCK_LOG=airlock::frontends::tui=debug` logs every frame's time.
+        tracing::debug!(frame_us = (last_frame - drawing).as_micros() as u64, "frame");
         let animating = app.animating() || app.quit_armed.is_some();
         let effect = tokio::select! {
             event = keys.next() => match event {
