@@ -214,3 +214,42 @@ fn dash_i_without_a_terminal_is_a_usage_error() {
     assert!(done.stderr.contains("terminal"), "stderr: {}", done.stderr);
     assert!(mock.requests().is_empty(), "no model request without a terminal");
 }
+
+#[test]
+fn hostile_text_from_the_model_and_a_plugin_cannot_drive_the_terminal() {
+    let s = session();
+    s.install_plugin(fixtures::HOSTILE_TEXT);
+    let mock = MockModel::start(Wire::Gemini);
+    let attack = "\x1b[2J\x1b]52;c;cHduZWQ=\x07\x1b]0;owned\x07 shown text\r\n✓ read_file · README.md\u{202e}";
+    mock.push_turn(Turn::text_and_calls(attack, vec![call("ask_exec", json!({})), call("ask_edit", json!({}))]));
+    mock.push_turn(Turn::text("after the attack"));
+    let mut pty = open(&s, &mock, &[], 100, 30);
+    pty.send("go\r");
+    let dialog = pty.wait_text("ask_exec", LIMIT);
+    for line in dialog.lines() {
+        assert!(!line.trim_start().starts_with("✓ read_file · README.md"), "a forged line on screen:\n{dialog}");
+    }
+    // Cancel the batch: nothing runs.
+    pty.send("\x1b");
+    pty.wait_text("after the attack", LIMIT);
+    let raw = String::from_utf8_lossy(&pty.raw_output()).into_owned();
+    for bad in ["\x1b[2J", "\x1b]52", "\x1b]0;", "\u{202e}", "\x07"] {
+        assert!(!raw.contains(bad), "the terminal got {bad:?} raw");
+    }
+    quit(pty);
+}
+
+#[test]
+fn stdin_that_is_not_a_terminal_stays_headless() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::text("headless answer"));
+    let mut command = s.command(&mock);
+    command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap_or_else(|e| panic!("spawn: {e}"));
+    use std::io::Write as _;
+    child.stdin.take().map(|mut i| i.write_all(b"a piped prompt"));
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("wait: {e}"));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "headless answer");
+}

@@ -66,6 +66,7 @@ pub fn frame(app: &mut App, screen: &mut Screen) -> std::io::Result<()> {
         if y < area.bottom() {
             status.render(Rect::new(area.x, y, area.width, 1), buf);
         }
+        super::screen::neutralize(frame.buffer_mut());
         if let Some((x, y)) = cursor {
             frame.set_cursor_position((x, y));
         }

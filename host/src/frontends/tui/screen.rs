@@ -191,6 +191,7 @@ impl Screen {
         let area = Rect::new(0, 0, self.cols, 1);
         let mut buffer = Buffer::empty(area);
         line.clone().render(area, &mut buffer);
+        neutralize(&mut buffer);
         let y = self.top;
         let backend = self.terminal.backend_mut();
         backend.draw(buffer.content.iter().enumerate().map(|(x, cell)| (x as u16, y, cell)))?;
@@ -217,6 +218,18 @@ impl Screen {
             queue!(self.terminal.backend_mut(), cursor::MoveTo(0, row), Clear(ClearType::FromCursorDown))?;
         }
         Ok(())
+    }
+}
+
+/// The last lock before the terminal: a cell whose symbol holds a control character (a tab,
+/// an escape that slipped past every sanitizer) is drawn as a visible mark instead, so no
+/// byte from a model or a plugin can move the cursor or start an escape sequence.
+pub fn neutralize(buffer: &mut Buffer) {
+    for cell in &mut buffer.content {
+        if cell.symbol().chars().any(char::is_control) {
+            let mark = if cell.symbol() == "\t" { " " } else { "␛" };
+            cell.set_symbol(mark);
+        }
     }
 }
 
