@@ -63,7 +63,10 @@ fn record_long_session(session: &Session, messages: usize) {
     for n in 0..messages / 4 {
         let id = format!("call-{n}");
         let exchange = [
-            Message { role: Role::User, parts: vec![Part::Text { text: format!("question {n}: what is in notes.txt?") }] },
+            Message {
+                role: Role::User,
+                parts: vec![Part::Text { text: format!("question {n}: what is in notes.txt?") }],
+            },
             Message {
                 role: Role::Model,
                 parts: vec![Part::FunctionCall(FunctionCall {
@@ -133,8 +136,22 @@ fn idle(pty: &Pty) {
 fn streamed_answer(pty: &mut Pty, mock: &MockModel) {
     // Varied lines: the loop detector stops an answer that repeats itself.
     const WORDS: [&str; 16] = [
-        "parser", "buffer", "`window`", "**frame**", "token", "socket", "cache", "record", "schema", "plugin",
-        "thread", "`grant`", "policy", "stream", "*cursor*", "screen",
+        "parser",
+        "buffer",
+        "`window`",
+        "**frame**",
+        "token",
+        "socket",
+        "cache",
+        "record",
+        "schema",
+        "plugin",
+        "thread",
+        "`grant`",
+        "policy",
+        "stream",
+        "*cursor*",
+        "screen",
     ];
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
     let mut word = || {

@@ -10,6 +10,7 @@ pub mod card;
 pub mod composer;
 pub mod grant;
 pub mod help;
+pub mod highlight;
 pub mod markdown;
 pub mod picker;
 pub mod status;
