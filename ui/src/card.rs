@@ -1,26 +1,130 @@
-//! STAND-IN (replaced by helper ui-render's module at merge).
-use crate::style::Theme;
-use crate::view::{Card, Cost};
-use ratatui::text::Line;
+//! One tool call's card: a head line (state glyph or spinner, tool, description, elapsed
+//! time while it runs) and, indented below, the live output's tail while it executes, the
+//! result summary or why it failed, the diff of an edit, and once it ended what it cost.
 
-pub fn lines(card: &Card, _width: u16, _theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines = vec![Line::raw(format!("{:?} {} {}", card.state, card.tool, card.description))];
-    lines.extend(card.live_tail.iter().map(|l| Line::raw(format!("  {l}"))));
-    if let Some(s) = &card.summary {
-        lines.push(Line::raw(format!("  {s}")));
+use std::time::Duration;
+
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
+
+use crate::composer::clean;
+use crate::diff::{self, cut};
+use crate::style::Theme;
+use crate::view::{CallState, Card, Cost};
+
+/// Spinner frames while a call executes.
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// Most diff lines a card shows.
+const DIFF_LINES: usize = 20;
+
+/// The card's lines at `width` columns.
+pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let w = usize::from(width.max(8));
+    let (glyph, glyph_style) = match card.state {
+        CallState::Validating | CallState::Scheduled => ("o".to_string(), theme.dim()),
+        CallState::AwaitingApproval => ("?".to_string(), theme.warning()),
+        CallState::Executing => (SPINNER[card.spinner % SPINNER.len()].to_string(), theme.accent()),
+        CallState::Success => ("✓".to_string(), theme.success()),
+        CallState::Error => ("x".to_string(), theme.error()),
+        CallState::Cancelled => ("-".to_string(), theme.dim()),
+    };
+    let mut tool_style = theme.strong();
+    if card.state == CallState::Cancelled {
+        tool_style = tool_style.add_modifier(Modifier::CROSSED_OUT);
     }
-    if let Some(c) = &card.cost {
-        lines.push(Line::raw(format!("  {}", cost_text(c))));
+    let tool = clean(&card.tool);
+    let running = matches!(card.state, CallState::Executing | CallState::AwaitingApproval);
+    let right = if running { format!(" {}", duration(card.elapsed)) } else { String::new() };
+    let used = 2 + UnicodeWidthStr::width(tool.as_str()) + 1 + UnicodeWidthStr::width(right.as_str());
+    let description = cut(&clean(&card.description), w.saturating_sub(used));
+    let pad = w.saturating_sub(used + UnicodeWidthStr::width(description.as_str()));
+    let mut out = vec![Line::from(vec![
+        Span::styled(format!("{glyph} "), glyph_style),
+        Span::styled(tool, tool_style),
+        Span::raw(" "),
+        Span::styled(description, theme.dim()),
+        Span::raw(" ".repeat(pad)),
+        Span::styled(right, theme.dim()),
+    ])];
+    let indent =
+        |text: String, style| Line::from(vec![Span::raw("  "), Span::styled(cut(&text, w.saturating_sub(2)), style)]);
+    match card.state {
+        CallState::AwaitingApproval => out.push(indent("waiting for your answer".into(), theme.warning())),
+        CallState::Executing => {
+            for line in card.live_tail.iter().rev().take(5).rev() {
+                out.push(indent(clean(line), theme.dim()));
+            }
+        }
+        _ => {}
     }
-    lines
+    if let Some(summary) = &card.summary {
+        let style = match card.state {
+            CallState::Error => theme.error(),
+            CallState::Cancelled => theme.dim(),
+            _ => theme.text(),
+        };
+        for line in summary.lines().take(3) {
+            out.push(indent(clean(line), style));
+        }
+        if summary.lines().count() > 3 {
+            out.push(indent(format!("… {} more lines", summary.lines().count() - 3), theme.dim()));
+        }
+    } else if card.state == CallState::Cancelled {
+        out.push(indent("cancelled".into(), theme.dim()));
+    }
+    if let Some(diff) = &card.diff {
+        for line in diff::lines(diff, width.saturating_sub(2), theme, DIFF_LINES) {
+            let mut spans = vec![Span::raw("  ")];
+            spans.extend(line.spans);
+            out.push(Line::from(spans));
+        }
+    }
+    if let Some(cost) = &card.cost {
+        out.push(indent(cost_text(cost), theme.dim()));
+    }
+    out
 }
+
+/// What a call cost, in one line: `12 ms · 3.1 MiB peak · read 4.2 KiB · wrote 0 B · 0 net`.
 pub fn cost_text(cost: &Cost) -> String {
     format!(
-        "{} ms · {} B peak · read {} B · wrote {} B · {} net",
-        cost.wall.as_millis(),
-        cost.peak_memory,
-        cost.bytes_read,
-        cost.bytes_written,
+        "{} · {} peak · read {} · wrote {} · {} net",
+        duration(cost.wall),
+        bytes(cost.peak_memory),
+        bytes(cost.bytes_read),
+        bytes(cost.bytes_written),
         cost.net_requests
     )
 }
+
+/// `n` bytes in the unit that suits it.
+pub fn bytes(n: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let n_f = n as f64;
+    if n < 1024 {
+        format!("{n} B")
+    } else if n_f < KIB * KIB {
+        format!("{:.1} KiB", n_f / KIB)
+    } else if n_f < KIB * KIB * KIB {
+        format!("{:.1} MiB", n_f / KIB / KIB)
+    } else {
+        format!("{:.1} GiB", n_f / KIB / KIB / KIB)
+    }
+}
+
+/// `840 ms`, `12.3 s`, `2m 05s`.
+pub fn duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1_000 {
+        format!("{ms} ms")
+    } else if ms < 60_000 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        format!("{}m {:02}s", ms / 60_000, (ms / 1_000) % 60)
+    }
+}
+
+#[cfg(test)]
+#[path = "card_tests.rs"]
+mod tests;

@@ -26,7 +26,7 @@ impl History {
     pub fn load(path: PathBuf) -> (History, Option<String>) {
         let (entries, file_lines, problem) = match std::fs::read_to_string(&path) {
             Ok(text) => {
-                let entries: Vec<String> = text.lines().filter_map(|l| serde_json_string(l)).collect();
+                let entries: Vec<String> = text.lines().filter_map(serde_json_string).collect();
                 let lines = text.lines().count();
                 (entries, lines, None)
             }

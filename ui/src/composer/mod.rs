@@ -163,17 +163,17 @@ impl Composer {
             KeyCode::Home => self.text.home(),
             KeyCode::End => self.text.end(),
             KeyCode::Up => {
-                if !self.text.up() {
-                    if let Some(entry) = self.history.older(self.text.as_str()) {
-                        self.text = Text::from(&entry);
-                    }
+                if !self.text.up()
+                    && let Some(entry) = self.history.older(self.text.as_str())
+                {
+                    self.text = Text::from(&entry);
                 }
             }
             KeyCode::Down => {
-                if !self.text.down() {
-                    if let Some(entry) = self.history.newer() {
-                        self.text = Text::from(&entry);
-                    }
+                if !self.text.down()
+                    && let Some(entry) = self.history.newer()
+                {
+                    self.text = Text::from(&entry);
                 }
             }
             _ => return None,
@@ -521,7 +521,7 @@ fn group(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
