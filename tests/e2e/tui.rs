@@ -229,8 +229,10 @@ fn hostile_text_from_the_model_and_a_plugin_cannot_drive_the_terminal() {
     for line in dialog.lines() {
         assert!(!line.trim_start().starts_with("✓ read_file · README.md"), "a forged line on screen:\n{dialog}");
     }
-    // Cancel the batch: nothing runs.
+    // Cancel the batch: nothing runs, the turn ends; the session goes on.
     pty.send("\x1b");
+    pty.wait_text("cancelled", LIMIT);
+    pty.send("next\r");
     pty.wait_text("after the attack", LIMIT);
     let raw = String::from_utf8_lossy(&pty.raw_output()).into_owned();
     for bad in ["\x1b[2J", "\x1b]52", "\x1b]0;", "\u{202e}", "\x07"] {
