@@ -410,6 +410,11 @@ fn an_ask_question_says_where_the_call_can_write() {
         "{stderr}"
     );
     assert!(!stderr.contains(&format!("it can write anywhere in {} ", s.workspace.display())), "{stderr}");
+    // The sandbox it will hold, said in full: the edit's folder writable, the rest read-only.
+    let held = stderr.lines().find(|l| l.contains("its sandbox will hold:")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(held.contains(&format!("{} (read-write)", docs.display())), "{held}");
+    assert!(!held.contains(&format!("{} (read-write)", s.workspace.display())), "{held}");
+    assert!(held.contains("network none") && held.contains("memory 256 MiB"), "{held}");
 }
 
 #[test]

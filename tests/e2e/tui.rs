@@ -103,8 +103,12 @@ fn an_edit_approved_in_the_dialog_changes_the_file() {
     mock.push_turn(Turn::text("the file is written"));
     let mut pty = open(&s, &mock, &[], 100, 30);
     pty.send("write the notes\r");
-    let dialog = pty.wait_text("notes.txt", LIMIT);
+    let dialog = pty.wait_text("sandbox will hold", LIMIT);
     assert!(s.read("notes.txt").is_none(), "nothing is written before the answer:\n{dialog}");
+    // What the call's sandbox will hold: the workspace, writable, and the default limits.
+    let workspace = s.workspace.canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    assert!(dialog.contains(&format!("{} (read-write)", workspace.display())), "{dialog}");
+    assert!(dialog.contains("no network") && dialog.contains("memory 256 MiB"), "{dialog}");
     pty.send("y");
     pty.wait_text("the file is written", LIMIT);
     assert_eq!(s.read("notes.txt").as_deref(), Some("approved\n"));

@@ -91,6 +91,24 @@ fn question_text(question: &Question) -> String {
             }
         }
     }
+    let held = &request.sandbox;
+    let list = |items: &[String], none: &str| {
+        if items.is_empty() { none.to_string() } else { items.iter().map(|i| line(i)).collect::<Vec<_>>().join(", ") }
+    };
+    let folders: Vec<String> = held
+        .folders
+        .iter()
+        .map(|f| format!("{} ({})", f.path.display(), if f.writable { "read-write" } else { "read-only" }))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  its sandbox will hold: folders {}; network {}; environment {}; memory {} MiB, timeout {} s",
+        list(&folders, "none"),
+        list(&held.network, "none"),
+        list(&held.env, "none"),
+        held.memory_bytes >> 20,
+        held.timeout_secs
+    );
     let covered = scope.describe(&request.tool);
     let _ = writeln!(out, "  y  allow once");
     let _ = writeln!(out, "  a  allow always: {covered}, for this session");

@@ -51,7 +51,7 @@ impl Scheduler {
                     confirmation,
                     path: path.clone(),
                     writable,
-                    sandbox: crate::capability::Held::default(),
+                    sandbox: access.held(&tool.info, &writes),
                 };
                 let outcome = tokio::select! {
                     outcome = self.approver.ask(request) => outcome,

@@ -89,6 +89,33 @@ pub(super) struct Access {
 const HTTP_RESPONSE_CAP: usize = 10 << 20;
 
 impl Access {
+    /// The folders the execution under `writes` gets: the same choice as [`Sandboxing`]
+    /// makes in [`Scheduler::execute`], so the dialog shows what the instance will hold.
+    pub fn execute_preopens(&self, tool: &crate::contract::ToolInfo, writes: &Writes) -> Vec<Preopen> {
+        match writes {
+            Writes::Grant => self.effective.preopens(tool, Phase::Execute),
+            Writes::Edit(target) => self.effective.edit_preopens(tool, &target.dir),
+            Writes::Nothing => self.effective.preopens(tool, Phase::Check),
+        }
+    }
+
+    /// Everything the execution's sandbox will hold, for the person asked to allow it:
+    /// folders, network rules, the environment names granted, and the limits.
+    pub fn held(&self, tool: &crate::contract::ToolInfo, writes: &Writes) -> crate::capability::Held {
+        crate::capability::Held {
+            folders: self
+                .execute_preopens(tool, writes)
+                .into_iter()
+                .map(|p| crate::capability::HeldFolder { path: p.host, writable: p.writable })
+                .collect(),
+            network: self.effective.network.iter().map(ToString::to_string).collect(),
+            env: self.effective.env.clone(),
+            memory_bytes: self.limits.memory as u64,
+            timeout_secs: self.limits.deadline.as_secs(),
+            output_bytes: self.limits.output as u64,
+        }
+    }
+
     /// The folders an execution under `writes` could write in.
     pub fn writable(&self, tool: &crate::contract::ToolInfo, writes: &Writes) -> Vec<PathBuf> {
         match writes {
