@@ -57,7 +57,7 @@ pub struct Summary<'a> {
     /// The recorded session (`airlock --resume ID`).
     pub session_id: &'a str,
     /// Counts and times of the run.
-    pub stats: Stats,
+    pub stats: Stats<'a>,
     /// `success`, `max_turns`, `loop_detected`, `cancelled`, `blocked` or `error`.
     pub status: &'a str,
     /// Every finished tool call, in the order they finished.
@@ -66,7 +66,9 @@ pub struct Summary<'a> {
 
 /// Counts and times of a run.
 #[derive(Debug, Serialize)]
-pub struct Stats {
+pub struct Stats<'a> {
+    /// What each tool's calls cost, summed (peak memory: the largest).
+    pub by_tool: std::collections::BTreeMap<&'a str, ToolCost>,
     /// How often older history was compressed to make room.
     pub compressions: u32,
     /// The whole run, in milliseconds.
@@ -79,6 +81,23 @@ pub struct Stats {
     pub turns: u32,
     /// Tokens per model request, in order.
     pub turns_detail: Vec<TurnTokens>,
+}
+
+/// What one tool's calls of a run cost together.
+#[derive(Debug, Default, Serialize)]
+pub struct ToolCost {
+    /// Bytes its guests read from files (not measured yet: 0).
+    pub bytes_read: u64,
+    /// Bytes its guests wrote to files (not measured yet: 0).
+    pub bytes_written: u64,
+    /// Its calls.
+    pub calls: usize,
+    /// HTTP requests its guests sent, allowed or refused.
+    pub network_requests: u64,
+    /// The largest linear memory one of its instances held, in bytes.
+    pub peak_memory_bytes: u64,
+    /// Wall time of its calls, summed, in milliseconds.
+    pub wall_ms: u64,
 }
 
 /// Token counts.
@@ -125,6 +144,8 @@ pub struct TurnTokens {
 pub struct CallSummary<'a> {
     /// The arguments the model sent: their JSON, or the text itself when it is not JSON.
     pub args: Value,
+    /// What the call cost, as the runtime measured it.
+    pub cost: crate::events::CallCost,
     /// From validation to the end, in milliseconds.
     pub duration_ms: f64,
     /// Why the call failed; absent when it succeeded.
@@ -147,6 +168,7 @@ impl<'a> Summary<'a> {
             .map(|c| CallSummary {
                 args: serde_json::from_str(&c.call.arguments)
                     .unwrap_or_else(|_| Value::from(c.call.arguments.as_str())),
+                cost: c.cost,
                 duration_ms: millis(c.duration),
                 error: c.result.as_ref().err().map(|e| ErrorBody { message: &e.message, kind: e.kind.as_str() }),
                 id: &c.call.id,
@@ -167,7 +189,18 @@ impl<'a> Summary<'a> {
             })
             .collect();
         let usage = &report.usage;
+        let mut by_tool: std::collections::BTreeMap<&'a str, ToolCost> = std::collections::BTreeMap::new();
+        for call in &report.calls {
+            let entry = by_tool.entry(call.call.name.as_str()).or_default();
+            entry.calls += 1;
+            entry.wall_ms += call.cost.wall_ms;
+            entry.peak_memory_bytes = entry.peak_memory_bytes.max(call.cost.peak_memory_bytes);
+            entry.bytes_read += call.cost.bytes_read;
+            entry.bytes_written += call.cost.bytes_written;
+            entry.network_requests += u64::from(call.cost.network_requests);
+        }
         let stats = Stats {
+            by_tool,
             compressions: report.compressions,
             duration_ms: millis(report.duration),
             tokens: Tokens {

@@ -83,11 +83,18 @@ pub struct HttpGate {
     deadline: Instant,
     response_cap: usize,
     denials: Denials,
+    /// Counts every request the guest sends, allowed or not (the call's cost).
+    meter: std::sync::Arc<super::UsageMeter>,
 }
 
 impl HttpGate {
-    pub fn new(rules: Vec<NetRule>, deadline: Instant, response_cap: usize) -> Self {
-        Self { rules, deadline, response_cap, denials: Denials::default() }
+    pub fn new(
+        rules: Vec<NetRule>,
+        deadline: Instant,
+        response_cap: usize,
+        meter: std::sync::Arc<super::UsageMeter>,
+    ) -> Self {
+        Self { rules, deadline, response_cap, denials: Denials::default(), meter }
     }
 
     /// Every request refused so far, oldest first.
@@ -138,6 +145,7 @@ impl WasiHttpHooks for HttpGate {
         options: Option<RequestOptions>,
         _request_outcome: IoFuture,
     ) -> SendFuture {
+        self.meter.request();
         if let Err(denial) = self.check(request.uri()) {
             self.denials.push(denial);
             return Box::new(async { Err(HttpError::HttpRequestDenied) });

@@ -4,7 +4,7 @@ use super::*;
 
 fn gate(rules: &[&str]) -> HttpGate {
     let rules = rules.iter().map(|r| NetRule::parse(r).unwrap()).collect();
-    HttpGate::new(rules, Instant::now() + Duration::from_secs(5), 10)
+    HttpGate::new(rules, Instant::now() + Duration::from_secs(5), 10, Default::default())
 }
 
 fn check(gate: &HttpGate, url: &str) -> Result<(), NetDenial> {

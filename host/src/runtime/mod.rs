@@ -87,6 +87,36 @@ pub struct Sandbox {
     pub env: Vec<(String, String)>,
     /// Bytes of each HTTP response body the guest may read; the read past it fails.
     pub http_response_cap: usize,
+    /// Where the instance's usage is added up (shared by every instance of one call).
+    pub meter: Arc<UsageMeter>,
+}
+
+/// What the instances of one call used, as the host measured it: the largest linear memory
+/// one of them held at once, and the HTTP requests they sent (allowed or refused). Atomics:
+/// updated on a memory growth and on a request, never per instruction.
+#[derive(Debug, Default)]
+pub struct UsageMeter {
+    peak_memory: std::sync::atomic::AtomicU64,
+    network_requests: std::sync::atomic::AtomicU32,
+}
+
+impl UsageMeter {
+    pub fn memory(&self, bytes: usize) {
+        self.peak_memory.fetch_max(bytes as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn request(&self) {
+        self.network_requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The largest linear memory (all memories of one instance together), in bytes.
+    pub fn peak_memory(&self) -> u64 {
+        self.peak_memory.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn network_requests(&self) -> u32 {
+        self.network_requests.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// Lists the environment by name only: the values are often secrets.
@@ -119,6 +149,7 @@ impl Sandbox {
             network: Vec::new(),
             env: Vec::new(),
             http_response_cap: DEFAULT_HTTP_RESPONSE_CAP,
+            meter: Arc::default(),
         }
     }
 }

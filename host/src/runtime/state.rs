@@ -97,11 +97,13 @@ pub struct MemoryLimiter {
     memory: usize,
     table_elements: usize,
     pub hit: Option<LimitHit>,
+    /// Where the largest sum reached is recorded (the call's cost).
+    meter: Arc<super::UsageMeter>,
 }
 
 impl MemoryLimiter {
-    pub fn new(limit: usize) -> Self {
-        Self { limit, memory: 0, table_elements: 0, hit: None }
+    pub fn new(limit: usize, meter: Arc<super::UsageMeter>) -> Self {
+        Self { limit, memory: 0, table_elements: 0, hit: None, meter }
     }
 }
 
@@ -117,6 +119,7 @@ impl ResourceLimiter for MemoryLimiter {
             return Ok(false);
         }
         self.memory = total;
+        self.meter.memory(total);
         Ok(true)
     }
 
@@ -207,9 +210,14 @@ impl CallState {
         Ok(Self {
             wasi,
             http: WasiHttpCtx::new(),
-            http_gate: HttpGate::new(sandbox.network.clone(), deadline, sandbox.http_response_cap),
+            http_gate: HttpGate::new(
+                sandbox.network.clone(),
+                deadline,
+                sandbox.http_response_cap,
+                sandbox.meter.clone(),
+            ),
             table: ResourceTable::new(),
-            limiter: MemoryLimiter::new(sandbox.memory_limit),
+            limiter: MemoryLimiter::new(sandbox.memory_limit, sandbox.meter.clone()),
             deadline,
             cancel: sandbox.cancel.clone(),
             stdout,

@@ -5,7 +5,7 @@
 //! given to one call already covers the later ones, and a cancelled question asks no more.
 
 use super::Scheduler;
-use super::call::{Approved, Ready, cancelled, finish};
+use super::call::{Approved, Ready, cancelled, finish_metered};
 use super::validation::{Pending, Validated};
 use crate::cancel::Cancellation;
 use crate::contract::{Confirmation, ErrorKind, ToolError};
@@ -22,7 +22,8 @@ impl Scheduler {
         };
         let Pending { call, tool, mut args, started, writes, access, description, confirmation, path, command } =
             pending;
-        let fail = |error: ToolError| Approved::Done(finish(&call, started, Err(error), events));
+        let meter = access.meter.clone();
+        let fail = |error: ToolError| Approved::Done(finish_metered(&call, started, Err(error), events, Some(&meter)));
         if cancel.is_cancelled() {
             return fail(cancelled());
         }
@@ -83,7 +84,7 @@ impl Scheduler {
                     ApprovalOutcome::Refuse(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
                     ApprovalOutcome::Cancel => {
                         let error = ToolError::new(ErrorKind::Cancelled, "the user cancelled this call");
-                        return Approved::CancelBatch(finish(&call, started, Err(error), events));
+                        return Approved::CancelBatch(finish_metered(&call, started, Err(error), events, Some(&meter)));
                     }
                 }
             }

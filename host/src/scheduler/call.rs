@@ -15,10 +15,10 @@ use crate::cancel::Cancellation;
 use crate::capability::net::{self, NetRule};
 use crate::capability::{CallLimits, Effective, Phase, Preopen};
 use crate::contract::{ContentPart, ErrorKind, ToolError, ToolOutput};
-use crate::events::{CallStatus, CallUpdate, Event, EventSink};
+use crate::events::{CallCost, CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
 use crate::registry::RegisteredTool;
-use crate::runtime::{CallFault, Instance, Sandbox};
+use crate::runtime::{CallFault, Instance, Sandbox, UsageMeter};
 
 /// The outcome of the steps before execution.
 pub(super) enum Approved {
@@ -83,6 +83,8 @@ impl EditTarget {
 pub(super) struct Access {
     pub effective: Effective,
     pub limits: CallLimits,
+    /// What the call's instances used, added up over all of them (its cost).
+    pub meter: Arc<UsageMeter>,
 }
 
 /// Bytes of an HTTP response body a guest may read per request.
@@ -134,7 +136,8 @@ impl Access {
 
 impl Ready {
     pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
-        finish(&self.call, self.started, Err(ToolError::new(ErrorKind::Cancelled, reason)), events)
+        let error = Err(ToolError::new(ErrorKind::Cancelled, reason));
+        finish_metered(&self.call, self.started, error, events, Some(&self.access.meter))
     }
 
     /// What the execution may write, for grouping.
@@ -219,7 +222,7 @@ impl Scheduler {
         if let (Ok(_), Some(kept)) = (&result, kept_mode) {
             kept.restore();
         }
-        finish(&call, started, result, events)
+        finish_metered(&call, started, result, events, Some(&access.meter))
     }
 
     pub(super) async fn instance(
@@ -265,6 +268,7 @@ impl Scheduler {
             network,
             env,
             http_response_cap: HTTP_RESPONSE_CAP,
+            meter: access.meter.clone(),
         };
         let label: Arc<str> = tool.plugin.info.name.as_str().into();
         self.runtime.instantiate(&component, label, &sandbox).await.map_err(|fault| fault_error(tool, fault))
@@ -378,12 +382,24 @@ pub(super) fn fault_error(tool: &RegisteredTool, fault: CallFault) -> ToolError 
     ToolError::new(kind, format!("`{}` failed: {fault}", tool.info.name))
 }
 
-/// Emits the terminal event and builds the completed call.
+/// Emits the terminal event and builds the completed call (a call that never got an
+/// instance: its cost is its time).
 pub(super) fn finish(
     call: &FunctionCall,
     started: Instant,
     result: Result<ToolOutput, ToolError>,
     events: &EventSink,
+) -> CompletedCall {
+    finish_metered(call, started, result, events, None)
+}
+
+/// [`finish`] with what the call's instances used.
+pub(super) fn finish_metered(
+    call: &FunctionCall,
+    started: Instant,
+    result: Result<ToolOutput, ToolError>,
+    events: &EventSink,
+    meter: Option<&UsageMeter>,
 ) -> CompletedCall {
     let status = match &result {
         Ok(_) => CallStatus::Success,
@@ -391,8 +407,15 @@ pub(super) fn finish(
         Err(_) => CallStatus::Error,
     };
     let duration = started.elapsed();
+    let cost = CallCost {
+        wall_ms: duration.as_millis().try_into().unwrap_or(u64::MAX),
+        peak_memory_bytes: meter.map_or(0, UsageMeter::peak_memory),
+        network_requests: meter.map_or(0, UsageMeter::network_requests),
+        ..CallCost::default()
+    };
     let mut update = CallUpdate::new(&call.id, &call.name, status);
     update.duration = Some(duration);
+    update.cost = Some(cost);
     match &result {
         Ok(output) => {
             update.output = Some(output.llm_text());
@@ -401,5 +424,5 @@ pub(super) fn finish(
         Err(error) => update.error = Some(error.clone()),
     }
     events.send(Event::ToolCall(Box::new(update)));
-    CompletedCall { call: call.clone(), status, result, duration }
+    CompletedCall { call: call.clone(), status, result, duration, cost }
 }

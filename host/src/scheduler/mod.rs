@@ -48,6 +48,8 @@ pub struct CompletedCall {
     pub status: CallStatus,
     pub result: Result<ToolOutput, ToolError>,
     pub duration: Duration,
+    /// What it cost (as its terminal event said).
+    pub cost: crate::events::CallCost,
 }
 
 impl CompletedCall {
@@ -152,6 +154,7 @@ impl Scheduler {
                         status: CallStatus::Error,
                         result: Err(error),
                         duration: Duration::ZERO,
+                        cost: crate::events::CallCost::default(),
                     }
                 })
             })

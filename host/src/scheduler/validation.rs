@@ -42,7 +42,8 @@ pub(super) struct Pending {
 
 impl Pending {
     pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
-        finish(&self.call, self.started, Err(ToolError::new(ErrorKind::Cancelled, reason)), events)
+        let error = Err(ToolError::new(ErrorKind::Cancelled, reason));
+        super::call::finish_metered(&self.call, self.started, error, events, Some(&self.access.meter))
     }
 }
 
@@ -80,11 +81,14 @@ impl Scheduler {
             return fail(cancelled());
         }
         let (effective, limits) = self.policy.access(&tool.plugin, &tool.info, self.limits);
-        let access = Access { effective, limits };
+        let access = Access { effective, limits, meter: Arc::default() };
         self.warn_missing(&tool, &access.effective, events);
         let (description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
             Ok(checked) => checked,
-            Err(error) => return fail(error),
+            Err(error) => {
+                let done = super::call::finish_metered(call, started, Err(error), events, Some(&access.meter));
+                return Validated::Done(Box::new(done));
+            }
         };
 
         let writes = match &confirmation {
