@@ -5,5 +5,7 @@
 //!
 //! Colours come from [`style::Theme`], which honours `NO_COLOR`.
 
+pub mod approval;
+mod dialog;
 pub mod style;
 pub mod view;

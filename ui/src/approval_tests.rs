@@ -1,0 +1,291 @@
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
+
+use super::*;
+use crate::dialog::{HOSTILE, assert_no_controls, buffer_text};
+use crate::view::Folder;
+
+fn sandbox() -> SandboxView {
+    SandboxView {
+        folders: vec![
+            Folder { path: "/home/ann/project".into(), writable: true },
+            Folder { path: "/home/ann/.cache/cargo".into(), writable: false },
+            Folder { path: "/tmp/airlock-scratch".into(), writable: true },
+        ],
+        network: vec!["https://api.github.com:443".into(), "https://crates.io:443".into()],
+        env: vec!["HOME".into(), "CARGO_HOME".into()],
+        memory_mb: 256,
+        timeout_secs: 60,
+        output_bytes: 100_000,
+    }
+}
+
+fn edit_view(original: &str, proposed: &str) -> ApprovalView {
+    ApprovalView {
+        tool: "write_file".into(),
+        description: "Write src/main.rs (3 lines changed)".into(),
+        confirm: Confirm::Edit(DiffView {
+            path: "src/main.rs".into(),
+            original: original.into(),
+            proposed: proposed.into(),
+            is_new_file: false,
+        }),
+        sandbox: sandbox(),
+        scope: "`write_file` on src/main.rs".into(),
+        editable: true,
+        queued: 0,
+    }
+}
+
+fn small_edit() -> ApprovalView {
+    edit_view("fn main() {\n    println!(\"hi\");\n}\n", "fn main() {\n    println!(\"hello\");\n    run();\n}\n")
+}
+
+fn exec_view() -> ApprovalView {
+    ApprovalView {
+        tool: "shell".into(),
+        description: "Run the tests".into(),
+        confirm: Confirm::Exec {
+            command: "cargo test --workspace --locked -- --test-threads 2 && rm -rf target/debug/incremental/airlock-*".into(),
+            root_command: "cargo".into(),
+            directory: "/home/ann/project".into(),
+            risk: "high: deletes files".into(),
+        },
+        sandbox: SandboxView { folders: vec![Folder { path: "/home/ann/project".into(), writable: true }], ..sandbox() },
+        scope: "`shell` running `cargo`".into(),
+        editable: false,
+        queued: 0,
+    }
+}
+
+fn info_view() -> ApprovalView {
+    ApprovalView {
+        tool: "web_fetch".into(),
+        description: "Fetch two pages".into(),
+        confirm: Confirm::Info {
+            prompt: "Summarise the release notes of ratatui\nand compare them with the changelog".into(),
+            urls: vec!["https://ratatui.rs/highlights/v030/".into(), "https://github.com/ratatui/ratatui/releases".into()],
+        },
+        sandbox: SandboxView { folders: Vec::new(), network: vec!["https://ratatui.rs:443".into()], env: Vec::new(), ..sandbox() },
+        scope: "`web_fetch` of ratatui.rs".into(),
+        editable: false,
+        queued: 0,
+    }
+}
+
+fn render(d: &ApprovalDialog, w: u16, h: u16, theme: &Theme) -> Buffer {
+    let area = Rect::new(0, 0, w, h);
+    let mut buf = Buffer::empty(area);
+    d.render(area, &mut buf, theme);
+    buf
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn find(buf: &Buffer, needle: &str) -> (u16, u16) {
+    let text = buffer_text(buf);
+    for (y, row) in text.lines().enumerate() {
+        if let Some(i) = row.find(needle) {
+            return (row[..i].chars().count() as u16, y as u16);
+        }
+    }
+    panic!("{needle:?} not in\n{text}");
+}
+
+#[test]
+fn edit_dialog_snapshot() {
+    let d = ApprovalDialog::new(small_edit());
+    insta::assert_snapshot!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)));
+}
+
+#[test]
+fn exec_dialog_snapshot() {
+    let d = ApprovalDialog::new(exec_view());
+    insta::assert_snapshot!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)));
+}
+
+#[test]
+fn info_dialog_snapshot() {
+    let d = ApprovalDialog::new(info_view());
+    insta::assert_snapshot!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)));
+}
+
+#[test]
+fn queued_dialog_says_how_many_wait() {
+    let d = ApprovalDialog::new(ApprovalView { queued: 3, ..exec_view() });
+    let buf = render(&d, 80, 24, &Theme::COLOR);
+    assert!(buffer_text(&buf).lines().next().is_some_and(|l| l.contains("3 more calls waiting")));
+    insta::assert_snapshot!(buffer_text(&buf));
+}
+
+#[test]
+fn refuse_opens_reason_input_and_sends_it() {
+    let mut d = ApprovalDialog::new(small_edit());
+    assert_eq!(d.handle_key(key(KeyCode::Char('n'))), None);
+    for c in "use a test".chars() {
+        assert_eq!(d.handle_key(key(KeyCode::Char(c))), None);
+    }
+    insta::assert_snapshot!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)));
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Refuse { reason: Some("use a test".into()) }));
+}
+
+#[test]
+fn empty_reason_is_none_and_esc_goes_back_to_the_list() {
+    let mut d = ApprovalDialog::new(small_edit());
+    d.handle_key(key(KeyCode::Char('n')));
+    assert_eq!(d.handle_key(key(KeyCode::Esc)), None, "esc in the input only leaves it");
+    assert!(buffer_text(&render(&d, 80, 24, &Theme::PLAIN)).contains("Allow once"));
+    d.handle_key(key(KeyCode::Char('n')));
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Refuse { reason: None }));
+}
+
+#[test]
+fn shortcuts_and_arrows_choose() {
+    let mut d = ApprovalDialog::new(small_edit());
+    assert_eq!(d.handle_key(key(KeyCode::Char('y'))), Some(ApprovalResult::Choose(ApprovalChoice::Once)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('a'))), Some(ApprovalResult::Choose(ApprovalChoice::AlwaysForSession)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('s'))), Some(ApprovalResult::Choose(ApprovalChoice::AlwaysSaved)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('t'))), Some(ApprovalResult::Choose(ApprovalChoice::ToolForSession)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('e'))), Some(ApprovalResult::Choose(ApprovalChoice::Modify)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('c'))), Some(ApprovalResult::Choose(ApprovalChoice::CancelBatch)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('x'))), None);
+    d.handle_key(key(KeyCode::Down));
+    d.handle_key(key(KeyCode::Down));
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Choose(ApprovalChoice::AlwaysSaved)));
+    d.handle_key(key(KeyCode::Up));
+    d.handle_key(key(KeyCode::Up));
+    d.handle_key(key(KeyCode::Up));
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Choose(ApprovalChoice::CancelBatch)));
+}
+
+#[test]
+fn esc_cancels_the_batch_and_never_allows() {
+    let mut d = ApprovalDialog::new(small_edit());
+    assert_eq!(d.handle_key(key(KeyCode::Esc)), Some(ApprovalResult::Choose(ApprovalChoice::CancelBatch)));
+}
+
+#[test]
+fn modify_only_offered_when_editable() {
+    let mut d = ApprovalDialog::new(exec_view());
+    assert!(!d.choices().contains(&ApprovalChoice::Modify));
+    assert_eq!(d.handle_key(key(KeyCode::Char('e'))), None);
+    assert!(!buffer_text(&render(&d, 80, 24, &Theme::PLAIN)).contains("$EDITOR"));
+    assert!(ApprovalDialog::new(small_edit()).choices().contains(&ApprovalChoice::Modify));
+}
+
+#[test]
+fn long_diff_fits_80x24_and_scrolls() {
+    let original: String = (0..200).map(|i| format!("line {i}\n")).collect();
+    let proposed: String = (0..200).map(|i| if i % 2 == 0 { format!("LINE {i}\n") } else { format!("line {i}\n") }).collect();
+    let mut d = ApprovalDialog::new(edit_view(&original, &proposed));
+    let buf = render(&d, 80, 24, &Theme::COLOR);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!(text);
+    assert!(text.contains("lines 1–"), "{text}");
+    assert!(text.contains("This call's sandbox will hold:") && text.contains("Cancel this call"));
+    d.handle_key(key(KeyCode::PageDown));
+    let after = buffer_text(&render(&d, 80, 24, &Theme::COLOR));
+    assert!(!after.contains("lines 1–"), "{after}");
+    d.handle_key(KeyEvent::new(KeyCode::Up, KeyModifiers::SHIFT));
+    for _ in 0..1000 {
+        d.handle_key(key(KeyCode::PageDown));
+    }
+    let end = buffer_text(&render(&d, 80, 24, &Theme::COLOR));
+    assert!(end.contains("+LINE 198") && end.contains(" line 199"), "{end}");
+    d.handle_key(key(KeyCode::PageUp));
+    assert_ne!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)), end, "page up right after the end moves");
+}
+
+#[test]
+fn colours_and_no_color() {
+    let d = ApprovalDialog::new(small_edit());
+    let buf = render(&d, 80, 24, &Theme::COLOR);
+    let (x, y) = find(&buf, "+    run();");
+    assert_eq!(buf[(x, y)].fg, Color::Green);
+    let (x, y) = find(&buf, "-    println!(\"hi\");");
+    assert_eq!(buf[(x, y)].fg, Color::Red);
+    let (x, y) = find(&buf, "read-write");
+    assert_eq!(buf[(x, y)].fg, Color::Yellow);
+    let (x, y) = find(&buf, "read-only");
+    assert_eq!(buf[(x, y)].fg, Color::Green);
+    let (x, y) = find(&buf, "› y");
+    assert!(buf[(x, y)].modifier.contains(Modifier::REVERSED));
+    let exec = render(&ApprovalDialog::new(exec_view()), 80, 24, &Theme::COLOR);
+    let (x, y) = find(&exec, "high: deletes");
+    assert_eq!(exec[(x, y)].fg, Color::Red);
+
+    let plain = render(&d, 80, 24, &Theme::PLAIN);
+    assert!(plain.content().iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+    let (x, y) = find(&plain, "› y");
+    assert!(plain[(x, y)].modifier.contains(Modifier::REVERSED), "selection stays visible without colour");
+}
+
+#[test]
+fn hostile_text_cannot_draw_a_fake_choice() {
+    let mut view = small_edit();
+    view.tool = HOSTILE.into();
+    view.description = HOSTILE.into();
+    view.scope = HOSTILE.into();
+    view.sandbox.folders[0].path = HOSTILE.into();
+    view.sandbox.network.push(HOSTILE.into());
+    view.sandbox.env.push(HOSTILE.into());
+    view.confirm = Confirm::Edit(DiffView { path: HOSTILE.into(), original: HOSTILE.into(), proposed: "x\n".into(), is_new_file: false });
+    let exec = ApprovalView {
+        confirm: Confirm::Exec { command: HOSTILE.into(), root_command: HOSTILE.into(), directory: HOSTILE.into(), risk: HOSTILE.into() },
+        ..view.clone()
+    };
+    let info = ApprovalView { confirm: Confirm::Info { prompt: HOSTILE.into(), urls: vec![HOSTILE.into()] }, ..view.clone() };
+    for v in [view, exec, info] {
+        let buf = render(&ApprovalDialog::new(v), 100, 40, &Theme::COLOR);
+        assert_no_controls(&buf);
+        let text = buffer_text(&buf);
+        // Exactly one row offers "y": the dialog's own.
+        let offers = text
+            .lines()
+            .filter_map(|l| l.strip_prefix('│'))
+            .filter(|l| l.starts_with("› y ") || l.starts_with("  y   Allow"))
+            .count();
+        assert_eq!(offers, 1, "{text}");
+        assert!(text.contains("␛[2J") && text.contains("^G"), "{text}");
+    }
+    let mut d = ApprovalDialog::new(small_edit());
+    d.handle_key(key(KeyCode::Char('n')));
+    for c in HOSTILE.chars() {
+        d.handle_key(key(KeyCode::Char(c)));
+    }
+    assert_no_controls(&render(&d, 80, 24, &Theme::COLOR));
+}
+
+#[test]
+fn tiny_areas_do_not_panic_and_keep_the_choices() {
+    for v in [small_edit(), exec_view(), info_view()] {
+        let d = ApprovalDialog::new(v);
+        for (w, h) in [(0, 0), (10, 3), (1, 1), (80, 1), (3, 40), (80, 12)] {
+            render(&d, w, h, &Theme::COLOR);
+        }
+        let text = buffer_text(&render(&d, 80, 12, &Theme::PLAIN));
+        assert!(text.contains("Cancel this call"), "{text}");
+        assert!(d.desired_height(80) > 10);
+    }
+}
+
+#[test]
+fn wide_characters_and_long_lines_stay_inside() {
+    let mut v = exec_view();
+    v.confirm = Confirm::Exec {
+        command: "echo 日本語テキスト🙂".repeat(20),
+        root_command: "echo".into(),
+        directory: "/家/".repeat(50),
+        risk: "low".into(),
+    };
+    let buf = render(&ApprovalDialog::new(v), 60, 30, &Theme::PLAIN);
+    let text = buffer_text(&buf);
+    assert!(text.contains("↪ "), "a wrapped command is marked:\n{text}");
+    for row in text.lines() {
+        assert!(crate::dialog::width(row) <= 60, "{row}");
+    }
+}
