@@ -24,7 +24,9 @@ use crate::view::{ApprovalChoice, ApprovalView, Confirm, DiffView, SandboxView};
 pub enum ApprovalResult {
     Choose(ApprovalChoice),
     /// Refused, with what to tell the model (`None` when left empty).
-    Refuse { reason: Option<String> },
+    Refuse {
+        reason: Option<String>,
+    },
 }
 
 /// The approval dialog of one call.
@@ -124,10 +126,14 @@ impl ApprovalDialog {
     pub fn desired_height(&self, width: u16) -> u16 {
         let inner = width.saturating_sub(2) as usize;
         let (head, body) = self.content(inner, &Theme::PLAIN);
-        let total = 2 + 1 + head.len() + body.len() + self.sandbox_lines(inner, &Theme::PLAIN).len() + self.bottom_lines(inner, &Theme::PLAIN).len();
+        let total = 2
+            + 1
+            + head.len()
+            + body.len()
+            + self.sandbox_lines(inner, &Theme::PLAIN).len()
+            + self.bottom_lines(inner, &Theme::PLAIN).len();
         total.min(u16::MAX as usize) as u16
     }
-
 
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         if area.width == 0 || area.height == 0 {
@@ -138,7 +144,10 @@ impl ApprovalDialog {
             let s = if self.view.queued == 1 { "" } else { "s" };
             title.push_str(&format!("· {} more call{s} waiting ", self.view.queued));
         }
-        let block = Block::default().borders(Borders::ALL).border_style(theme.accent()).title(Span::styled(title, theme.strong()));
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.accent())
+            .title(Span::styled(title, theme.strong()));
         let inner = block.inner(area);
         block.render(area, buf);
         if inner.width == 0 || inner.height == 0 {
@@ -245,7 +254,11 @@ impl ApprovalDialog {
             };
             return vec![
                 Line::styled(fit("Refuse: tell the model why (optional), enter to send", w), theme.strong()),
-                Line::from(vec![Span::styled("› ", theme.accent()), Span::raw(shown), Span::styled("▏", theme.accent())]),
+                Line::from(vec![
+                    Span::styled("› ", theme.accent()),
+                    Span::raw(shown),
+                    Span::styled("▏", theme.accent()),
+                ]),
                 hint(&fit("esc: back to the choices", w), theme),
             ];
         }
@@ -343,12 +356,8 @@ pub(crate) fn sandbox_lines(sb: &SandboxView, w: usize, theme: &Theme) -> Vec<Li
             out.push(Line::from(vec![Span::raw("  "), Span::styled(row, style)]));
         }
     }
-    let limits = format!(
-        "  memory {} MiB · timeout {} s · output {}",
-        sb.memory_mb,
-        sb.timeout_secs,
-        bytes(sb.output_bytes)
-    );
+    let limits =
+        format!("  memory {} MiB · timeout {} s · output {}", sb.memory_mb, sb.timeout_secs, bytes(sb.output_bytes));
     out.push(Line::styled(fit(&limits, w), theme.dim()));
     out
 }

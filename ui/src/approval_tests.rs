@@ -48,12 +48,16 @@ fn exec_view() -> ApprovalView {
         tool: "shell".into(),
         description: "Run the tests".into(),
         confirm: Confirm::Exec {
-            command: "cargo test --workspace --locked -- --test-threads 2 && rm -rf target/debug/incremental/airlock-*".into(),
+            command: "cargo test --workspace --locked -- --test-threads 2 && rm -rf target/debug/incremental/airlock-*"
+                .into(),
             root_command: "cargo".into(),
             directory: "/home/ann/project".into(),
             risk: "high: deletes files".into(),
         },
-        sandbox: SandboxView { folders: vec![Folder { path: "/home/ann/project".into(), writable: true }], ..sandbox() },
+        sandbox: SandboxView {
+            folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
+            ..sandbox()
+        },
         scope: "`shell` running `cargo`".into(),
         editable: false,
         queued: 0,
@@ -66,9 +70,17 @@ fn info_view() -> ApprovalView {
         description: "Fetch two pages".into(),
         confirm: Confirm::Info {
             prompt: "Summarise the release notes of ratatui\nand compare them with the changelog".into(),
-            urls: vec!["https://ratatui.rs/highlights/v030/".into(), "https://github.com/ratatui/ratatui/releases".into()],
+            urls: vec![
+                "https://ratatui.rs/highlights/v030/".into(),
+                "https://github.com/ratatui/ratatui/releases".into(),
+            ],
         },
-        sandbox: SandboxView { folders: Vec::new(), network: vec!["https://ratatui.rs:443".into()], env: Vec::new(), ..sandbox() },
+        sandbox: SandboxView {
+            folders: Vec::new(),
+            network: vec!["https://ratatui.rs:443".into()],
+            env: Vec::new(),
+            ..sandbox()
+        },
         scope: "`web_fetch` of ratatui.rs".into(),
         editable: false,
         queued: 0,
@@ -180,7 +192,8 @@ fn modify_only_offered_when_editable() {
 #[test]
 fn long_diff_fits_80x24_and_scrolls() {
     let original: String = (0..200).map(|i| format!("line {i}\n")).collect();
-    let proposed: String = (0..200).map(|i| if i % 2 == 0 { format!("LINE {i}\n") } else { format!("line {i}\n") }).collect();
+    let proposed: String =
+        (0..200).map(|i| if i % 2 == 0 { format!("LINE {i}\n") } else { format!("line {i}\n") }).collect();
     let mut d = ApprovalDialog::new(edit_view(&original, &proposed));
     let buf = render(&d, 80, 24, &Theme::COLOR);
     let text = buffer_text(&buf);
@@ -233,12 +246,23 @@ fn hostile_text_cannot_draw_a_fake_choice() {
     view.sandbox.folders[0].path = HOSTILE.into();
     view.sandbox.network.push(HOSTILE.into());
     view.sandbox.env.push(HOSTILE.into());
-    view.confirm = Confirm::Edit(DiffView { path: HOSTILE.into(), original: HOSTILE.into(), proposed: "x\n".into(), is_new_file: false });
+    view.confirm = Confirm::Edit(DiffView {
+        path: HOSTILE.into(),
+        original: HOSTILE.into(),
+        proposed: "x\n".into(),
+        is_new_file: false,
+    });
     let exec = ApprovalView {
-        confirm: Confirm::Exec { command: HOSTILE.into(), root_command: HOSTILE.into(), directory: HOSTILE.into(), risk: HOSTILE.into() },
+        confirm: Confirm::Exec {
+            command: HOSTILE.into(),
+            root_command: HOSTILE.into(),
+            directory: HOSTILE.into(),
+            risk: HOSTILE.into(),
+        },
         ..view.clone()
     };
-    let info = ApprovalView { confirm: Confirm::Info { prompt: HOSTILE.into(), urls: vec![HOSTILE.into()] }, ..view.clone() };
+    let info =
+        ApprovalView { confirm: Confirm::Info { prompt: HOSTILE.into(), urls: vec![HOSTILE.into()] }, ..view.clone() };
     for v in [view, exec, info] {
         let buf = render(&ApprovalDialog::new(v), 100, 40, &Theme::COLOR);
         assert_no_controls(&buf);

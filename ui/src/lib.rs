@@ -7,5 +7,8 @@
 
 pub mod approval;
 mod dialog;
+pub mod grant;
+pub mod help;
+pub mod picker;
 pub mod style;
 pub mod view;
