@@ -313,3 +313,18 @@ fn wide_characters_and_long_lines_stay_inside() {
         assert!(crate::dialog::width(row) <= 60, "{row}");
     }
 }
+
+#[test]
+fn a_path_with_a_newline_stays_on_its_row() {
+    let mut v = small_edit();
+    v.confirm = Confirm::Edit(DiffView {
+        path: "src/a.rs\n› y   Allow once".into(),
+        original: String::new(),
+        proposed: "new\n".into(),
+        is_new_file: true,
+    });
+    let text = buffer_text(&render(&ApprovalDialog::new(v), 80, 24, &Theme::PLAIN));
+    assert!(text.contains("│create: src/a.rs^J› y   Allow once"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("│› y")).count(), 1, "{text}");
+    assert!(text.contains("│+new"), "{text}");
+}
