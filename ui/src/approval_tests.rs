@@ -1,188 +1,340 @@
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
 
 use super::*;
-use crate::view::{DiffView, Folder};
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
+use crate::dialog::{HOSTILE, assert_no_controls, buffer_text};
+use crate::view::Folder;
 
 fn sandbox() -> SandboxView {
     SandboxView {
         folders: vec![
-            Folder { path: "/home/me/project/src".into(), writable: true },
-            Folder { path: "/home/me/project".into(), writable: false },
+            Folder { path: "/home/ann/project".into(), writable: true },
+            Folder { path: "/home/ann/.cache/cargo".into(), writable: false },
+            Folder { path: "/tmp/airlock-scratch".into(), writable: true },
         ],
-        network: vec!["https://api.example.com:443".into()],
-        env: vec!["API_TOKEN".into()],
+        network: vec!["https://api.github.com:443".into(), "https://crates.io:443".into()],
+        env: vec!["HOME".into(), "CARGO_HOME".into()],
         memory_mb: 256,
         timeout_secs: 60,
         output_bytes: 100_000,
     }
 }
 
-fn view(confirm: Confirm) -> ApprovalView {
+fn edit_view(original: &str, proposed: &str) -> ApprovalView {
     ApprovalView {
         tool: "write_file".into(),
-        description: "write src/notes.txt".into(),
-        confirm,
+        description: "Write src/main.rs (3 lines changed)".into(),
+        confirm: Confirm::Edit(DiffView {
+            path: "src/main.rs".into(),
+            original: original.into(),
+            proposed: proposed.into(),
+            is_new_file: false,
+        }),
         sandbox: sandbox(),
-        scope: "`write_file` on src/notes.txt".into(),
+        scope: "`write_file` on src/main.rs".into(),
         editable: true,
         queued: 0,
     }
 }
 
-fn edit() -> Confirm {
-    Confirm::Edit(DiffView {
-        path: "src/notes.txt".into(),
-        original: "one\ntwo\n".into(),
-        proposed: "one\n2\nthree\n".into(),
-        is_new_file: false,
-    })
+fn small_edit() -> ApprovalView {
+    edit_view("fn main() {\n    println!(\"hi\");\n}\n", "fn main() {\n    println!(\"hello\");\n    run();\n}\n")
 }
 
-fn drawn(dialog: &ApprovalDialog, width: u16, height: u16) -> String {
-    let area = Rect::new(0, 0, width, height);
+fn exec_view() -> ApprovalView {
+    ApprovalView {
+        tool: "shell".into(),
+        description: "Run the tests".into(),
+        confirm: Confirm::Exec {
+            command: "cargo test --workspace --locked -- --test-threads 2 && rm -rf target/debug/incremental/airlock-*"
+                .into(),
+            root_command: "cargo".into(),
+            directory: "/home/ann/project".into(),
+            risk: "high: deletes files".into(),
+        },
+        sandbox: SandboxView {
+            folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
+            ..sandbox()
+        },
+        scope: "`shell` running `cargo`".into(),
+        editable: false,
+        queued: 0,
+    }
+}
+
+fn info_view() -> ApprovalView {
+    ApprovalView {
+        tool: "web_fetch".into(),
+        description: "Fetch two pages".into(),
+        confirm: Confirm::Info {
+            prompt: "Summarise the release notes of ratatui\nand compare them with the changelog".into(),
+            urls: vec![
+                "https://ratatui.rs/highlights/v030/".into(),
+                "https://github.com/ratatui/ratatui/releases".into(),
+            ],
+        },
+        sandbox: SandboxView {
+            folders: Vec::new(),
+            network: vec!["https://ratatui.rs:443".into()],
+            env: Vec::new(),
+            ..sandbox()
+        },
+        scope: "`web_fetch` of ratatui.rs".into(),
+        editable: false,
+        queued: 0,
+    }
+}
+
+fn render(d: &ApprovalDialog, w: u16, h: u16, theme: &Theme) -> Buffer {
+    let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
-    dialog.render(area, &mut buf, &Theme::PLAIN);
-    (0..height)
-        .map(|y| (0..width).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
+    d.render(area, &mut buf, theme);
+    buf
 }
 
-#[test]
-fn edit_exec_and_info_dialogs_show_the_call_its_sandbox_and_the_answers() {
-    let dialog = ApprovalDialog::new(view(edit()));
-    let h = dialog.desired_height(80);
-    insta::assert_snapshot!("edit_dialog", drawn(&dialog, 80, h));
-    let mut exec = view(Confirm::Exec {
-        command: "cargo test --workspace && rm -rf target".into(),
-        root_command: "cargo".into(),
-        directory: "/home/me/project".into(),
-        risk: "high".into(),
-    });
-    exec.tool = "run_shell_command".into();
-    exec.description = "run the tests, then clean".into();
-    exec.editable = false;
-    exec.scope = "`run_shell_command` running `cargo …`".into();
-    exec.queued = 2;
-    let dialog = ApprovalDialog::new(exec);
-    let h = dialog.desired_height(80);
-    insta::assert_snapshot!("exec_dialog", drawn(&dialog, 80, h));
-    let mut info = view(Confirm::Info {
-        prompt: "Fetch these pages?".into(),
-        urls: vec!["https://example.com/a".into(), "https://example.org/b".into()],
-    });
-    info.tool = "web_fetch".into();
-    info.description = "fetch 2 pages".into();
-    info.scope = "every `web_fetch` call".into();
-    info.editable = false;
-    info.sandbox = SandboxView { memory_mb: 64, timeout_secs: 30, output_bytes: 1 << 20, ..SandboxView::default() };
-    let dialog = ApprovalDialog::new(info);
-    let h = dialog.desired_height(80);
-    insta::assert_snapshot!("info_dialog", drawn(&dialog, 80, h));
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
 }
 
-#[test]
-fn keys_choose_answers_and_esc_never_allows() {
-    for (code, want) in [
-        (KeyCode::Char('y'), ApprovalResult::Choose(ApprovalChoice::Once)),
-        (KeyCode::Char('a'), ApprovalResult::Choose(ApprovalChoice::AlwaysForSession)),
-        (KeyCode::Char('s'), ApprovalResult::Choose(ApprovalChoice::AlwaysSaved)),
-        (KeyCode::Char('t'), ApprovalResult::Choose(ApprovalChoice::ToolForSession)),
-        (KeyCode::Char('e'), ApprovalResult::Choose(ApprovalChoice::Modify)),
-        (KeyCode::Char('c'), ApprovalResult::Choose(ApprovalChoice::CancelBatch)),
-        (KeyCode::Esc, ApprovalResult::Choose(ApprovalChoice::CancelBatch)),
-        (KeyCode::Enter, ApprovalResult::Choose(ApprovalChoice::Once)),
-    ] {
-        let mut dialog = ApprovalDialog::new(view(edit()));
-        assert_eq!(dialog.handle_key(key(code)), Some(want), "{code:?}");
+fn find(buf: &Buffer, needle: &str) -> (u16, u16) {
+    let text = buffer_text(buf);
+    for (y, row) in text.lines().enumerate() {
+        if let Some(i) = row.find(needle) {
+            return (row[..i].chars().count() as u16, y as u16);
+        }
     }
-    let mut not_editable = view(edit());
-    not_editable.editable = false;
-    let mut dialog = ApprovalDialog::new(not_editable);
-    assert_eq!(dialog.handle_key(key(KeyCode::Char('e'))), None, "no modify for a call that is not editable");
-    assert!(!dialog.choices().contains(&ApprovalChoice::Modify));
-    dialog.handle_key(key(KeyCode::Down));
-    assert_eq!(dialog.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Choose(ApprovalChoice::AlwaysForSession)));
+    panic!("{needle:?} not in\n{text}");
 }
 
 #[test]
-fn refusing_asks_for_an_optional_reason() {
-    let mut dialog = ApprovalDialog::new(view(edit()));
-    assert_eq!(dialog.handle_key(key(KeyCode::Char('n'))), None);
-    insta::assert_snapshot!("refuse_reason", drawn(&dialog, 80, dialog.desired_height(80)));
-    for c in "wrong file".chars() {
-        assert_eq!(dialog.handle_key(key(KeyCode::Char(c))), None, "typing a reason answers nothing");
+fn edit_dialog_snapshot() {
+    let d = ApprovalDialog::new(small_edit());
+    insta::assert_snapshot!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)));
+}
+
+#[test]
+fn exec_dialog_snapshot() {
+    let d = ApprovalDialog::new(exec_view());
+    insta::assert_snapshot!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)));
+}
+
+#[test]
+fn info_dialog_snapshot() {
+    let d = ApprovalDialog::new(info_view());
+    insta::assert_snapshot!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)));
+}
+
+#[test]
+fn queued_dialog_says_how_many_wait() {
+    let d = ApprovalDialog::new(ApprovalView { queued: 3, ..exec_view() });
+    let buf = render(&d, 80, 24, &Theme::COLOR);
+    assert!(buffer_text(&buf).lines().next().is_some_and(|l| l.contains("3 more calls waiting")));
+    insta::assert_snapshot!(buffer_text(&buf));
+}
+
+#[test]
+fn refuse_opens_reason_input_and_sends_it() {
+    let mut d = ApprovalDialog::new(small_edit());
+    assert_eq!(d.handle_key(key(KeyCode::Char('n'))), None);
+    for c in "use a test".chars() {
+        assert_eq!(d.handle_key(key(KeyCode::Char(c))), None);
     }
-    assert_eq!(
-        dialog.handle_key(key(KeyCode::Enter)),
-        Some(ApprovalResult::Refuse { reason: Some("wrong file".into()) })
-    );
-    let mut dialog = ApprovalDialog::new(view(edit()));
-    dialog.handle_key(key(KeyCode::Char('n')));
-    assert_eq!(dialog.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Refuse { reason: None }));
-    let mut dialog = ApprovalDialog::new(view(edit()));
-    dialog.handle_key(key(KeyCode::Char('n')));
-    dialog.handle_key(key(KeyCode::Esc));
-    assert_eq!(
-        dialog.handle_key(key(KeyCode::Char('y'))),
-        Some(ApprovalResult::Choose(ApprovalChoice::Once)),
-        "Esc goes back to the list"
-    );
+    insta::assert_snapshot!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)));
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Refuse { reason: Some("use a test".into()) }));
 }
 
 #[test]
-fn a_long_diff_scrolls_at_80x24_and_the_choices_stay() {
+fn empty_reason_is_none_and_esc_goes_back_to_the_list() {
+    let mut d = ApprovalDialog::new(small_edit());
+    d.handle_key(key(KeyCode::Char('n')));
+    assert_eq!(d.handle_key(key(KeyCode::Esc)), None, "esc in the input only leaves it");
+    assert!(buffer_text(&render(&d, 80, 24, &Theme::PLAIN)).contains("Allow once"));
+    d.handle_key(key(KeyCode::Char('n')));
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Refuse { reason: None }));
+}
+
+#[test]
+fn shortcuts_and_arrows_choose() {
+    let mut d = ApprovalDialog::new(small_edit());
+    assert_eq!(d.handle_key(key(KeyCode::Char('y'))), Some(ApprovalResult::Choose(ApprovalChoice::Once)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('a'))), Some(ApprovalResult::Choose(ApprovalChoice::AlwaysForSession)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('s'))), Some(ApprovalResult::Choose(ApprovalChoice::AlwaysSaved)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('t'))), Some(ApprovalResult::Choose(ApprovalChoice::ToolForSession)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('e'))), Some(ApprovalResult::Choose(ApprovalChoice::Modify)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('c'))), Some(ApprovalResult::Choose(ApprovalChoice::CancelBatch)));
+    assert_eq!(d.handle_key(key(KeyCode::Char('x'))), None);
+    d.handle_key(key(KeyCode::Down));
+    d.handle_key(key(KeyCode::Down));
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Choose(ApprovalChoice::AlwaysSaved)));
+    d.handle_key(key(KeyCode::Up));
+    d.handle_key(key(KeyCode::Up));
+    d.handle_key(key(KeyCode::Up));
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), Some(ApprovalResult::Choose(ApprovalChoice::CancelBatch)));
+}
+
+#[test]
+fn esc_cancels_the_batch_and_never_allows() {
+    let mut d = ApprovalDialog::new(small_edit());
+    assert_eq!(d.handle_key(key(KeyCode::Esc)), Some(ApprovalResult::Choose(ApprovalChoice::CancelBatch)));
+}
+
+#[test]
+fn modify_only_offered_when_editable() {
+    let mut d = ApprovalDialog::new(exec_view());
+    assert!(!d.choices().contains(&ApprovalChoice::Modify));
+    assert_eq!(d.handle_key(key(KeyCode::Char('e'))), None);
+    assert!(!buffer_text(&render(&d, 80, 24, &Theme::PLAIN)).contains("$EDITOR"));
+    assert!(ApprovalDialog::new(small_edit()).choices().contains(&ApprovalChoice::Modify));
+}
+
+#[test]
+fn long_diff_fits_80x24_and_scrolls() {
     let original: String = (0..200).map(|i| format!("line {i}\n")).collect();
     let proposed: String =
-        (0..200).map(|i| if i % 2 == 0 { format!("line {i}\n") } else { format!("LINE {i}\n") }).collect();
-    let mut dialog = ApprovalDialog::new(view(Confirm::Edit(DiffView {
-        path: "big.txt".into(),
-        original,
-        proposed,
-        is_new_file: false,
-    })));
-    let first = drawn(&dialog, 80, 24);
-    insta::assert_snapshot!("edit_dialog_80x24", first);
-    assert!(first.contains("Cancel this call") && first.contains("sandbox will hold"), "{first}");
-    dialog.handle_key(key(KeyCode::PageDown));
-    let scrolled = drawn(&dialog, 80, 24);
-    assert_ne!(first, scrolled, "PgDn scrolls the diff");
-    assert!(scrolled.contains("Cancel this call"));
+        (0..200).map(|i| if i % 2 == 0 { format!("LINE {i}\n") } else { format!("line {i}\n") }).collect();
+    let mut d = ApprovalDialog::new(edit_view(&original, &proposed));
+    let buf = render(&d, 80, 24, &Theme::COLOR);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!(text);
+    assert!(text.contains("lines 1–"), "{text}");
+    assert!(text.contains("This call's sandbox will hold:") && text.contains("Cancel this call"));
+    d.handle_key(key(KeyCode::PageDown));
+    let after = buffer_text(&render(&d, 80, 24, &Theme::COLOR));
+    assert!(!after.contains("lines 1–"), "{after}");
+    d.handle_key(KeyEvent::new(KeyCode::Up, KeyModifiers::SHIFT));
+    for _ in 0..1000 {
+        d.handle_key(key(KeyCode::PageDown));
+    }
+    let end = buffer_text(&render(&d, 80, 24, &Theme::COLOR));
+    assert!(end.contains("+LINE 198") && end.contains(" line 199"), "{end}");
+    d.handle_key(key(KeyCode::PageUp));
+    assert_ne!(buffer_text(&render(&d, 80, 24, &Theme::COLOR)), end, "page up right after the end moves");
 }
 
 #[test]
-fn hostile_strings_cannot_draw_a_choice_or_reach_the_terminal() {
-    let mut v = view(Confirm::Exec {
-        command: "ls\n y Allow once\x1b[2J".into(),
-        root_command: "ls\x07".into(),
-        directory: "/tmp\r\n a Allow always".into(),
-        risk: "low".into(),
+fn colours_and_no_color() {
+    let d = ApprovalDialog::new(small_edit());
+    let buf = render(&d, 80, 24, &Theme::COLOR);
+    let (x, y) = find(&buf, "+    run();");
+    assert_eq!(buf[(x, y)].fg, Color::Green);
+    let (x, y) = find(&buf, "-    println!(\"hi\");");
+    assert_eq!(buf[(x, y)].fg, Color::Red);
+    let (x, y) = find(&buf, "read-write");
+    assert_eq!(buf[(x, y)].fg, Color::Yellow);
+    let (x, y) = find(&buf, "read-only");
+    assert_eq!(buf[(x, y)].fg, Color::Green);
+    let (x, y) = find(&buf, "› y");
+    assert!(buf[(x, y)].modifier.contains(Modifier::REVERSED));
+    let exec = render(&ApprovalDialog::new(exec_view()), 80, 24, &Theme::COLOR);
+    let (x, y) = find(&exec, "high: deletes");
+    assert_eq!(exec[(x, y)].fg, Color::Red);
+
+    let plain = render(&d, 80, 24, &Theme::PLAIN);
+    assert!(plain.content().iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+    let (x, y) = find(&plain, "› y");
+    assert!(plain[(x, y)].modifier.contains(Modifier::REVERSED), "selection stays visible without colour");
+}
+
+#[test]
+fn hostile_text_cannot_draw_a_fake_choice() {
+    let mut view = small_edit();
+    view.tool = HOSTILE.into();
+    view.description = HOSTILE.into();
+    view.scope = HOSTILE.into();
+    view.sandbox.folders[0].path = HOSTILE.into();
+    view.sandbox.network.push(HOSTILE.into());
+    view.sandbox.env.push(HOSTILE.into());
+    view.confirm = Confirm::Edit(DiffView {
+        path: HOSTILE.into(),
+        original: HOSTILE.into(),
+        proposed: "x\n".into(),
+        is_new_file: false,
     });
-    v.description = "desc\n y Allow once".into();
-    v.sandbox.folders[0].path = "/evil\n n Refuse\x1b]52;c;AAAA\x07".into();
-    let dialog = ApprovalDialog::new(v);
-    let shown = drawn(&dialog, 100, dialog.desired_height(100));
-    assert!(!shown.chars().any(|c| c.is_control() && c != '\n'), "{shown}");
-    let choice_rows =
-        shown.lines().filter(|l| l.starts_with(" y ") || l.starts_with(" a ") || l.starts_with(" n ")).count();
-    assert_eq!(choice_rows, 3, "only the dialog's own choices start a row:\n{shown}");
-    for (w, h) in [(0, 0), (10, 3), (1, 1)] {
-        let _ = drawn(&dialog, w, h);
+    let exec = ApprovalView {
+        confirm: Confirm::Exec {
+            command: HOSTILE.into(),
+            root_command: HOSTILE.into(),
+            directory: HOSTILE.into(),
+            risk: HOSTILE.into(),
+        },
+        ..view.clone()
+    };
+    let info =
+        ApprovalView { confirm: Confirm::Info { prompt: HOSTILE.into(), urls: vec![HOSTILE.into()] }, ..view.clone() };
+    for v in [view, exec, info] {
+        let buf = render(&ApprovalDialog::new(v), 100, 40, &Theme::COLOR);
+        assert_no_controls(&buf);
+        let text = buffer_text(&buf);
+        // Exactly one row offers "y": the dialog's own.
+        let offers = text
+            .lines()
+            .filter_map(|l| l.strip_prefix('│'))
+            .filter(|l| l.starts_with("› y ") || l.starts_with("  y   Allow"))
+            .count();
+        assert_eq!(offers, 1, "{text}");
+        assert!(text.contains("␛[2J") && text.contains("^G"), "{text}");
+    }
+    let mut d = ApprovalDialog::new(small_edit());
+    d.handle_key(key(KeyCode::Char('n')));
+    for c in HOSTILE.chars() {
+        d.handle_key(key(KeyCode::Char(c)));
+    }
+    assert_no_controls(&render(&d, 80, 24, &Theme::COLOR));
+}
+
+#[test]
+fn tiny_areas_do_not_panic_and_keep_the_choices() {
+    for v in [small_edit(), exec_view(), info_view()] {
+        let d = ApprovalDialog::new(v);
+        for (w, h) in [(0, 0), (10, 3), (1, 1), (80, 1), (3, 40), (80, 12)] {
+            render(&d, w, h, &Theme::COLOR);
+        }
+        let text = buffer_text(&render(&d, 80, 12, &Theme::PLAIN));
+        assert!(text.contains("Cancel this call"), "{text}");
+        assert!(d.desired_height(80) > 10);
     }
 }
 
 #[test]
-fn colours_mark_risk_and_writable_folders() {
-    let theme = Theme::COLOR;
-    let dialog = ApprovalDialog::new(view(edit()));
-    let sandbox = dialog.sandbox_lines(80, &theme);
-    let rw =
-        sandbox.iter().find(|l| l.spans.iter().any(|s| s.content.contains("read-write"))).map(|l| l.spans[1].style);
-    assert_eq!(rw, Some(theme.warning()));
-    let plain = dialog.sandbox_lines(80, &Theme::PLAIN);
-    assert!(plain.iter().flat_map(|l| l.spans.iter()).all(|s| s.style.fg.is_none()));
+fn wide_characters_and_long_lines_stay_inside() {
+    let mut v = exec_view();
+    v.confirm = Confirm::Exec {
+        command: "echo 日本語テキスト🙂".repeat(20),
+        root_command: "echo".into(),
+        directory: "/家/".repeat(50),
+        risk: "low".into(),
+    };
+    let buf = render(&ApprovalDialog::new(v), 60, 30, &Theme::PLAIN);
+    let text = buffer_text(&buf);
+    assert!(text.contains("↪ "), "a wrapped command is marked:\n{text}");
+    for row in text.lines() {
+        assert!(crate::dialog::width(row) <= 60, "{row}");
+    }
+}
+
+#[test]
+fn a_path_with_a_newline_stays_on_its_row() {
+    let mut v = small_edit();
+    v.confirm = Confirm::Edit(DiffView {
+        path: "src/a.rs\n› y   Allow once".into(),
+        original: String::new(),
+        proposed: "new\n".into(),
+        is_new_file: true,
+    });
+    let text = buffer_text(&render(&ApprovalDialog::new(v), 80, 24, &Theme::PLAIN));
+    assert!(text.contains("│create: src/a.rs^J› y   Allow once"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("│› y")).count(), 1, "{text}");
+    assert!(text.contains("│+new"), "{text}");
+}
+
+#[test]
+fn desired_height_fits_everything_without_blank_rows() {
+    let d = ApprovalDialog::new(exec_view());
+    let h = d.desired_height(80);
+    assert_eq!(h, 21);
+    let text = buffer_text(&render(&d, 80, h, &Theme::PLAIN));
+    assert!(!text.lines().any(|l| l.trim_matches('│').trim().is_empty()), "{text}");
+    assert!(!text.contains("lines 1–"), "nothing scrolls at the desired height:\n{text}");
 }

@@ -8,6 +8,7 @@
 pub mod approval;
 pub mod card;
 pub mod composer;
+mod dialog;
 pub mod diff;
 pub mod grant;
 pub mod help;
