@@ -103,11 +103,12 @@ fn an_edit_approved_in_the_dialog_changes_the_file() {
     mock.push_turn(Turn::text("the file is written"));
     let mut pty = open(&s, &mock, &[], 100, 30);
     pty.send("write the notes\r");
-    let dialog = pty.wait_text("sandbox will hold", LIMIT);
+    let dialog =
+        pty.wait_for("the whole dialog", LIMIT, |s| s.contains("sandbox will hold") && s.contains("Cancel this call"));
     assert!(s.read("notes.txt").is_none(), "nothing is written before the answer:\n{dialog}");
     // What the call's sandbox will hold: the workspace, writable, and the default limits.
     let workspace = s.workspace.canonicalize().unwrap_or_else(|e| panic!("{e}"));
-    assert!(dialog.contains(&format!("{} (read-write)", workspace.display())), "{dialog}");
+    assert!(dialog.contains(&format!("read-write {}", workspace.display())), "{dialog}");
     assert!(dialog.contains("no network") && dialog.contains("memory 256 MiB"), "{dialog}");
     pty.send("y");
     pty.wait_text("the file is written", LIMIT);
@@ -170,7 +171,9 @@ fn a_resize_redraws_the_ui_at_the_new_size() {
         screen.lines().filter(|l| l.contains("test-model")).count() == 1
     });
     assert!(screen.lines().all(|l| l.chars().count() <= 80), "a row is wider than the terminal:\n{screen}");
-    pty.send("two\r");
+    pty.send("two");
+    pty.wait_text("› two", LIMIT);
+    pty.send("\r");
     pty.wait_text("after the resize", LIMIT);
     quit(pty);
 }
