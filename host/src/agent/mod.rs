@@ -198,6 +198,11 @@ impl Agent {
 
     /// Continues from a recorded `history`. Calls a crash left unanswered are answered
     /// with an error, so the history is one every provider accepts.
+    /// Sends the next requests through `client` (another model of the same provider).
+    pub fn set_client(&mut self, client: ModelClient) {
+        self.client = client;
+    }
+
     pub fn resume(&mut self, history: Vec<Message>, events: &EventSink) {
         self.history = history;
         self.anchor = None;

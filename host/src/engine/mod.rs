@@ -64,7 +64,10 @@ pub enum Op {
     Resume { session: String },
     /// The user's answer to grant question `id` ([`Output::Grant`]).
     Grant { id: u64, answer: GrantAnswer },
-    /// Use `model` (of the same provider) from the next model request on.
+    /// Use `model` (of the same provider) from the next turn on: put off like
+    /// [`Op::Resume`] while a turn runs, so one turn never mixes two models. A `model: NAME`
+    /// notice says it took; a warning says why not (an empty name, control characters,
+    /// over 200 chars, or a client that cannot be built).
     SetModel { model: String },
     /// Start a new, empty conversation recorded to a new session file; a new `init` event
     /// names it.
@@ -171,6 +174,7 @@ impl Session {
                 out,
                 paths: started.paths,
                 info: started.info,
+                provider: started.provider,
             },
         };
         let task = tokio::spawn(engine.serve(received));
@@ -223,6 +227,8 @@ struct Shared {
     out: Outputs,
     paths: Paths,
     info: Info,
+    /// The provider settings, for switching models.
+    provider: crate::model::ProviderConfig,
 }
 
 /// Whether the session goes on after an order.
@@ -250,9 +256,12 @@ impl Inbox {
         self.drop_voided(shared);
         while let Ok(op) = self.receiver.try_recv() {
             match op {
-                Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::NewSession | Op::Shutdown => {
-                    self.later.push_back(op)
-                }
+                Op::UserTurn { .. }
+                | Op::Compress
+                | Op::Resume { .. }
+                | Op::NewSession
+                | Op::SetModel { .. }
+                | Op::Shutdown => self.later.push_back(op),
                 Op::Interrupt => {
                     self.void = self.later.len();
                     self.drop_voided(shared);
@@ -318,8 +327,11 @@ impl Engine {
                     Flow::Continue
                 }
                 Op::NewSession => {
-                    // Built by the engine's owner of `/clear` (issue 10).
-                    self.shared.events.send(Event::Warning { message: "a new session is not supported yet".into() });
+                    self.new_session();
+                    Flow::Continue
+                }
+                Op::SetModel { model } => {
+                    self.set_model(&model);
                     Flow::Continue
                 }
                 Op::Shutdown => Flow::Stop,
@@ -328,6 +340,45 @@ impl Engine {
             if flow == Flow::Stop {
                 break;
             }
+        }
+    }
+
+    /// Starts an empty conversation recorded to a new session file; the old file stays as
+    /// it was (resumable).
+    fn new_session(&mut self) {
+        let info = &self.shared.info;
+        let run = session::RunInfo { workspace: &info.workspace, provider: &info.provider, model: &info.model };
+        let events = &self.shared.events;
+        match session::open(&self.shared.paths.home, None, run) {
+            Ok(opened) => {
+                self.shared.info.id = opened.recorder.id().to_owned();
+                self.agent.record_to(opened.recorder);
+                self.agent.resume(Vec::new(), events);
+                events.send(start::init(&self.shared.info, &self.shared.registry));
+            }
+            Err(error) => events.send(Event::Warning { message: format!("cannot start a new session: {error}") }),
+        }
+    }
+
+    /// Sends the next turns to `model` of the same provider.
+    fn set_model(&mut self, model: &str) {
+        let events = &self.shared.events;
+        let model = model.trim();
+        if model.is_empty() || model.chars().count() > 200 || model.chars().any(char::is_control) {
+            let shown = crate::sanitize::line_bounded(model, 60);
+            events.send(Event::Warning { message: format!("not a model name: {shown:?}") });
+            return;
+        }
+        let mut provider = self.shared.provider.clone();
+        provider.model = model.to_string();
+        match crate::model::ModelClient::new(provider.clone()) {
+            Ok(client) => {
+                self.agent.set_client(client);
+                self.shared.provider = provider;
+                self.shared.info.model = model.to_string();
+                events.send(Event::Notice { message: format!("model: {}", crate::sanitize::line(model)) });
+            }
+            Err(error) => events.send(Event::Warning { message: format!("cannot switch to {model}: {error}") }),
         }
     }
 
@@ -373,9 +424,13 @@ impl Shared {
                         flow = Flow::Stop;
                         cancel.cancel();
                     }
-                    Some(op @ (Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::NewSession)) => {
-                        inbox.later.push_back(op)
-                    }
+                    Some(
+                        op @ (Op::UserTurn { .. }
+                        | Op::Compress
+                        | Op::Resume { .. }
+                        | Op::NewSession
+                        | Op::SetModel { .. }),
+                    ) => inbox.later.push_back(op),
                     Some(Op::Interrupt) => {
                         cancel.cancel();
                         inbox.void = inbox.later.len();
@@ -403,12 +458,10 @@ impl Shared {
             Op::NewSession => {
                 self.events.send(Event::Notice { message: "starting a new session was cancelled".into() })
             }
-            Op::Interrupt
-            | Op::Approve { .. }
-            | Op::SetMode(_)
-            | Op::Grant { .. }
-            | Op::SetModel { .. }
-            | Op::Shutdown => {}
+            Op::SetModel { model } => self.events.send(Event::Notice {
+                message: format!("switching to {} was cancelled", crate::sanitize::line(model)),
+            }),
+            Op::Interrupt | Op::Approve { .. } | Op::SetMode(_) | Op::Grant { .. } | Op::Shutdown => {}
         }
     }
 
@@ -430,12 +483,8 @@ impl Shared {
                 self.events.send(Event::Notice { message: format!("approval mode: {}", mode.as_str()) });
             }
             Op::Grant { id, .. } => tracing::info!(id, "a grant answer was dropped: no grant question waits"),
-            Op::SetModel { model } => {
-                // Built by the engine's owner of `/model` (issue 10).
-                self.events.send(Event::Warning { message: format!("cannot switch to {model}: not supported yet") });
-            }
             Op::Shutdown => return Flow::Stop,
-            Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::NewSession => {}
+            Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::NewSession | Op::SetModel { .. } => {}
         }
         Flow::Continue
     }

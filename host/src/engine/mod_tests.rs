@@ -311,10 +311,82 @@ async fn compress_and_resume_are_orders_too() {
     mock.push_turn(Turn::text("Four."));
     session.submit(Op::UserTurn { text: "say four".into() });
     let mut seen = Vec::new();
+    // The resume hands the front end the conversation so far, before the turn's events.
+    let replayed = loop {
+        match next(&mut outputs).await {
+            Output::Event(event) => seen.push(event),
+            Output::Replay(messages) => break messages,
+            other => panic!("expected the replay of the resumed session, got {other:?}"),
+        }
+    };
+    let replayed_text = format!("{replayed:?}");
+    assert!(replayed_text.contains("say three") && replayed_text.contains("Three."), "{replayed_text}");
     report(until_question_or_done(&mut outputs, &mut seen).await);
     assert!(seen.iter().any(|e| matches!(e, Event::Notice { message } if message.contains(&first_id))), "{seen:?}");
     assert!(seen.iter().any(|e| matches!(e, Event::Warning { message } if message.starts_with("cannot resume"))));
     let last = mock.last_request().unwrap().to_string();
     assert!(last.contains("say three") && last.contains("say four"), "{last}");
+    session.shutdown().await;
+}
+
+/// Events until the turn's end; its report and what was seen.
+async fn turn(outputs: &mut UnboundedReceiver<Output>) -> (Box<Report>, Vec<Event>) {
+    let mut seen = Vec::new();
+    let done = until_question_or_done(outputs, &mut seen).await;
+    (report(done), seen)
+}
+
+/// The model a Gemini request went to (its URL names it).
+fn requested_model(mock: &MockModel) -> String {
+    let recorded = mock.recorded();
+    let last = recorded.last().expect("a request");
+    last.path.split("/models/").nth(1).and_then(|m| m.split(':').next()).unwrap_or_default().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_model_switches_the_next_turn_and_refuses_a_bad_name() {
+    let setup = Setup::new(&[]);
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
+    mock.push_turn(Turn::text("first"));
+    mock.push_turn(Turn::text("second"));
+    session.submit(Op::UserTurn { text: "one".into() });
+    turn(&mut outputs).await;
+    let before = requested_model(&mock);
+    session.submit(Op::SetModel { model: "\x1b[2Jevil".into() });
+    session.submit(Op::SetModel { model: "other-model".into() });
+    session.submit(Op::UserTurn { text: "two".into() });
+    let (_, seen) = turn(&mut outputs).await;
+    let warned = seen.iter().any(|e| matches!(e, Event::Warning { message } if message.contains("not a model name")));
+    assert!(warned, "a control character in a name is refused: {seen:?}");
+    assert!(seen.iter().any(|e| matches!(e, Event::Notice { message } if message == "model: other-model")), "{seen:?}");
+    assert_ne!(before, "other-model");
+    assert_eq!(requested_model(&mock), "other-model", "the next turn goes to the new model");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_session_starts_an_empty_conversation_in_a_new_file() {
+    let setup = Setup::new(&[]);
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
+    let Output::Event(Event::Init { session_id: first, .. }) = next(&mut outputs).await else { panic!("no init") };
+    mock.push_turn(Turn::text("remembered answer"));
+    mock.push_turn(Turn::text("fresh answer"));
+    session.submit(Op::UserTurn { text: "secret first prompt".into() });
+    turn(&mut outputs).await;
+    session.submit(Op::NewSession);
+    session.submit(Op::UserTurn { text: "second prompt".into() });
+    let (_, seen) = turn(&mut outputs).await;
+    let second = seen.iter().find_map(|e| match e {
+        Event::Init { session_id, .. } => Some(session_id.clone()),
+        _ => None,
+    });
+    let second = second.unwrap_or_else(|| panic!("a new init event: {seen:?}"));
+    assert_ne!(first, second);
+    let sent = mock.last_request().unwrap().to_string();
+    assert!(sent.contains("second prompt") && !sent.contains("secret first prompt"), "no old history: {sent}");
+    let files = crate::session::list(&crate::session::dir(setup.home.path())).unwrap();
+    assert!(files.iter().any(|s| s.id == first) && files.iter().any(|s| s.id == second), "both sessions are kept");
     session.shutdown().await;
 }

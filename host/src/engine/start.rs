@@ -102,6 +102,7 @@ pub(super) struct Started {
     pub events: EventSink,
     pub info: Info,
     pub paths: Paths,
+    pub provider: ProviderConfig,
 }
 
 /// The `init` event of the session `info` names.
@@ -125,7 +126,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     let (provider_name, model) = (provider.name.clone(), provider.model.clone());
     let context_window = provider.context_window_tokens;
     let agent_settings = agent::Settings { max_turns, loop_detection, context_window: provider.context_window_tokens };
-    let client = ModelClient::new(provider)?;
+    let client = ModelClient::new(provider.clone())?;
     let questions = Questions::new(out.clone());
     let Tools { runtime, registry, policy } = tools;
     let scheduler = Scheduler::new(runtime, registry.clone(), policy.clone(), questions.clone(), limits);
@@ -173,5 +174,5 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
             out.send(Output::Replay(replay));
         }
     }
-    Ok(Started { agent, questions, policy, registry, events, info, paths })
+    Ok(Started { agent, questions, policy, registry, events, info, paths, provider })
 }
