@@ -200,7 +200,6 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             _ => Fatal::new(ExitCode::Config, e),
         })?;
     let home = paths.home.clone();
-    let ui_tools = tools.clone();
     let settings = engine::Settings {
         paths,
         workspace,
@@ -213,7 +212,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     if interactive {
-        let options = tui::Options { prompt: cli.interactive, mode, home, tools: ui_tools };
+        let options = tui::Options { prompt: cli.interactive, mode, home };
         return Ok(tui::run(session, outputs, options).await);
     }
     let options = exec::Options { format: cli.output_format, ask: cli.ask, mode };

@@ -196,13 +196,23 @@ impl Agent {
         self.recorder = Some(recorder);
     }
 
-    /// Continues from a recorded `history`. Calls a crash left unanswered are answered
-    /// with an error, so the history is one every provider accepts.
     /// Sends the next requests through `client` (another model of the same provider).
     pub fn set_client(&mut self, client: ModelClient) {
         self.client = client;
     }
 
+    /// Offers the tools of `registry`, governed by `policy`, from the next request on (the
+    /// plugin folders changed). Everything else of the scheduler stays.
+    pub fn set_tools(
+        &mut self,
+        registry: std::sync::Arc<crate::registry::Registry>,
+        policy: std::sync::Arc<crate::policy::Policy>,
+    ) {
+        self.scheduler.set_tools(registry, policy);
+    }
+
+    /// Continues from a recorded `history`. Calls a crash left unanswered are answered
+    /// with an error, so the history is one every provider accepts.
     pub fn resume(&mut self, history: Vec<Message>, events: &EventSink) {
         self.history = history;
         self.anchor = None;

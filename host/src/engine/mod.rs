@@ -24,6 +24,7 @@
 //!   runs, drops the orders put off, and ends the stream.
 
 mod questions;
+mod reload;
 mod start;
 
 use std::collections::VecDeque;
@@ -72,6 +73,10 @@ pub enum Op {
     /// Start a new, empty conversation recorded to a new session file; a new `init` event
     /// names it.
     NewSession,
+    /// Load the plugin folders anew (the engine watches them and sends this itself when a
+    /// `.wasm` is added, replaced or removed; a front end may send it too). Put off until the
+    /// running turn ends; notices say what changed, a plugin problem what failed to load.
+    ReloadPlugins,
     /// Cancel what runs and end the session.
     Shutdown,
 }
@@ -153,6 +158,8 @@ pub struct Session {
     orders: Orders,
     info: Info,
     task: tokio::task::JoinHandle<()>,
+    current: CurrentTools,
+    watch: tokio::task::JoinHandle<()>,
 }
 
 impl Session {
@@ -161,9 +168,12 @@ impl Session {
     pub fn start(settings: Settings, tools: Tools) -> Result<(Self, mpsc::UnboundedReceiver<Output>), StartError> {
         let (out, outputs) = mpsc::unbounded_channel();
         let out = Outputs(out);
+        let workspace = settings.workspace.clone();
+        let current = CurrentTools(Arc::new(std::sync::Mutex::new(tools.clone())));
         let started = start::build(settings, tools, &out)?;
         let info = started.info.clone();
         let (orders, received) = mpsc::unbounded_channel();
+        let watch = reload::watch(reload::dirs(&started.paths, &workspace), orders.downgrade());
         let engine = Engine {
             agent: started.agent,
             shared: Shared {
@@ -175,10 +185,17 @@ impl Session {
                 paths: started.paths,
                 info: started.info,
                 provider: started.provider,
+                runtime: started.runtime,
+                current: current.clone(),
             },
         };
         let task = tokio::spawn(engine.serve(received));
-        Ok((Self { orders: Orders(orders), info, task }, outputs))
+        Ok((Self { orders: Orders(orders), info, task, current, watch }, outputs))
+    }
+
+    /// The tools the session uses now.
+    pub fn tools(&self) -> CurrentTools {
+        self.current.clone()
     }
 
     /// What identified the session when it started (a resume names its session in a new
@@ -209,6 +226,7 @@ impl Drop for Session {
     fn drop(&mut self) {
         // Other order senders (a signal handler) may live on: say it.
         self.orders.submit(Op::Shutdown);
+        self.watch.abort();
     }
 }
 
@@ -229,6 +247,25 @@ struct Shared {
     info: Info,
     /// The provider settings, for switching models.
     provider: crate::model::ProviderConfig,
+    /// The session's component runtime (a reload compiles with the same engine).
+    runtime: Arc<crate::runtime::Runtime>,
+    /// The tools in use, shared with the [`Session`] handle.
+    current: CurrentTools,
+}
+
+/// The tools a session uses now (they change when the plugin folders do): for front ends
+/// that list them (`/tools`, `/plugins`).
+#[derive(Debug, Clone)]
+pub struct CurrentTools(Arc<std::sync::Mutex<Tools>>);
+
+impl CurrentTools {
+    pub fn get(&self) -> Tools {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    fn set(&self, tools: Tools) {
+        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = tools;
+    }
 }
 
 /// Whether the session goes on after an order.
@@ -261,6 +298,7 @@ impl Inbox {
                 | Op::Resume { .. }
                 | Op::NewSession
                 | Op::SetModel { .. }
+                | Op::ReloadPlugins
                 | Op::Shutdown => self.later.push_back(op),
                 Op::Interrupt => {
                     self.void = self.later.len();
@@ -289,7 +327,8 @@ impl Inbox {
         let mut kept = Vec::new();
         for op in voided {
             match op {
-                Op::Shutdown => kept.push(op),
+                // A reload is not voided: the change it takes would be lost.
+                Op::Shutdown | Op::ReloadPlugins => kept.push(op),
                 op => shared.not_run(&op),
             }
         }
@@ -334,12 +373,42 @@ impl Engine {
                     self.set_model(&model);
                     Flow::Continue
                 }
+                Op::ReloadPlugins => {
+                    self.reload().await;
+                    Flow::Continue
+                }
                 Op::Shutdown => Flow::Stop,
                 idle => self.shared.at_once(idle, None),
             };
             if flow == Flow::Stop {
                 break;
             }
+        }
+    }
+
+    /// Loads the plugin folders anew on the session's runtime, keeping the policy's session
+    /// state, and offers the new tools from the next turn on.
+    async fn reload(&mut self) {
+        let workspace = std::path::PathBuf::from(&self.shared.info.workspace);
+        let mode = self.shared.policy.mode();
+        let loaded = Tools::load_with(self.shared.runtime.clone(), &self.shared.paths, &workspace, mode).await;
+        let events = &self.shared.events;
+        match loaded {
+            Ok(tools) => {
+                tools.policy.carry_session_from(&self.shared.policy);
+                for event in reload::changes(&self.shared.registry, &tools.registry) {
+                    events.send(event);
+                }
+                self.agent.set_tools(tools.registry.clone(), tools.policy.clone());
+                self.shared.registry = tools.registry.clone();
+                self.shared.policy = tools.policy.clone();
+                self.shared.current.set(tools);
+            }
+            Err(error) => events.send(Event::Warning {
+                message: format!(
+                    "the plugin folders changed but cannot be loaded: {error}; the tools stay as they were"
+                ),
+            }),
         }
     }
 
@@ -429,7 +498,8 @@ impl Shared {
                         | Op::Compress
                         | Op::Resume { .. }
                         | Op::NewSession
-                        | Op::SetModel { .. }),
+                        | Op::SetModel { .. }
+                        | Op::ReloadPlugins),
                     ) => inbox.later.push_back(op),
                     Some(Op::Interrupt) => {
                         cancel.cancel();
@@ -461,7 +531,12 @@ impl Shared {
             Op::SetModel { model } => self.events.send(Event::Notice {
                 message: format!("switching to {} was cancelled", crate::sanitize::line(model)),
             }),
-            Op::Interrupt | Op::Approve { .. } | Op::SetMode(_) | Op::Grant { .. } | Op::Shutdown => {}
+            Op::Interrupt
+            | Op::Approve { .. }
+            | Op::SetMode(_)
+            | Op::Grant { .. }
+            | Op::ReloadPlugins
+            | Op::Shutdown => {}
         }
     }
 
@@ -484,7 +559,12 @@ impl Shared {
             }
             Op::Grant { id, .. } => tracing::info!(id, "a grant answer was dropped: no grant question waits"),
             Op::Shutdown => return Flow::Stop,
-            Op::UserTurn { .. } | Op::Compress | Op::Resume { .. } | Op::NewSession | Op::SetModel { .. } => {}
+            Op::UserTurn { .. }
+            | Op::Compress
+            | Op::Resume { .. }
+            | Op::NewSession
+            | Op::SetModel { .. }
+            | Op::ReloadPlugins => {}
         }
         Flow::Continue
     }

@@ -390,3 +390,90 @@ async fn new_session_starts_an_empty_conversation_in_a_new_file() {
     assert!(files.iter().any(|s| s.id == first) && files.iter().any(|s| s.id == second), "both sessions are kept");
     session.shutdown().await;
 }
+
+/// Events until a notice (or plugin problem) that `wanted` accepts; panics after a while.
+async fn until_event(
+    outputs: &mut UnboundedReceiver<Output>,
+    what: &str,
+    wanted: impl Fn(&Event) -> bool,
+) -> Vec<Event> {
+    let mut seen = Vec::new();
+    loop {
+        match next(outputs).await {
+            Output::Event(event) => {
+                let hit = wanted(&event);
+                seen.push(event);
+                if hit {
+                    return seen;
+                }
+            }
+            other => panic!("waiting for {what}, got {other:?}"),
+        }
+    }
+}
+
+fn notice_says(text: &'static str) -> impl Fn(&Event) -> bool {
+    move |e| matches!(e, Event::Notice { message } if message.contains(text))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plugins_dropped_in_replaced_or_removed_change_the_tools_of_the_next_turn() {
+    let setup = Setup::new(&[]);
+    let plugins = setup.home.path().join("plugins");
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
+    let declared = |mock: &MockModel| airlock_tests::declared_tools(&mock.last_request().unwrap());
+
+    // Added, written in two parts: only the whole file is loaded.
+    let bytes = std::fs::read(fixtures::ECHO_TOOLS).unwrap();
+    let target = plugins.join("echo_tools.wasm");
+    std::fs::write(&target, &bytes[..bytes.len() / 2]).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    std::fs::write(&target, &bytes).unwrap();
+    let seen = until_event(&mut outputs, "the added notice", notice_says("plugin echo_tools added")).await;
+    assert!(!seen.iter().any(|e| matches!(e, Event::PluginProblem(_))), "a half-written file was loaded: {seen:?}");
+    mock.push_turn(Turn::calls(vec![call("echo", json!({"text": "hot"}))]));
+    mock.push_turn(Turn::text("done"));
+    session.submit(Op::UserTurn { text: "use the new tool".into() });
+    let (done, _) = turn(&mut outputs).await;
+    assert_eq!(done.calls.len(), 1);
+    assert!(done.calls[0].result.is_ok(), "{:?}", done.calls[0].result);
+    assert!(declared(&mock).contains(&"echo".to_string()));
+
+    // A broken plugin beside it: reported, the others stay.
+    std::fs::write(plugins.join("broken.wasm"), b"\0asm not really").unwrap();
+    let seen = until_event(&mut outputs, "the problem", |e| matches!(e, Event::PluginProblem(_))).await;
+    assert!(format!("{seen:?}").contains("broken.wasm"), "{seen:?}");
+
+    // Removed: the tool is gone from the next request.
+    std::fs::remove_file(&target).unwrap();
+    until_event(&mut outputs, "the removed notice", notice_says("plugin echo_tools removed")).await;
+    mock.push_turn(Turn::text("fine"));
+    session.submit(Op::UserTurn { text: "again".into() });
+    turn(&mut outputs).await;
+    assert!(!declared(&mock).contains(&"echo".to_string()), "{:?}", declared(&mock));
+    assert!(declared(&mock).contains(&"read_file".to_string()), "the built-ins stay");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plugin_dropped_into_an_untrusted_workspace_is_loaded_as_at_start_and_holds_nothing() {
+    let setup = Setup::new(&[]);
+    std::fs::write(setup.workspace.join("secret.txt"), "the secret").unwrap();
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Yolo).await;
+    let dir = setup.workspace.join(".airlock/plugins");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixtures::FS_PROBE, dir.join("fs_probe.wasm")).unwrap();
+    until_event(&mut outputs, "the added notice", notice_says("plugin fs_probe added")).await;
+    // The same rule as at start: an untrusted workspace's policy grants nothing, and the
+    // user's policy cannot grant a workspace plugin, so it reads nothing.
+    mock.push_turn(Turn::calls(vec![call("read_path", json!({"path": "secret.txt"}))]));
+    mock.push_turn(Turn::text("ok"));
+    session.submit(Op::UserTurn { text: "read it".into() });
+    let (done, _) = turn(&mut outputs).await;
+    let told = function_responses(&mock.last_request().unwrap());
+    assert!(!format!("{told:?}").contains("the secret"), "an untrusted workspace plugin read a file: {told:?}");
+    assert!(done.calls[0].result.is_err(), "{:?}", done.calls[0].result);
+    session.shutdown().await;
+}

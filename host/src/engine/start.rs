@@ -48,9 +48,20 @@ impl Tools {
     /// Loads the policy, the runtime and the plugins of `workspace` (absolute and canonical),
     /// then binds the policy's names to the loaded plugins.
     pub async fn load(paths: &Paths, workspace: &Path, mode: ApprovalMode) -> Result<Self, StartError> {
+        let runtime = Arc::new(Runtime::with_key(paths.cache.clone(), &paths.cache_key())?);
+        Self::load_with(runtime, paths, workspace, mode).await
+    }
+
+    /// [`Tools::load`] on an existing runtime (a reload: the components of one session are
+    /// compiled by one engine).
+    pub async fn load_with(
+        runtime: Arc<Runtime>,
+        paths: &Paths,
+        workspace: &Path,
+        mode: ApprovalMode,
+    ) -> Result<Self, StartError> {
         let roots = Roots { workspace: workspace.to_path_buf(), home: user_home() };
         let mut policy = Policy::load(paths, roots, mode)?;
-        let runtime = Arc::new(Runtime::with_key(paths.cache.clone(), &paths.cache_key())?);
         let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
         let registry = Arc::new(Registry::load(&runtime, &dirs).await);
         // The policy's names (grant tables, rule tools) mean plugins and tools: resolved now.
@@ -99,6 +110,7 @@ pub(super) struct Started {
     pub questions: Arc<Questions>,
     pub policy: Arc<Policy>,
     pub registry: Arc<Registry>,
+    pub runtime: Arc<Runtime>,
     pub events: EventSink,
     pub info: Info,
     pub paths: Paths,
@@ -129,7 +141,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     let client = ModelClient::new(provider.clone())?;
     let questions = Questions::new(out.clone());
     let Tools { runtime, registry, policy } = tools;
-    let scheduler = Scheduler::new(runtime, registry.clone(), policy.clone(), questions.clone(), limits);
+    let scheduler = Scheduler::new(runtime.clone(), registry.clone(), policy.clone(), questions.clone(), limits);
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
     let (recorded, recording_problem) = match session::open(&paths.home, resume.as_deref(), run_info) {
@@ -174,5 +186,5 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
             out.send(Output::Replay(replay));
         }
     }
-    Ok(Started { agent, questions, policy, registry, events, info, paths, provider })
+    Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider })
 }

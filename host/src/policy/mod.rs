@@ -89,6 +89,15 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// Takes over `old`'s session state — the approval mode and the rules remembered for the
+    /// session — when the policy is loaded anew (the plugin folders changed): a reload
+    /// neither forgets an "allow always for this session" nor resets the mode.
+    pub fn carry_session_from(&self, old: &Policy) {
+        self.set_mode(old.mode());
+        let rules = old.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        *self.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = rules;
+    }
+
     /// Reads the user's policy, the trust store and (when trusted) the workspace's policy.
     pub fn load(paths: &Paths, roots: Roots, mode: ApprovalMode) -> Result<Self, PolicyError> {
         let user = file::load(&paths.policy_file(), RuleSource::User)?;

@@ -97,6 +97,12 @@ impl Scheduler {
     }
 
     /// Saves every output cut for the model whole in `dir` (created when first needed).
+    /// Runs calls with the tools of `registry` under `policy` from now on.
+    pub fn set_tools(&mut self, registry: Arc<Registry>, policy: Arc<Policy>) {
+        self.registry = registry;
+        self.policy = policy;
+    }
+
     pub fn keep_outputs_in(&mut self, dir: PathBuf) {
         self.outputs = Some(dir);
     }

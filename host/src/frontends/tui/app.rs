@@ -27,7 +27,7 @@ use ratatui::text::Line;
 
 use super::views::{self, LiveCard};
 use crate::agent::{Outcome, Report};
-use crate::engine::{Info, Op, Orders, Output, Tools};
+use crate::engine::{CurrentTools, Info, Op, Orders, Output};
 use crate::events::{CallStatus, CallUpdate, Event};
 use crate::model::{Message, Part, Role, UsageKind};
 use crate::policy::ApprovalMode;
@@ -85,7 +85,7 @@ pub struct App {
     pub theme: Theme,
     pub width: u16,
     pub orders: Orders,
-    pub tools: Tools,
+    pub tools: CurrentTools,
     pub workspace: PathBuf,
     pub home: PathBuf,
     pub status: StatusView,
@@ -114,7 +114,7 @@ pub struct App {
 impl App {
     pub fn new(
         info: &Info,
-        tools: Tools,
+        tools: CurrentTools,
         orders: Orders,
         composer: Composer,
         mode: ApprovalMode,

@@ -98,7 +98,7 @@ fn mode_detail(mode: ApprovalMode) -> &'static str {
 }
 
 fn tools(app: &mut App) {
-    let registry = app.tools.registry.clone();
+    let registry = app.tools.get().registry;
     let mut text = String::from("Tools the model can call:\n");
     for tool in registry.tools() {
         let first = tool.info.description.lines().next().unwrap_or_default();
@@ -114,7 +114,8 @@ fn tools(app: &mut App) {
 }
 
 fn plugins(app: &mut App) {
-    let (registry, policy) = (app.tools.registry.clone(), app.tools.policy.clone());
+    let tools = app.tools.get();
+    let (registry, policy) = (tools.registry, tools.policy);
     let mut text = String::from("Plugins and their grants:\n");
     for plugin in registry.plugins() {
         let origin = match plugin.source.origin {

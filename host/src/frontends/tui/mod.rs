@@ -27,7 +27,7 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
 use super::ExitCode;
-use crate::engine::{Output, Session, Tools};
+use crate::engine::{Output, Session};
 use crate::policy::ApprovalMode;
 use app::{App, Effect};
 pub use screen::restore;
@@ -47,7 +47,6 @@ pub struct Options {
     pub mode: ApprovalMode,
     /// `$AIRLOCK_HOME` (sessions, the composer's history file).
     pub home: PathBuf,
-    pub tools: Tools,
 }
 
 /// Runs the UI until the user quits; the session ends with it.
@@ -55,7 +54,7 @@ pub async fn run(session: Session, mut outputs: mpsc::UnboundedReceiver<Output>,
     let (history, history_problem) = History::load(options.home.join("history.jsonl"));
     let mut composer = Composer::new(history);
     composer.set_commands(commands::COMMANDS.iter().map(|(n, d)| (n.to_string(), d.to_string())).collect());
-    let mut app = App::new(session.info(), options.tools, session.orders(), composer, options.mode, options.home);
+    let mut app = App::new(session.info(), session.tools(), session.orders(), composer, options.mode, options.home);
     if let Some(problem) = history_problem {
         app.notice(&problem, airlock_ui::transcript::NoticeKind::Warning);
     }

@@ -1,0 +1,121 @@
+//! Hot reload: the engine watches the plugin folders while a session lives, and a `.wasm`
+//! added, replaced or removed changes the tools the model is offered from the next turn on.
+//!
+//! The watch polls each folder every [`POLL`] (file names, sizes and modification times; no
+//! notification crate). A change is taken only once two looks [`SETTLE`] apart agree, so a
+//! file being copied in is not loaded half-written; then [`Op::ReloadPlugins`] goes to the
+//! engine like any order, and waits for the running turn to end (a turn never sees its tools
+//! change under it). The reload loads the tools exactly as a start does (`Tools::load`): the
+//! same trust rules, so a workspace that is not trusted gets no workspace plugin this way
+//! either, and a plugin that fails to load is reported while the others stay.
+//!
+//! The watch holds only a weak handle on the order channel: it never keeps a session alive.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::mpsc;
+
+use super::Op;
+use crate::events::Event;
+use crate::registry::Registry;
+
+/// How often the folders are looked at.
+pub const POLL: Duration = Duration::from_secs(1);
+/// How long a change must hold before it is taken.
+pub const SETTLE: Duration = Duration::from_millis(300);
+
+/// What a folder holds: each `.wasm` file's size and modification time.
+type Snapshot = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
+
+fn snapshot(dirs: &[PathBuf]) -> Snapshot {
+    let mut files = Snapshot::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "wasm")
+                && let Ok(meta) = entry.metadata()
+            {
+                files.insert(path, (meta.len(), meta.modified().ok()));
+            }
+        }
+    }
+    files
+}
+
+/// Watches `dirs` and sends [`Op::ReloadPlugins`] through `orders` when they settle on new
+/// content. Ends when the session's order channel closes.
+pub(super) fn watch(dirs: Vec<PathBuf>, orders: mpsc::WeakUnboundedSender<Op>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut applied = snapshot(&dirs);
+        loop {
+            tokio::time::sleep(POLL).await;
+            let seen = snapshot(&dirs);
+            if seen == applied {
+                if orders.upgrade().is_none() {
+                    return;
+                }
+                continue;
+            }
+            tokio::time::sleep(SETTLE).await;
+            if snapshot(&dirs) != seen {
+                continue;
+            }
+            let Some(sender) = orders.upgrade() else { return };
+            if sender.send(Op::ReloadPlugins).is_err() {
+                return;
+            }
+            applied = seen;
+        }
+    })
+}
+
+/// The notices that tell what changed between `old` and `new`.
+pub(super) fn changes(old: &Registry, new: &Registry) -> Vec<Event> {
+    let plugins = |registry: &Registry| -> BTreeMap<String, (String, Vec<String>)> {
+        registry
+            .plugins()
+            .into_iter()
+            .map(|p| {
+                let tools = registry
+                    .tools()
+                    .iter()
+                    .filter(|t| std::sync::Arc::ptr_eq(&t.plugin, p))
+                    .map(|t| t.info.name.clone());
+                (p.info.name.clone(), (p.source.content_hash.clone(), tools.collect()))
+            })
+            .collect()
+    };
+    let (before, after) = (plugins(old), plugins(new));
+    let mut events = Vec::new();
+    for (name, (hash, tools)) in &after {
+        let tools = tools.join(", ");
+        match before.get(name) {
+            None => events.push(notice(format!("plugin {name} added: tools {tools}"))),
+            Some((old_hash, _)) if old_hash != hash => {
+                events.push(notice(format!("plugin {name} replaced: tools {tools}")))
+            }
+            Some(_) => {}
+        }
+    }
+    for name in before.keys().filter(|name| !after.contains_key(*name)) {
+        events.push(notice(format!("plugin {name} removed")));
+    }
+    for problem in &new.problems {
+        if !old.problems.iter().any(|p| p.path == problem.path && p.reason == problem.reason) {
+            events.push(Event::PluginProblem(problem.clone()));
+        }
+    }
+    events
+}
+
+fn notice(message: String) -> Event {
+    Event::Notice { message: crate::sanitize::line(&message) }
+}
+
+/// The folders a session's plugins come from.
+pub(super) fn dirs(paths: &crate::paths::Paths, workspace: &Path) -> Vec<PathBuf> {
+    vec![paths.plugins.clone(), workspace.join(".airlock").join("plugins")]
+}
