@@ -262,3 +262,32 @@ fn stdin_that_is_not_a_terminal_stays_headless() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "headless answer");
 }
+
+#[test]
+fn a_grant_given_for_this_call_only_reverts_after_it() {
+    let s = session();
+    s.install_plugin(fixtures::FS_PROBE);
+    s.write("secret.txt", "the secret words");
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(vec![call("read_path", json!({"path": "secret.txt"}))]));
+    mock.push_turn(Turn::text("first read done"));
+    mock.push_turn(Turn::calls(vec![call("read_path", json!({"path": "secret.txt"}))]));
+    mock.push_turn(Turn::text("second read done"));
+    let mut pty = open(&s, &mock, &["--approval-mode", "yolo"], 100, 30);
+    pty.send("read it\r");
+    let prompt =
+        pty.wait_for("the grant prompt", LIMIT, |s| s.contains("never granted") && s.contains("this call only"));
+    assert!(prompt.contains("fs_probe"), "{prompt}");
+    pty.send("o");
+    pty.wait_text("first read done", LIMIT);
+    let told = function_responses(&mock.last_request().unwrap_or_default());
+    assert!(told.iter().any(|(_, r)| r.contains("the secret words")), "the granted call read the file: {told:?}");
+    // The next call is denied again, and asks again.
+    pty.send("again\r");
+    pty.wait_for("the grant prompt again", LIMIT, |s| s.contains("never granted") && s.contains("this call only"));
+    pty.send("n");
+    pty.wait_text("second read done", LIMIT);
+    let told = function_responses(&mock.last_request().unwrap_or_default());
+    assert!(told.iter().all(|(_, r)| !r.contains("the secret words")), "a refused grant read the file: {told:?}");
+    quit(pty);
+}

@@ -102,6 +102,21 @@ pub struct Grant {
 }
 
 impl Grant {
+    /// Adds what `other` grants (lists joined, nothing twice; limits kept).
+    pub fn merge(&mut self, other: &Grant) {
+        fn join<T: Clone + PartialEq>(into: &mut Vec<T>, from: &[T]) {
+            for item in from {
+                if !into.contains(item) {
+                    into.push(item.clone());
+                }
+            }
+        }
+        join(&mut self.files, &other.files);
+        join(&mut self.network, &other.network);
+        join(&mut self.env, &other.env);
+        join(&mut self.processes, &other.processes);
+    }
+
     /// Grants exactly what the tools request: the default of the built-in tools.
     pub fn requested_by<'a>(tools: impl IntoIterator<Item = &'a ToolInfo>) -> Self {
         let mut grant = Self::default();

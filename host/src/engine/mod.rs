@@ -557,7 +557,11 @@ impl Shared {
                 self.policy.set_mode(mode);
                 self.events.send(Event::Notice { message: format!("approval mode: {}", mode.as_str()) });
             }
-            Op::Grant { id, .. } => tracing::info!(id, "a grant answer was dropped: no grant question waits"),
+            Op::Grant { id, answer } => {
+                if let Err(error) = self.questions.answer_grant(id, answer) {
+                    tracing::info!(%error, "a grant answer was dropped");
+                }
+            }
             Op::Shutdown => return Flow::Stop,
             Op::UserTurn { .. }
             | Op::Compress

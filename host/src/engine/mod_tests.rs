@@ -477,3 +477,105 @@ async fn a_plugin_dropped_into_an_untrusted_workspace_is_loaded_as_at_start_and_
     assert!(done.calls[0].result.is_err(), "{:?}", done.calls[0].result);
     session.shutdown().await;
 }
+
+/// Runs one turn that calls `read_path` on `secret.txt`, answering a grant question with
+/// `answer` (or failing when a question comes and `answer` is `None`); the tool's result.
+async fn read_with_grant(
+    session: &Session,
+    outputs: &mut UnboundedReceiver<Output>,
+    mock: &MockModel,
+    answer: Option<GrantAnswer>,
+) -> (Result<crate::contract::ToolOutput, crate::contract::ToolError>, bool) {
+    mock.push_turn(Turn::calls(vec![call("read_path", json!({"path": "secret.txt"}))]));
+    mock.push_turn(Turn::text("done"));
+    session.submit(Op::UserTurn { text: "read the secret".into() });
+    let mut asked = false;
+    loop {
+        match next(outputs).await {
+            Output::Grant(question) => {
+                asked = true;
+                assert_eq!(question.plugin, "fs_probe");
+                assert!(question.missing.iter().any(|m| m.contains("read")), "{:?}", question.missing);
+                let Some(answer) = answer else { panic!("asked again: {question:?}") };
+                session.submit(Op::Grant { id: question.id, answer });
+            }
+            Output::TurnDone(report) => return (report.calls[0].result.clone(), asked),
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grant_prompt_widens_one_call_the_session_or_the_policy_file_and_only_on_an_answer() {
+    let setup = Setup::new(&[fixtures::FS_PROBE]);
+    std::fs::write(setup.workspace.join("secret.txt"), "the secret").unwrap();
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Yolo).await;
+
+    // This call only: the call reads; the next one is denied and asks again.
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, Some(GrantAnswer::ThisCall)).await;
+    assert!(asked);
+    assert_eq!(result.unwrap().llm_text(), "the secret");
+    // An answer with another id, or a second answer, grants nothing.
+    session.submit(Op::Grant { id: 9_999, answer: GrantAnswer::Session });
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, Some(GrantAnswer::No)).await;
+    assert!(asked, "the grant reverted after its call, so the next call asks again");
+    assert!(result.is_err(), "{result:?}");
+    // After a no, the same request is not asked again.
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, None).await;
+    assert!(!asked && result.is_err());
+    session.shutdown().await;
+
+    // For the session: granted once, the next call needs no question.
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Yolo).await;
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, Some(GrantAnswer::Session)).await;
+    assert!(asked && result.is_ok());
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, None).await;
+    assert!(!asked && result.is_ok(), "{result:?}");
+    session.shutdown().await;
+
+    // Always: written to the user's policy file, so a new session reads without asking.
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Yolo).await;
+    let (result, _) = read_with_grant(&session, &mut outputs, &mock, Some(GrantAnswer::Always)).await;
+    assert!(result.is_ok());
+    session.shutdown().await;
+    let policy = std::fs::read_to_string(setup.home.path().join("policy.toml")).unwrap();
+    assert!(policy.contains("[grants.fs_probe]") && policy.contains(".:read"), "{policy}");
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Yolo).await;
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, None).await;
+    assert!(!asked && result.is_ok(), "{result:?}");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_withdraws_a_waiting_grant_question() {
+    let setup = Setup::new(&[fixtures::FS_PROBE]);
+    std::fs::write(setup.workspace.join("secret.txt"), "the secret").unwrap();
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Yolo).await;
+    mock.push_turn(Turn::calls(vec![call("read_path", json!({"path": "secret.txt"}))]));
+    session.submit(Op::UserTurn { text: "read".into() });
+    let id = loop {
+        if let Output::Grant(question) = next(&mut outputs).await {
+            break question.id;
+        }
+    };
+    session.submit(Op::Interrupt);
+    let mut withdrawn = false;
+    loop {
+        match next(&mut outputs).await {
+            Output::Withdrawn { id: gone } => withdrawn |= gone == id,
+            Output::TurnDone(report) => {
+                assert!(matches!(report.outcome, Outcome::Cancelled), "{:?}", report.outcome);
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert!(withdrawn, "the grant question was withdrawn");
+    // A late answer grants nothing.
+    session.submit(Op::Grant { id, answer: GrantAnswer::Session });
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, Some(GrantAnswer::No)).await;
+    assert!(asked && result.is_err(), "{result:?}");
+    session.shutdown().await;
+}

@@ -24,7 +24,7 @@ use tokio::sync::oneshot;
 
 use super::{Output, Outputs};
 use crate::contract::Confirmation;
-use crate::policy::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver};
+use crate::policy::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver, GrantOutcome, GrantRequest};
 
 /// A call waiting for the user's answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,6 +79,8 @@ pub(super) struct Questions {
 struct Pending {
     next: u64,
     waiting: HashMap<u64, Waiting>,
+    /// Grant questions, numbered from the same counter.
+    grants: HashMap<u64, oneshot::Sender<GrantOutcome>>,
 }
 
 #[derive(Debug)]
@@ -111,6 +113,18 @@ impl Questions {
         waiting.reply.send(outcome).map_err(|_| AnswerError::NotWaiting(id))
     }
 
+    /// Hands `answer` to the call waiting on grant question `id`.
+    pub fn answer_grant(&self, id: u64, answer: super::GrantAnswer) -> Result<(), AnswerError> {
+        let reply = self.lock().grants.remove(&id).ok_or(AnswerError::NotWaiting(id))?;
+        let outcome = match answer {
+            super::GrantAnswer::ThisCall => GrantOutcome::ThisCall,
+            super::GrantAnswer::Session => GrantOutcome::Session,
+            super::GrantAnswer::Always => GrantOutcome::Always,
+            super::GrantAnswer::No => GrantOutcome::No,
+        };
+        reply.send(outcome).map_err(|_| AnswerError::NotWaiting(id))
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -137,7 +151,10 @@ struct Withdraw<'a> {
 
 impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
-        if self.questions.lock().waiting.remove(&self.id).is_some() {
+        let mut state = self.questions.lock();
+        let waited = state.waiting.remove(&self.id).is_some() | state.grants.remove(&self.id).is_some();
+        drop(state);
+        if waited {
             self.questions.out.send(Output::Withdrawn { id: self.id });
         }
     }
@@ -164,6 +181,35 @@ impl Approver for Questions {
             }
             // The front end went away without answering: nothing may run unasked.
             receiver.await.unwrap_or_else(|_| ApprovalOutcome::Refuse("the question was never answered".into()))
+        })
+    }
+
+    fn ask_grant(&self, request: GrantRequest) -> Pin<Box<dyn Future<Output = GrantOutcome> + Send + '_>> {
+        let (reply, receiver) = oneshot::channel();
+        let id = {
+            let mut state = self.lock();
+            state.next += 1;
+            let id = state.next;
+            state.grants.insert(id, reply);
+            id
+        };
+        let withdraw = Withdraw { questions: self, id };
+        let question = super::GrantQuestion {
+            id,
+            call_id: request.call_id,
+            tool: request.tool,
+            plugin: request.plugin,
+            missing: request.missing,
+            policy_file: request.policy_file,
+        };
+        let asked = self.out.send(Output::Grant(Box::new(question)));
+        Box::pin(async move {
+            let _withdraw = withdraw;
+            if !asked {
+                return GrantOutcome::No;
+            }
+            // Nobody answered: nothing is granted.
+            receiver.await.unwrap_or(GrantOutcome::No)
         })
     }
 }

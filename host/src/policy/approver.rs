@@ -70,6 +70,37 @@ pub enum ApprovalOutcome {
 /// end; [`RefuseAll`] where nobody can be asked.
 pub trait Approver: Send + Sync {
     fn ask(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = ApprovalOutcome> + Send + '_>>;
+
+    /// A call failed for want of what its plugin requested and was never granted: may the
+    /// person grant it? Where nobody can be asked, no.
+    fn ask_grant(&self, request: GrantRequest) -> Pin<Box<dyn Future<Output = GrantOutcome> + Send + '_>> {
+        drop(request);
+        Box::pin(async { GrantOutcome::No })
+    }
+}
+
+/// A grant a failed call could use: only what its plugin requested.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrantRequest {
+    pub call_id: String,
+    pub tool: String,
+    pub plugin: String,
+    /// What would be granted, one line each.
+    pub missing: Vec<String>,
+    /// The policy file "always" writes.
+    pub policy_file: std::path::PathBuf,
+}
+
+/// The person's answer to a [`GrantRequest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantOutcome {
+    /// For this call only: it runs again with the grant, which reverts after it.
+    ThisCall,
+    /// For the plugin, for the rest of the session.
+    Session,
+    /// Written to the policy file, and for the session.
+    Always,
+    No,
 }
 
 /// Headless without `--ask`: nothing waits for input, so every question is answered "no".

@@ -233,3 +233,57 @@ fn bind_file(
     file.grants = bound;
     Ok(())
 }
+
+impl Policy {
+    /// The file a grant prompt's "always" writes for `plugin`: the user's policy (a
+    /// workspace plugin's grant belongs in its workspace's policy, which a prompt does not
+    /// write: `airlock plugins grant` does, with the trust that goes with it).
+    pub fn grant_file(&self, plugin: &Plugin) -> Option<&Path> {
+        (plugin.source.origin != Origin::Workspace).then_some(self.user.path.as_path())
+    }
+
+    /// Writes `extra` into the plugin's table of the user's policy file, as `airlock plugins
+    /// grant` does (a built-in list still at its default is written out from the default
+    /// first, so nothing the built-in had is lost). Returns the file written.
+    pub fn save_grant(
+        &self,
+        plugin: &std::sync::Arc<Plugin>,
+        extra: &Grant,
+    ) -> Result<std::path::PathBuf, PolicyError> {
+        let Some(path) = self.grant_file(plugin).map(Path::to_path_buf) else {
+            return Err(PolicyError::Write {
+                path: crate::policy::workspace_policy_path(&self.roots.workspace),
+                reason: "a workspace plugin's grant is written in the workspace's policy: use `airlock plugins grant`"
+                    .into(),
+            });
+        };
+        let key = self.table_of(plugin).map_or_else(|| plugin.info.name.clone(), |t| t.key.clone());
+        let granted = self.grant(plugin);
+        let default = (plugin.source.origin == Origin::Builtin).then(|| Grant::requested_by(&plugin.info.tools));
+        let mut editor = super::edit::Editor::open(&path)?;
+        for list in ["files", "network", "env", "processes"] {
+            let values = entries(extra, list);
+            if values.is_empty() {
+                continue;
+            }
+            if let Some(default) = &default
+                && granted.defaults.has(list)
+            {
+                editor.add_to_list(&key, list, &entries(default, list));
+            }
+            editor.add_to_list(&key, list, &values);
+        }
+        editor.save(super::rules::RuleSource::User)?;
+        Ok(path)
+    }
+}
+
+/// A grant's list `list` as the policy file writes it.
+fn entries(grant: &Grant, list: &str) -> Vec<String> {
+    match list {
+        "files" => grant.files.iter().map(capability::FileGrant::to_text).collect(),
+        "network" => grant.network.iter().map(ToString::to_string).collect(),
+        "env" => grant.env.clone(),
+        _ => grant.processes.clone(),
+    }
+}

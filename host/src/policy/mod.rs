@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-pub use approver::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver, RefuseAll};
+pub use approver::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver, GrantOutcome, GrantRequest, RefuseAll};
 pub use mode::{ApprovalMode, Verdict};
 use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
 use trust::{TrustStatus, TrustStore};
@@ -86,6 +86,9 @@ pub struct Policy {
     /// of its names ([`Policy::bind`]), each one line naming file and line.
     pub warnings: Vec<String>,
     session: Mutex<Vec<Rule>>,
+    /// Grants the person gave for the session at a grant prompt, by plugin name: added to
+    /// what the files grant.
+    session_grants: Mutex<BTreeMap<String, Grant>>,
 }
 
 impl Policy {
@@ -96,6 +99,38 @@ impl Policy {
         self.set_mode(old.mode());
         let rules = old.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         *self.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = rules;
+        let grants = old.session_grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        *self.session_grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = grants;
+    }
+
+    /// Adds `extra` to what `plugin` is granted for the rest of the session (a person's
+    /// answer at a grant prompt; never the model's).
+    pub fn grant_for_session(&self, plugin: &str, extra: &Grant) {
+        let mut grants = self.session_grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        grants.entry(plugin.to_string()).or_default().merge(extra);
+    }
+
+    /// [`Policy::access`] with `extra` added to the grant, for one call (a grant prompt's
+    /// "this call only").
+    pub fn access_with(
+        &self,
+        plugin: &Plugin,
+        tool: &ToolInfo,
+        defaults: CallLimits,
+        extra: &Grant,
+    ) -> (Effective, CallLimits) {
+        let (_, limits) = self.access(plugin, tool, defaults);
+        let mut grant = self.grant(plugin).grant;
+        self.add_session_grants(&plugin.info.name, &mut grant);
+        grant.merge(extra);
+        (self.effective_under(&grant, tool), limits)
+    }
+
+    fn add_session_grants(&self, plugin: &str, grant: &mut Grant) {
+        let grants = self.session_grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(extra) = grants.get(plugin) {
+            grant.merge(extra);
+        }
     }
 
     /// Reads the user's policy, the trust store and (when trusted) the workspace's policy.
@@ -165,6 +200,7 @@ impl Policy {
             notices: Vec::new(),
             warnings: Vec::new(),
             session: Mutex::default(),
+            session_grants: Mutex::default(),
         }
     }
 
@@ -225,7 +261,8 @@ impl Policy {
     /// What one call of `tool` gets: its capabilities, and its limits (the grant's, else
     /// `defaults`).
     pub fn access(&self, plugin: &Plugin, tool: &ToolInfo, defaults: CallLimits) -> (Effective, CallLimits) {
-        let grant = self.grant(plugin).grant;
+        let mut grant = self.grant(plugin).grant;
+        self.add_session_grants(&plugin.info.name, &mut grant);
         let limits = CallLimits {
             memory: grant.memory_mb.map_or(defaults.memory, |mb| mb << 20),
             deadline: grant.timeout_secs.map_or(defaults.deadline, Duration::from_secs),

@@ -188,25 +188,17 @@ impl Scheduler {
             }
             false => (None, None),
         };
-        let sandboxing = match &writes {
-            Writes::Grant => Sandboxing::Phase(Phase::Execute),
-            Writes::Edit(target) => Sandboxing::Edit(Some(&target.dir)),
-            Writes::Nothing => Sandboxing::Edit(None),
-        };
-        let result = match self.instance(&tool, &call, &access, sandboxing, cancel, live).await {
-            Ok(mut instance) => {
-                let result = match instance.execute(&tool.info.name, &args).await {
-                    Ok(Ok(output)) => {
-                        Ok(output::cap(output, access.limits.output, self.outputs.as_deref(), &call.id).await)
-                    }
-                    Ok(Err(error)) => Err(error),
-                    Err(fault) => Err(fault_error(&tool, fault)),
-                };
-                self.warn_network_denials(&tool, &instance, events);
-                result
-            }
-            Err(error) => Err(error),
-        };
+        let run = Run { tool: &tool, call: &call, args: &args, writes: &writes, cancel, live, events };
+        let (mut result, mut denied) = self.run_once(&run, &access).await;
+        // A failure for want of what the plugin requested and nobody granted: the person may
+        // grant it on the spot, and the call runs once more with it.
+        if result.is_err()
+            && !cancel.is_cancelled()
+            && let Some(widened) = self.offer_grant(&run, &access, denied).await
+        {
+            (result, denied) = self.run_once(&run, &widened).await;
+        }
+        let _ = denied;
         // The instance is gone: its last live output goes out before the call's end.
         if let Some(forwarding) = forwarding {
             forwarding.drained().await;
@@ -223,6 +215,31 @@ impl Scheduler {
             kept.restore();
         }
         finish_metered(&call, started, result, events, Some(&access.meter))
+    }
+
+    /// One execution of `run` under `access`: its result, and whether the guest was refused
+    /// a network destination its plugin requested.
+    pub(super) async fn run_once(&self, run: &Run<'_>, access: &Access) -> (Result<ToolOutput, ToolError>, bool) {
+        let Run { tool, call, args, writes, cancel, live, events } = run;
+        let sandboxing = match writes {
+            Writes::Grant => Sandboxing::Phase(Phase::Execute),
+            Writes::Edit(target) => Sandboxing::Edit(Some(&target.dir)),
+            Writes::Nothing => Sandboxing::Edit(None),
+        };
+        match self.instance(tool, call, access, sandboxing, cancel, live.clone()).await {
+            Ok(mut instance) => {
+                let result = match instance.execute(&tool.info.name, args).await {
+                    Ok(Ok(output)) => {
+                        Ok(output::cap(output, access.limits.output, self.outputs.as_deref(), &call.id).await)
+                    }
+                    Ok(Err(error)) => Err(error),
+                    Err(fault) => Err(fault_error(tool, fault)),
+                };
+                let denied = self.warn_network_denials(tool, &instance, events);
+                (result, denied)
+            }
+            Err(error) => (Err(error), false),
+        }
     }
 
     pub(super) async fn instance(
@@ -291,9 +308,15 @@ impl Scheduler {
         });
     }
 
-    fn warn_network_denials(&self, tool: &RegisteredTool, instance: &Instance, events: &EventSink) {
+    /// Warns of each refused destination once; true when one of them is covered by what
+    /// the plugin requested (a grant could allow it).
+    fn warn_network_denials(&self, tool: &RegisteredTool, instance: &Instance, events: &EventSink) -> bool {
         let plugin = &tool.plugin.info.name;
+        let mut grantable = false;
         for denial in instance.network_denials() {
+            let requested: Vec<NetRule> =
+                tool.info.capabilities.network.iter().filter_map(|r| NetRule::parse(r).ok()).collect();
+            grantable |= matches!(&denial.grant, Some(rule) if !net::intersect(&requested, std::slice::from_ref(rule)).is_empty());
             if !self.first_warning(format!("net:{plugin}:{}", denial.url)) {
                 continue;
             }
@@ -313,7 +336,19 @@ impl Scheduler {
                 message: format!("plugin {plugin} was denied {}: {}{hint}", denial.url, denial.reason),
             });
         }
+        grantable
     }
+}
+
+/// One call's execution, as often as it runs (once, or again with a grant).
+pub(super) struct Run<'a> {
+    pub tool: &'a RegisteredTool,
+    pub call: &'a FunctionCall,
+    pub args: &'a str,
+    pub writes: &'a Writes,
+    pub cancel: &'a Cancellation,
+    pub live: Option<mpsc::UnboundedSender<String>>,
+    pub events: &'a EventSink,
 }
 
 /// Which preopens an instance gets.

@@ -16,6 +16,7 @@
 
 mod approval;
 mod call;
+mod grant;
 mod groups;
 mod output;
 mod validation;
@@ -114,6 +115,19 @@ impl Scheduler {
     /// True the first time `key` is seen this session.
     fn first_warning(&self, key: String) -> bool {
         self.warned.lock().unwrap_or_else(PoisonError::into_inner).insert(key)
+    }
+
+    /// Whether `key` was seen ([`Scheduler::first_warning`]) this session.
+    fn seen(&self, key: &str) -> bool {
+        self.warned.lock().unwrap_or_else(PoisonError::into_inner).contains(key)
+    }
+
+    fn approver(&self) -> &dyn Approver {
+        &*self.approver
+    }
+
+    fn limits(&self) -> CallLimits {
+        self.limits
     }
 
     pub fn registry(&self) -> &Registry {
