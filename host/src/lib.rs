@@ -56,7 +56,7 @@
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `model`, `paths`, `policy`, `sanitize`
 //! - `contract`: (none)
-//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `model`, `paths`, `policy`, `registry`, `runtime`, `scheduler`, `session`
+//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `model`, `paths`, `policy`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`
 //! - `events`: `contract`, `model`, `registry`
 //! - `files`: (none)
 //! - `model`: (none)

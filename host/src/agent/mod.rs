@@ -201,14 +201,10 @@ impl Agent {
         self.client = client;
     }
 
-    /// Offers the tools of `registry`, governed by `policy`, from the next request on (the
-    /// plugin folders changed). Everything else of the scheduler stays.
-    pub fn set_tools(
-        &mut self,
-        registry: std::sync::Arc<crate::registry::Registry>,
-        policy: std::sync::Arc<crate::policy::Policy>,
-    ) {
-        self.scheduler.set_tools(registry, policy);
+    /// The scheduler, to change its tools (the plugin folders changed): the next request
+    /// declares them.
+    pub fn scheduler_mut(&mut self) -> &mut Scheduler {
+        &mut self.scheduler
     }
 
     /// Continues from a recorded `history`. Calls a crash left unanswered are answered

@@ -399,7 +399,7 @@ impl Engine {
                 for event in reload::changes(&self.shared.registry, &tools.registry) {
                     events.send(event);
                 }
-                self.agent.set_tools(tools.registry.clone(), tools.policy.clone());
+                self.agent.scheduler_mut().set_tools(tools.registry.clone(), tools.policy.clone());
                 self.shared.registry = tools.registry.clone();
                 self.shared.policy = tools.policy.clone();
                 self.shared.current.set(tools);
