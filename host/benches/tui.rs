@@ -9,6 +9,13 @@
 //!
 //! Run: `cargo bench --workspace --bench tui`. It prints figures and asserts nothing on time.
 
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark is a test program: it prints its report and stops loudly on a broken setup"
+)]
+
 mod support;
 
 use std::time::{Duration, Instant};

@@ -55,7 +55,7 @@ pub enum Effect {
 /// A dialog waiting in the viewport.
 #[derive(Debug)]
 pub enum Dialog {
-    Approval { id: u64, dialog: ApprovalDialog, path: String, proposed: Option<String> },
+    Approval { id: u64, dialog: Box<ApprovalDialog>, path: String, proposed: Option<String> },
     Grant { id: u64, prompt: GrantPrompt },
     Picker { purpose: Pick, picker: Picker, values: Vec<String> },
 }
@@ -205,7 +205,7 @@ impl App {
                 self.flush_stream();
                 self.dialogs.push_back(Dialog::Approval {
                     id: question.id,
-                    dialog: ApprovalDialog::new(view),
+                    dialog: Box::new(ApprovalDialog::new(view)),
                     path,
                     proposed,
                 });
@@ -498,10 +498,10 @@ impl App {
                 let Some(result) = picker.handle_key(key) else { return Effect::None };
                 let (purpose, values) = (*purpose, std::mem::take(values));
                 self.dialogs.pop_front();
-                if let PickerResult::Selected(index) = result {
-                    if let Some(value) = values.get(index) {
-                        super::commands::picked(self, purpose, value);
-                    }
+                if let PickerResult::Selected(index) = result
+                    && let Some(value) = values.get(index)
+                {
+                    super::commands::picked(self, purpose, value);
                 }
             }
         }

@@ -57,11 +57,11 @@ pub fn frame(app: &mut App, screen: &mut Screen) -> std::io::Result<()> {
             }
         }
         let mut y = bottom_area.bottom();
-        if let Some(hint) = hint {
-            if y < area.bottom() {
-                Line::styled(hint, app.theme.warning()).render(Rect::new(area.x, y, area.width, 1), buf);
-                y += 1;
-            }
+        if let Some(hint) = hint
+            && y < area.bottom()
+        {
+            Line::styled(hint, app.theme.warning()).render(Rect::new(area.x, y, area.width, 1), buf);
+            y += 1;
         }
         if y < area.bottom() {
             status.render(Rect::new(area.x, y, area.width, 1), buf);

@@ -166,9 +166,14 @@ async fn event_loop(
                 None => Effect::Quit,
             },
             _ = ticker.tick(), if animating => { app.tick(); Effect::None }
-            built = async { index.as_mut().expect("checked").await }, if index.is_some() => {
+            built = async {
+                match index.as_mut() {
+                    Some(building) => building.await.ok(),
+                    None => std::future::pending().await,
+                }
+            }, if index.is_some() => {
                 index = None;
-                if let Ok(built) = built {
+                if let Some(built) = built {
                     app.composer.set_file_index(built);
                 }
                 Effect::None
