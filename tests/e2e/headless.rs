@@ -246,6 +246,14 @@ fn json_output_is_one_object_with_calls_and_stats() {
     assert_eq!(object["stats"]["tokens"]["input"], 120);
     assert_eq!(object["stats"]["tokens"]["output"], 9);
     assert_eq!(object["stats"]["tools"]["success"], 1);
+    // What the call cost, measured by the runtime: its wall time and its guest's memory.
+    let cost = &object["tool_calls"][0]["cost"];
+    assert!(cost["peak_memory_bytes"].as_u64().unwrap() > 64 << 10, "{cost}");
+    assert_eq!(cost["network_requests"], 0);
+    let by_tool = &object["stats"]["by_tool"]["read_file"];
+    assert_eq!(by_tool["calls"], 1);
+    assert_eq!(by_tool["peak_memory_bytes"], cost["peak_memory_bytes"]);
+    assert_eq!(by_tool["wall_ms"], cost["wall_ms"]);
 }
 
 #[test]
@@ -263,6 +271,9 @@ fn stream_json_prints_one_event_per_line_as_they_happen() {
     let states: Vec<&str> =
         events.iter().filter(|e| e["type"] == "tool_call").map(|e| e["status"].as_str().unwrap()).collect();
     assert_eq!(states, ["validating", "scheduled", "executing", "success"]);
+    // The terminal update carries the call's cost; the others do not.
+    let costs: Vec<bool> = events.iter().filter(|e| e["type"] == "tool_call").map(|e| e["cost"].is_object()).collect();
+    assert_eq!(costs, [false, false, false, true]);
     let last = events.last().unwrap();
     assert_eq!(last["type"], "result");
     assert_eq!(last["status"], "success");

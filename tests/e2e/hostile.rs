@@ -360,3 +360,26 @@ fn network_denials_reach_the_model_and_name_the_grant_that_would_allow_them() {
     );
     assert!(done.stderr.contains("did not request it"), "{}", done.stderr);
 }
+
+#[test]
+fn each_call_reports_the_network_requests_its_guest_sent_allowed_or_not() {
+    let s = session();
+    s.install_plugin(fixtures::NET_PROBE);
+    let server = airlock_tests::http_server::WebServer::start();
+    grant(&s, &format!("[grants.net_probe]\nnetwork = [\"http://127.0.0.1:{}\"]\n", server.port()));
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![
+        call("fetch", json!({"url": server.url("/allowed")})),
+        call("fetch", json!({"url": "http://127.0.0.2:9/refused"})),
+    ]));
+    mock.push_turn(Turn::text("done"));
+    let done = run(&s, &mock, &["-o", "json"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let object: serde_json::Value =
+        serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
+    let calls = object["tool_calls"].as_array().unwrap_or_else(|| panic!("{object}"));
+    let requests: Vec<u64> = calls.iter().map(|c| c["cost"]["network_requests"].as_u64().unwrap_or(99)).collect();
+    assert_eq!(requests, [1, 1], "one request each, the refused one counted too: {object}");
+    assert_eq!(object["stats"]["by_tool"]["fetch"]["network_requests"], 2);
+    assert!(calls.iter().all(|c| c["cost"]["peak_memory_bytes"].as_u64().unwrap_or(0) > 0), "{object}");
+}

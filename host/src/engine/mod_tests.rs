@@ -468,13 +468,12 @@ async fn a_plugin_dropped_into_an_untrusted_workspace_is_loaded_as_at_start_and_
     until_event(&mut outputs, "the added notice", notice_says("plugin fs_probe added")).await;
     // The same rule as at start: an untrusted workspace's policy grants nothing, and the
     // user's policy cannot grant a workspace plugin, so it reads nothing.
-    mock.push_turn(Turn::calls(vec![call("read_path", json!({"path": "secret.txt"}))]));
-    mock.push_turn(Turn::text("ok"));
-    session.submit(Op::UserTurn { text: "read it".into() });
-    let (done, _) = turn(&mut outputs).await;
+    // Only a person's answer at the grant prompt could give it the folder; "no" keeps it out.
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, Some(GrantAnswer::No)).await;
+    assert!(asked, "the failure offers the grant to the person");
     let told = function_responses(&mock.last_request().unwrap());
     assert!(!format!("{told:?}").contains("the secret"), "an untrusted workspace plugin read a file: {told:?}");
-    assert!(done.calls[0].result.is_err(), "{:?}", done.calls[0].result);
+    assert!(result.is_err(), "{result:?}");
     session.shutdown().await;
 }
 
