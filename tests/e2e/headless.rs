@@ -246,14 +246,33 @@ fn json_output_is_one_object_with_calls_and_stats() {
     assert_eq!(object["stats"]["tokens"]["input"], 120);
     assert_eq!(object["stats"]["tokens"]["output"], 9);
     assert_eq!(object["stats"]["tools"]["success"], 1);
-    // What the call cost, measured by the runtime: its wall time and its guest's memory.
+    // What the call cost, measured by the runtime: its wall time, its guest's memory, and
+    // the file bytes it read (the 2 bytes of a.txt) and wrote (none).
     let cost = &object["tool_calls"][0]["cost"];
     assert!(cost["peak_memory_bytes"].as_u64().unwrap() > 64 << 10, "{cost}");
     assert_eq!(cost["network_requests"], 0);
+    assert_eq!(cost["bytes_read"], 2, "{cost}");
+    assert_eq!(cost["bytes_written"], 0, "{cost}");
     let by_tool = &object["stats"]["by_tool"]["read_file"];
     assert_eq!(by_tool["calls"], 1);
     assert_eq!(by_tool["peak_memory_bytes"], cost["peak_memory_bytes"]);
     assert_eq!(by_tool["wall_ms"], cost["wall_ms"]);
+}
+
+#[test]
+fn a_write_reports_the_bytes_it_wrote() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    let content = "twelve bytes".repeat(100);
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "out.txt", "content": content}))]));
+    mock.push_turn(Turn::text("written"));
+    let done = s.airlock(&mock, &["-p", "write", "-o", "json", "--approval-mode", "yolo"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(s.read("out.txt").as_deref(), Some(content.as_str()));
+    let object: Value = serde_json::from_str(&done.stdout).unwrap();
+    let cost = &object["tool_calls"][0]["cost"];
+    assert_eq!(cost["bytes_written"], 1_200, "{cost}");
+    assert_eq!(object["stats"]["by_tool"]["write_file"]["bytes_written"], 1_200);
 }
 
 #[test]
@@ -463,12 +482,20 @@ fn shaped_run(s: &Session, format: &str, capped: bool) -> airlock_tests::Finishe
     done
 }
 
-const SUMMARY_PATHS: [&str; 35] = [
+const SUMMARY_PATHS: [&str; 49] = [
     "error",
     "error.message",
     "error.type",
     "session_id",
     "stats",
+    "stats.by_tool",
+    "stats.by_tool.read_file",
+    "stats.by_tool.read_file.bytes_read",
+    "stats.by_tool.read_file.bytes_written",
+    "stats.by_tool.read_file.calls",
+    "stats.by_tool.read_file.network_requests",
+    "stats.by_tool.read_file.peak_memory_bytes",
+    "stats.by_tool.read_file.wall_ms",
     "stats.compressions",
     "stats.duration_ms",
     "stats.tokens",
@@ -492,6 +519,12 @@ const SUMMARY_PATHS: [&str; 35] = [
     "tool_calls",
     "tool_calls[]",
     "tool_calls[].args",
+    "tool_calls[].cost",
+    "tool_calls[].cost.bytes_read",
+    "tool_calls[].cost.bytes_written",
+    "tool_calls[].cost.network_requests",
+    "tool_calls[].cost.peak_memory_bytes",
+    "tool_calls[].cost.wall_ms",
     "tool_calls[].duration_ms",
     "tool_calls[].error",
     "tool_calls[].error.message",
@@ -512,6 +545,12 @@ const EVENT_PATHS: [(&str, &[&str]); 6] = [
         &[
             "args",
             "call_id",
+            "cost",
+            "cost.bytes_read",
+            "cost.bytes_written",
+            "cost.network_requests",
+            "cost.peak_memory_bytes",
+            "cost.wall_ms",
             "description",
             "display",
             "display.text",

@@ -86,9 +86,9 @@ pub struct Stats<'a> {
 /// What one tool's calls of a run cost together.
 #[derive(Debug, Default, Serialize)]
 pub struct ToolCost {
-    /// Bytes its guests read from files (not measured yet: 0).
+    /// Bytes its guests read from files.
     pub bytes_read: u64,
-    /// Bytes its guests wrote to files (not measured yet: 0).
+    /// Bytes its guests wrote to files.
     pub bytes_written: u64,
     /// Its calls.
     pub calls: usize,

@@ -19,6 +19,7 @@ mod bindings;
 mod budget;
 pub mod cache;
 mod convert;
+mod metered;
 /// The most of an edit's original or proposed content a confirmation holds whole; a longer
 /// one arrives cut, with a note.
 pub use convert::MAX_CONTENT as MAX_EDIT_CONTENT;
@@ -98,6 +99,8 @@ pub struct Sandbox {
 pub struct UsageMeter {
     peak_memory: std::sync::atomic::AtomicU64,
     network_requests: std::sync::atomic::AtomicU32,
+    bytes_read: std::sync::atomic::AtomicU64,
+    bytes_written: std::sync::atomic::AtomicU64,
 }
 
 impl UsageMeter {
@@ -107,6 +110,24 @@ impl UsageMeter {
 
     pub fn request(&self) {
         self.network_requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Bytes a guest read from a file ([`metered`]).
+    pub fn read(&self, bytes: usize) {
+        self.bytes_read.fetch_add(bytes as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Bytes a guest wrote to a file ([`metered`]).
+    pub fn written(&self, bytes: usize) {
+        self.bytes_written.fetch_add(bytes as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes_written.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The largest linear memory (all memories of one instance together), in bytes.
@@ -198,6 +219,7 @@ impl Runtime {
         let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(format!("{e:#}")))?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        metered::add_to_linker(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         bindings::Plugin::add_to_linker::<_, wasmtime::component::HasSelf<_>>(&mut linker, |state| state)

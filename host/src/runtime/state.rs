@@ -187,6 +187,8 @@ pub struct CallState {
     pub stdout: CapturedOutput,
     pub stderr: CapturedOutput,
     pub label: Arc<str>,
+    /// Where the call's usage is added up (file bytes are counted by `metered`).
+    pub meter: Arc<super::UsageMeter>,
     pub workspace_root: String,
     pub call_id: String,
     pub live_output: Option<mpsc::UnboundedSender<String>>,
@@ -223,6 +225,7 @@ impl CallState {
             stdout,
             stderr,
             label,
+            meter: sandbox.meter.clone(),
             workspace_root: sandbox.workspace_root.clone(),
             call_id: sandbox.call_id.clone(),
             live_output: sandbox.live_output.clone(),

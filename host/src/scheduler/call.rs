@@ -199,6 +199,8 @@ impl Scheduler {
             (result, denied) = self.run_once(&run, &widened).await;
         }
         let _ = denied;
+        // The live-output sender goes with the run: the forwarder drains once it is gone.
+        drop(run);
         // The instance is gone: its last live output goes out before the call's end.
         if let Some(forwarding) = forwarding {
             forwarding.drained().await;
@@ -446,7 +448,8 @@ pub(super) fn finish_metered(
         wall_ms: duration.as_millis().try_into().unwrap_or(u64::MAX),
         peak_memory_bytes: meter.map_or(0, UsageMeter::peak_memory),
         network_requests: meter.map_or(0, UsageMeter::network_requests),
-        ..CallCost::default()
+        bytes_read: meter.map_or(0, UsageMeter::bytes_read),
+        bytes_written: meter.map_or(0, UsageMeter::bytes_written),
     };
     let mut update = CallUpdate::new(&call.id, &call.name, status);
     update.duration = Some(duration);
