@@ -38,6 +38,7 @@ use crate::cancel::Cancellation;
 use crate::events::{Event, EventSink};
 use crate::paths::Paths;
 use crate::policy::{ApprovalMode, Policy};
+pub use crate::policy::{GrantOutcome as GrantAnswer, GrantRequest};
 use crate::registry::Registry;
 use crate::session;
 use questions::Questions;
@@ -85,28 +86,10 @@ pub enum Op {
 /// the front end may offer it. Only a person's answer ([`Op::Grant`]) grants it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GrantQuestion {
-    /// The engine's number for this question.
+    /// The engine's number for this question (from the same counter as [`Question`]s).
     pub id: u64,
-    pub call_id: String,
-    pub tool: String,
-    pub plugin: String,
-    /// What the answer would grant, one line each, in `plugins show` words.
-    pub missing: Vec<String>,
-    /// The policy file [`GrantAnswer::Always`] writes.
-    pub policy_file: std::path::PathBuf,
-}
-
-/// The user's choice for a [`GrantQuestion`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GrantAnswer {
-    /// Run the call again with the missing parts granted for it alone.
-    ThisCall,
-    /// Grant them to the plugin for the session, and run the call again.
-    Session,
-    /// Grant them in the policy file (as `airlock plugins grant`), and run the call again.
-    Always,
-    /// Keep the call's failure.
-    No,
+    /// The call, its plugin, what would be granted and the file "always" writes.
+    pub request: GrantRequest,
 }
 
 /// What the engine tells its front end.

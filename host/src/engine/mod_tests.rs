@@ -493,8 +493,9 @@ async fn read_with_grant(
         match next(outputs).await {
             Output::Grant(question) => {
                 asked = true;
-                assert_eq!(question.plugin, "fs_probe");
-                assert!(question.missing.iter().any(|m| m.contains("read")), "{:?}", question.missing);
+                assert_eq!(question.request.plugin, "fs_probe");
+                let missing = &question.request.missing;
+                assert!(missing.iter().any(|m| m.contains("read")), "{missing:?}");
                 let Some(answer) = answer else { panic!("asked again: {question:?}") };
                 session.submit(Op::Grant { id: question.id, answer });
             }

@@ -114,15 +114,9 @@ impl Questions {
     }
 
     /// Hands `answer` to the call waiting on grant question `id`.
-    pub fn answer_grant(&self, id: u64, answer: super::GrantAnswer) -> Result<(), AnswerError> {
+    pub fn answer_grant(&self, id: u64, answer: GrantOutcome) -> Result<(), AnswerError> {
         let reply = self.lock().grants.remove(&id).ok_or(AnswerError::NotWaiting(id))?;
-        let outcome = match answer {
-            super::GrantAnswer::ThisCall => GrantOutcome::ThisCall,
-            super::GrantAnswer::Session => GrantOutcome::Session,
-            super::GrantAnswer::Always => GrantOutcome::Always,
-            super::GrantAnswer::No => GrantOutcome::No,
-        };
-        reply.send(outcome).map_err(|_| AnswerError::NotWaiting(id))
+        reply.send(answer).map_err(|_| AnswerError::NotWaiting(id))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
@@ -194,14 +188,7 @@ impl Approver for Questions {
             id
         };
         let withdraw = Withdraw { questions: self, id };
-        let question = super::GrantQuestion {
-            id,
-            call_id: request.call_id,
-            tool: request.tool,
-            plugin: request.plugin,
-            missing: request.missing,
-            policy_file: request.policy_file,
-        };
+        let question = super::GrantQuestion { id, request };
         let asked = self.out.send(Output::Grant(Box::new(question)));
         Box::pin(async move {
             let _withdraw = withdraw;

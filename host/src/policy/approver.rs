@@ -91,7 +91,7 @@ pub struct GrantRequest {
     pub policy_file: std::path::PathBuf,
 }
 
-/// The person's answer to a [`GrantRequest`].
+/// The person's answer to a [`GrantRequest`] (a front end sends it as `engine::GrantAnswer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GrantOutcome {
     /// For this call only: it runs again with the grant, which reverts after it.

@@ -194,11 +194,12 @@ pub fn approval(question: &Question, queued: usize) -> ApprovalView {
 
 /// The grant prompt's view of `question`.
 pub fn grant(question: &GrantQuestion) -> GrantView {
+    let request = &question.request;
     GrantView {
-        plugin: sanitize::line(&question.plugin),
-        tool: sanitize::line(&question.tool),
-        missing: question.missing.iter().map(|m| sanitize::line(m)).collect(),
-        policy_file: sanitize::line(&question.policy_file.display().to_string()),
+        plugin: sanitize::line(&request.plugin),
+        tool: sanitize::line(&request.tool),
+        missing: request.missing.iter().map(|m| sanitize::line(m)).collect(),
+        policy_file: sanitize::line(&request.policy_file.display().to_string()),
     }
 }
 
