@@ -153,10 +153,11 @@ impl Session {
         let out = Outputs(out);
         let workspace = settings.workspace.clone();
         let current = CurrentTools(Arc::new(std::sync::Mutex::new(tools.clone())));
+        let folders = tools.folders.clone();
         let started = start::build(settings, tools, &out)?;
         let info = started.info.clone();
         let (orders, received) = mpsc::unbounded_channel();
-        let watch = reload::watch(reload::dirs(&started.paths, &workspace), orders.downgrade());
+        let watch = reload::watch(reload::dirs(&started.paths, &workspace), folders, orders.downgrade());
         let engine = Engine {
             agent: started.agent,
             shared: Shared {
@@ -378,7 +379,12 @@ impl Engine {
         let events = &self.shared.events;
         match loaded {
             Ok(tools) => {
-                tools.policy.carry_session_from(&self.shared.policy);
+                let same = reload::unchanged(&self.shared.registry, &tools.registry);
+                tools.policy.carry_session_from(
+                    &self.shared.policy,
+                    &|plugin| same.plugins.contains(plugin),
+                    &|tool| same.tools.contains(tool),
+                );
                 for event in reload::changes(&self.shared.registry, &tools.registry) {
                     events.send(event);
                 }

@@ -579,3 +579,31 @@ async fn an_interrupt_withdraws_a_waiting_grant_question() {
     assert!(asked && result.is_err(), "{result:?}");
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_grant_survives_a_reload_only_while_the_plugin_code_is_the_same() {
+    let setup = Setup::new(&[fixtures::FS_PROBE]);
+    std::fs::write(setup.workspace.join("secret.txt"), "the secret").unwrap();
+    let plugins = setup.home.path().join("plugins");
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Yolo).await;
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, Some(GrantAnswer::Session)).await;
+    assert!(asked && result.is_ok(), "{result:?}");
+
+    // Another plugin dropped in: fs_probe's code is the same, so it keeps its session grant.
+    std::fs::copy(fixtures::ECHO_TOOLS, plugins.join("echo_tools.wasm")).unwrap();
+    until_event(&mut outputs, "the added notice", notice_says("plugin echo_tools added")).await;
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, None).await;
+    assert!(!asked && result.is_ok(), "an unrelated reload dropped the session grant: {result:?}");
+
+    // A different fs_probe.wasm under the same name: what the person gave the old code is
+    // not the new code's.
+    let bytes = std::fs::read(fixtures::FS_PROBE).unwrap();
+    let impostor = airlock_tests::variants::with_custom_section(&bytes, "impostor");
+    std::fs::write(plugins.join("fs_probe.wasm"), impostor).unwrap();
+    until_event(&mut outputs, "the replaced notice", notice_says("plugin fs_probe replaced")).await;
+    let (result, asked) = read_with_grant(&session, &mut outputs, &mock, Some(GrantAnswer::No)).await;
+    assert!(asked, "the replaced plugin inherited the session grant");
+    assert!(result.is_err(), "{result:?}");
+    session.shutdown().await;
+}

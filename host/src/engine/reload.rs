@@ -11,7 +11,7 @@
 //!
 //! The watch holds only a weak handle on the order channel: it never keeps a session alive.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -27,9 +27,9 @@ pub const POLL: Duration = Duration::from_secs(1);
 pub const SETTLE: Duration = Duration::from_millis(300);
 
 /// What a folder holds: each `.wasm` file's size and modification time.
-type Snapshot = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
+pub(crate) type Snapshot = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
 
-fn snapshot(dirs: &[PathBuf]) -> Snapshot {
+pub(crate) fn snapshot(dirs: &[PathBuf]) -> Snapshot {
     let mut files = Snapshot::new();
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(dir) else { continue };
@@ -45,11 +45,15 @@ fn snapshot(dirs: &[PathBuf]) -> Snapshot {
     files
 }
 
-/// Watches `dirs` and sends [`Op::ReloadPlugins`] through `orders` when they settle on new
-/// content. Ends when the session's order channel closes.
-pub(super) fn watch(dirs: Vec<PathBuf>, orders: mpsc::WeakUnboundedSender<Op>) -> tokio::task::JoinHandle<()> {
+/// Watches `dirs` and sends [`Op::ReloadPlugins`] through `orders` when they settle on
+/// content other than `applied` (what they held when the session's tools were loaded). Ends
+/// when the session's order channel closes.
+pub(super) fn watch(
+    dirs: Vec<PathBuf>,
+    mut applied: Snapshot,
+    orders: mpsc::WeakUnboundedSender<Op>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut applied = snapshot(&dirs);
         loop {
             tokio::time::sleep(POLL).await;
             let seen = snapshot(&dirs);
@@ -72,22 +76,46 @@ pub(super) fn watch(dirs: Vec<PathBuf>, orders: mpsc::WeakUnboundedSender<Op>) -
     })
 }
 
+/// Each plugin's content hash and tool names, by plugin name.
+fn plugins(registry: &Registry) -> BTreeMap<String, (String, Vec<String>)> {
+    registry
+        .plugins()
+        .into_iter()
+        .map(|p| {
+            let tools =
+                registry.tools().iter().filter(|t| std::sync::Arc::ptr_eq(&t.plugin, p)).map(|t| t.info.name.clone());
+            (p.info.name.clone(), (p.source.content_hash.clone(), tools.collect()))
+        })
+        .collect()
+}
+
+/// What a reload leaves unchanged: the plugins whose code is the same as before (by name),
+/// and the tools served by the same code as before.
+pub(super) struct Unchanged {
+    pub plugins: BTreeSet<String>,
+    pub tools: BTreeSet<String>,
+}
+
+/// The plugins and tools whose code is the same in `old` and `new`: only these keep what
+/// the person gave them for the session.
+pub(super) fn unchanged(old: &Registry, new: &Registry) -> Unchanged {
+    let owner = |registry: &Registry| -> BTreeMap<String, String> {
+        registry.tools().iter().map(|t| (t.info.name.clone(), t.plugin.source.content_hash.clone())).collect()
+    };
+    let (before, after) = (plugins(old), plugins(new));
+    let plugins = after
+        .iter()
+        .filter(|(name, (hash, _))| before.get(*name).is_some_and(|(old_hash, _)| old_hash == hash))
+        .map(|(name, _)| name.clone())
+        .collect();
+    let (before, after) = (owner(old), owner(new));
+    let tools =
+        after.iter().filter(|(name, hash)| before.get(*name) == Some(*hash)).map(|(name, _)| name.clone()).collect();
+    Unchanged { plugins, tools }
+}
+
 /// The notices that tell what changed between `old` and `new`.
 pub(super) fn changes(old: &Registry, new: &Registry) -> Vec<Event> {
-    let plugins = |registry: &Registry| -> BTreeMap<String, (String, Vec<String>)> {
-        registry
-            .plugins()
-            .into_iter()
-            .map(|p| {
-                let tools = registry
-                    .tools()
-                    .iter()
-                    .filter(|t| std::sync::Arc::ptr_eq(&t.plugin, p))
-                    .map(|t| t.info.name.clone());
-                (p.info.name.clone(), (p.source.content_hash.clone(), tools.collect()))
-            })
-            .collect()
-    };
     let (before, after) = (plugins(old), plugins(new));
     let mut events = Vec::new();
     for (name, (hash, tools)) in &after {
@@ -116,6 +144,6 @@ fn notice(message: String) -> Event {
 }
 
 /// The folders a session's plugins come from.
-pub(super) fn dirs(paths: &crate::paths::Paths, workspace: &Path) -> Vec<PathBuf> {
+pub(crate) fn dirs(paths: &crate::paths::Paths, workspace: &Path) -> Vec<PathBuf> {
     vec![paths.plugins.clone(), workspace.join(".airlock").join("plugins")]
 }

@@ -42,6 +42,10 @@ pub struct Tools {
     pub runtime: Arc<Runtime>,
     pub registry: Arc<Registry>,
     pub policy: Arc<Policy>,
+    /// What the plugin folders held just before they were loaded: the hot-reload watch
+    /// starts from it, so a file that lands while the tools load (or before the watch's
+    /// first look) is still a change.
+    pub(crate) folders: super::reload::Snapshot,
 }
 
 impl Tools {
@@ -60,13 +64,14 @@ impl Tools {
         workspace: &Path,
         mode: ApprovalMode,
     ) -> Result<Self, StartError> {
+        let folders = super::reload::snapshot(&super::reload::dirs(paths, workspace));
         let roots = Roots { workspace: workspace.to_path_buf(), home: user_home() };
         let mut policy = Policy::load(paths, roots, mode)?;
         let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
         let registry = Arc::new(Registry::load(&runtime, &dirs).await);
         // The policy's names (grant tables, rule tools) mean plugins and tools: resolved now.
         policy.bind(&registry)?;
-        Ok(Self { runtime, registry, policy: Arc::new(policy) })
+        Ok(Self { runtime, registry, policy: Arc::new(policy), folders })
     }
 }
 
@@ -140,7 +145,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     let agent_settings = agent::Settings { max_turns, loop_detection, context_window: provider.context_window_tokens };
     let client = ModelClient::new(provider.clone())?;
     let questions = Questions::new(out.clone());
-    let Tools { runtime, registry, policy } = tools;
+    let Tools { runtime, registry, policy, .. } = tools;
     let scheduler = Scheduler::new(runtime.clone(), registry.clone(), policy.clone(), questions.clone(), limits);
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };

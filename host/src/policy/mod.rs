@@ -92,14 +92,37 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Takes over `old`'s session state — the approval mode and the rules remembered for the
-    /// session — when the policy is loaded anew (the plugin folders changed): a reload
-    /// neither forgets an "allow always for this session" nor resets the mode.
-    pub fn carry_session_from(&self, old: &Policy) {
+    /// Takes over `old`'s session state — the approval mode, and the rules and grants
+    /// remembered for the session — when the policy is loaded anew (the plugin folders
+    /// changed): a reload neither forgets an "allow always for this session" nor resets the
+    /// mode. Session grants and rules are identities' answers, not names': a plugin's are
+    /// kept only when `same_plugin` says its code is unchanged, a tool's rules only when
+    /// `same_tool` does — a different `foo.wasm` swapped in under the same name inherits
+    /// nothing the person gave the old one.
+    pub fn carry_session_from(
+        &self,
+        old: &Policy,
+        same_plugin: &dyn Fn(&str) -> bool,
+        same_tool: &dyn Fn(&str) -> bool,
+    ) {
         self.set_mode(old.mode());
-        let rules = old.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let rules: Vec<Rule> = old
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|rule| rule.tool.as_deref().is_none_or(same_tool))
+            .cloned()
+            .collect();
         *self.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = rules;
-        let grants = old.session_grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let grants: BTreeMap<String, Grant> = old
+            .session_grants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|(plugin, _)| same_plugin(plugin))
+            .map(|(plugin, grant)| (plugin.clone(), grant.clone()))
+            .collect();
         *self.session_grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = grants;
     }
 
