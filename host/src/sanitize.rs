@@ -124,7 +124,8 @@ pub fn block_bounded(text: &str, max_lines: usize) -> String {
             break;
         }
         if index == max_lines {
-            let _ = writeln!(out, "… ({} more lines not shown)", total - max_lines);
+            let more = total - max_lines;
+            let _ = writeln!(out, "… ({more} more {} not shown)", if more == 1 { "line" } else { "lines" });
             return out;
         }
         let raw = raw.strip_suffix('\r').unwrap_or(raw);

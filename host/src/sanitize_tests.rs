@@ -96,7 +96,7 @@ fn blocks_are_bounded_in_lines_and_line_length() {
     let shown = block(&wide);
     assert!(shown.lines().next().is_some_and(|l| l.chars().count() == MAX_LINE_CHARS + 1));
     assert!(shown.ends_with("end\n"));
-    assert_eq!(block_bounded("a\nb\nc", 2), "a\nb\n… (1 more lines not shown)\n");
+    assert_eq!(block_bounded("a\nb\nc", 2), "a\nb\n… (1 more line not shown)\n");
 }
 
 #[test]

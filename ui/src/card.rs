@@ -68,7 +68,7 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
             out.push(indent(clean(line), style));
         }
         if summary.lines().count() > 3 {
-            out.push(indent(format!("… {} more lines", summary.lines().count() - 3), theme.dim()));
+            out.push(indent(format!("… {}", crate::card::more_lines(summary.lines().count() - 3)), theme.dim()));
         }
     } else if card.state == CallState::Cancelled {
         out.push(indent("cancelled".into(), theme.dim()));
@@ -128,3 +128,8 @@ pub fn duration(d: Duration) -> String {
 #[cfg(test)]
 #[path = "card_tests.rs"]
 mod tests;
+
+/// "1 more line", "3 more lines": what a shortened block leaves out.
+pub fn more_lines(n: usize) -> String {
+    if n == 1 { "1 more line".into() } else { format!("{n} more lines") }
+}

@@ -43,7 +43,10 @@ pub fn lines(diff: &DiffView, width: u16, theme: &Theme, max_lines: usize) -> Ve
     let total = body.len();
     out.extend(body.into_iter().take(max_lines.max(1)));
     if total > max_lines.max(1) {
-        out.push(Line::from(Span::styled(format!("  … {} more lines", total - max_lines.max(1)), theme.dim())));
+        out.push(Line::from(Span::styled(
+            format!("  … {}", crate::card::more_lines(total - max_lines.max(1))),
+            theme.dim(),
+        )));
     }
     out
 }

@@ -9,9 +9,20 @@
 //! - port: optional, the scheme's default (80, 443) when left out; otherwise 1 to 65535 in
 //!   decimal digits, nothing else (no sign, no empty port after a `:`).
 //!
-//! A rule never has a path, query, fragment or user name, and never allows every host.
+//! - or `*` alone: every host *at a public address* (what a web fetcher needs); it never
+//!   reaches loopback, private, link-local or other special addresses, see below.
+//!
+//! A rule never has a path, query, fragment or user name.
 //! Names are compared as written: a rule for `localhost` does not allow `127.0.0.1` (nor
 //! the reverse), and `0x7f.1` or `2130706433` are not taken for `127.0.0.1`.
+//!
+//! Addresses: the host resolves a request's name itself and connects only to an address it
+//! checked ([`crate::runtime::http`]). An address that is not public ([`is_public`]: loopback,
+//! private, link-local with the cloud metadata address, carrier-grade NAT, multicast, …) is
+//! reached only through a rule that names it explicitly — the IP literal itself, or
+//! `localhost` for a loopback address ([`NetRule::names_address`]). A rule for a name
+//! (`https://api.example.com`, `*.example.com`, `*`) reaches public addresses only, so a
+//! name that resolves, or is rebound, to `127.0.0.1` or `169.254.169.254` is refused.
 //!
 //! A request's destination is parsed once, by [`NetRule::for_authority`], from the authority
 //! the connector will connect to; a port that is empty, signed, out of range or too long to
@@ -22,7 +33,7 @@
 //! destination compare equal and display the same way.
 
 use std::fmt;
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
 
 use serde::{Serialize, Serializer};
@@ -73,6 +84,8 @@ enum HostPattern {
     Exact(String),
     /// `*.<suffix>`: every name that ends in `.<suffix>`, not `<suffix>` itself.
     Below(String),
+    /// `*`: every host, reached at public addresses only.
+    Public,
 }
 
 /// One `scheme://host[:port]` rule.
@@ -165,7 +178,101 @@ impl NetRule {
             (HostPattern::Below(suffix), HostPattern::Exact(name)) => is_below(name, suffix),
             (HostPattern::Below(suffix), HostPattern::Below(inner)) => inner == suffix || is_below(inner, suffix),
             (HostPattern::Exact(_), HostPattern::Below(_)) => false,
+            (HostPattern::Public, _) => true,
+            (_, HostPattern::Public) => false,
         }
+    }
+
+    /// The host a request rule names (a name, or an IP address without brackets); `None`
+    /// for a wildcard rule.
+    pub fn host(&self) -> Option<&str> {
+        match &self.host {
+            HostPattern::Exact(host) => Some(host),
+            HostPattern::Below(_) | HostPattern::Public => None,
+        }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// Whether this rule names `ip` explicitly, so that reaching it is meant even when it is
+    /// not a public address: the rule's host is that IP literal, or `localhost` and `ip` is
+    /// a loopback address. A rule for any other name, or a wildcard, names no address.
+    pub fn names_address(&self, ip: IpAddr) -> bool {
+        let HostPattern::Exact(host) = &self.host else { return false };
+        match host.parse::<IpAddr>() {
+            Ok(literal) => canonical_ip(literal) == canonical_ip(ip),
+            Err(_) => host == "localhost" && canonical_ip(ip).is_loopback(),
+        }
+    }
+}
+
+/// An IPv4 address written as IPv6 (`::ffff:127.0.0.1`) as the IPv4 address it is.
+fn canonical_ip(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        IpAddr::V4(_) => ip,
+    }
+}
+
+/// Whether `ip` is an address of the public internet: not unspecified, loopback, private
+/// (RFC 1918, IPv6 unique-local), link-local (with `169.254.169.254`, the cloud metadata
+/// address), carrier-grade NAT, benchmarking, documentation, reserved, broadcast or
+/// multicast, and no IPv6 form that embeds such an IPv4 address (mapped, compatible,
+/// NAT64, 6to4) or tunnels to one (Teredo).
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_public_v4(v4),
+        IpAddr::V6(v6) => is_public_v6(v6),
+    }
+}
+
+fn is_public_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
+    !(a == 0                                    // "this network", 0.0.0.0
+        || a == 10                              // private
+        || a == 127                             // loopback
+        || (a == 100 && (64..128).contains(&b)) // carrier-grade NAT
+        || (a == 169 && b == 254)               // link-local, cloud metadata
+        || (a == 172 && (16..32).contains(&b))  // private
+        || (a == 192 && b == 0 && c == 0)       // IETF protocol assignments
+        || (a == 192 && b == 0 && c == 2)       // documentation
+        || (a == 192 && b == 88 && c == 99)     // 6to4 relay anycast
+        || (a == 192 && b == 168)               // private
+        || (a == 198 && (b == 18 || b == 19))   // benchmarking
+        || (a == 198 && b == 51 && c == 100)    // documentation
+        || (a == 203 && b == 0 && c == 113)     // documentation
+        || a >= 224) // multicast, reserved, broadcast
+}
+
+fn is_public_v6(ip: Ipv6Addr) -> bool {
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return is_public_v4(v4);
+    }
+    let s = ip.segments();
+    let embedded = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    match s {
+        // Unspecified, loopback and the deprecated IPv4-compatible form (`::a.b.c.d`).
+        [0, 0, 0, 0, 0, 0, _, _] => false,
+        // NAT64 (64:ff9b::/96, 64:ff9b:1::/48): the IPv4 address it reaches decides.
+        [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => is_public_v4(embedded(hi, lo)),
+        [0x64, 0xff9b, 1, ..] => false,
+        // 6to4 (2002::/16): the embedded IPv4 address decides.
+        [0x2002, hi, lo, ..] => is_public_v4(embedded(hi, lo)),
+        // Teredo (2001::/32), ORCHIDs and documentation (2001:db8::/32).
+        [0x2001, 0, ..] | [0x2001, 0xdb8, ..] => false,
+        [0x2001, second, ..] if (0x10..0x30).contains(&second) => false,
+        // Unique-local fc00::/7, link-local fe80::/10, site-local fec0::/10, multicast ff00::/8.
+        [first, ..] if (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80 || (first & 0xffc0) == 0xfec0 => false,
+        [first, ..] if (first & 0xff00) == 0xff00 => false,
+        // Discard-only 100::/64.
+        [0x100, 0, 0, 0, ..] => false,
+        _ => true,
     }
 }
 
@@ -246,7 +353,7 @@ fn host_pattern(host: &str) -> Result<HostPattern, String> {
         return Err("the host is missing".into());
     }
     if host == "*" {
-        return Err("`*` would allow every host; name the host, or its domain as `*.example.com`".into());
+        return Ok(HostPattern::Public);
     }
     if let Some(inner) = host.strip_prefix('[') {
         let inner = inner.strip_suffix(']').unwrap_or(inner);
@@ -314,6 +421,7 @@ impl fmt::Display for NetRule {
             HostPattern::Exact(host) if host.contains(':') => write!(f, "[{host}]")?,
             HostPattern::Exact(host) => f.write_str(host)?,
             HostPattern::Below(suffix) => write!(f, "*.{suffix}")?,
+            HostPattern::Public => f.write_str("*")?,
         }
         if self.port != self.scheme.default_port() {
             write!(f, ":{}", self.port)?;

@@ -25,6 +25,8 @@ fn parses_and_prints_canonical_rules() {
         ("http://api.example.com:80", "http://api.example.com"),
         ("http://api.example.com:443", "http://api.example.com:443"),
         ("https://*.example.com:8443", "https://*.example.com:8443"),
+        ("https://*", "https://*"),
+        ("http://*:8080", "http://*:8080"),
         ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
         ("http://[::1]", "http://[::1]"),
         ("http://[0:0:0:0:0:0:0:1]:8080", "http://[::1]:8080"),
@@ -48,8 +50,6 @@ fn rejects_bad_rules_saying_what_is_wrong() {
         ("https://example.com?key=1", "path, query or fragment"),
         ("https://example.com#top", "path, query or fragment"),
         ("https://user:pw@example.com", "user name"),
-        ("https://*", "would allow every host"),
-        ("https://*:443", "would allow every host"),
         ("https://*.com", "top-level domain"),
         ("https://a.*.example.com", "only as the whole first label"),
         ("https://*example.com", "only as the whole first label"),
@@ -218,5 +218,82 @@ fn rules_take_ports_as_strictly_as_requests() {
     for written in ["http://127.0.0.1:+80", "http://127.0.0.1:", "http://127.0.0.1:83618", "http://127.0.0.1:0080x"] {
         let error = NetRule::parse(written).unwrap_err();
         assert!(error.contains("port") || error.contains("host"), "{written}: {error}");
+    }
+}
+
+#[test]
+fn star_covers_every_host_of_its_scheme_and_port_but_nothing_covers_it() {
+    let any = rule("https://*");
+    for covered in ["https://example.com", "https://*.example.com", "https://93.184.216.34", "https://[2606:2800::1]"] {
+        assert!(any.covers(&rule(covered)), "{covered}");
+    }
+    for other in ["http://example.com", "https://example.com:8443", "http://*"] {
+        assert!(!any.covers(&rule(other)), "{other}");
+    }
+    assert!(!rule("https://*.example.com").covers(&any));
+    assert!(!rule("https://example.com").covers(&any));
+    // Asked for every host, granted one: the one.
+    assert_eq!(texts(&intersect(&[any.clone()], &rules(&["https://api.example.com"]))), ["https://api.example.com"]);
+    assert_eq!(texts(&intersect(&rules(&["https://api.example.com"]), &[any])), ["https://api.example.com"]);
+}
+
+#[test]
+fn public_addresses_are_told_from_the_rest() {
+    for private in [
+        "0.0.0.0",
+        "10.1.2.3",
+        "127.0.0.1",
+        "127.255.0.9",
+        "100.64.0.1",
+        "169.254.169.254",
+        "172.16.0.1",
+        "172.31.255.255",
+        "192.168.1.1",
+        "192.0.2.7",
+        "198.18.0.1",
+        "224.0.0.1",
+        "240.0.0.1",
+        "255.255.255.255",
+        "::",
+        "::1",
+        "::ffff:127.0.0.1",
+        "::ffff:169.254.169.254",
+        "::127.0.0.1",
+        "64:ff9b::a9fe:a9fe",
+        "2002:7f00:1::",
+        "fc00::1",
+        "fd12:3456::1",
+        "fe80::1",
+        "fec0::1",
+        "ff02::1",
+        "2001:db8::1",
+        "2001::1",
+    ] {
+        assert!(!is_public(private.parse().unwrap()), "{private} taken for public");
+    }
+    for public in [
+        "1.1.1.1",
+        "93.184.216.34",
+        "172.32.0.1",
+        "100.128.0.1",
+        "2606:4700::1111",
+        "::ffff:1.1.1.1",
+        "64:ff9b::101:101",
+    ] {
+        assert!(is_public(public.parse().unwrap()), "{public} taken for private");
+    }
+}
+
+#[test]
+fn only_an_ip_literal_or_localhost_names_a_private_address() {
+    let loopback: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+    assert!(rule("http://127.0.0.1:8080").names_address(loopback));
+    assert!(rule("http://127.0.0.1:8080").names_address("::ffff:127.0.0.1".parse().unwrap()));
+    assert!(!rule("http://127.0.0.2").names_address(loopback));
+    assert!(rule("http://localhost").names_address(loopback));
+    assert!(rule("http://localhost").names_address("::1".parse().unwrap()));
+    assert!(!rule("http://localhost").names_address("10.0.0.1".parse().unwrap()));
+    for name in ["http://intranet.example.com", "http://*.example.com", "http://*"] {
+        assert!(!rule(name).names_address(loopback), "{name}");
     }
 }

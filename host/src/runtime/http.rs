@@ -8,6 +8,11 @@
 //!   URLs with a user name, or a port that is empty or not 1 to 65535, are refused outright. The check runs synchronously in
 //!   `send_request`, before the connection is even started; a refused request fails with
 //!   `error-code::HTTP-request-denied` and is recorded as a [`NetDenial`].
+//! - the destination's name is resolved by the host, once; an address that is not public
+//!   (loopback, private, link-local with the cloud metadata address, …) is refused unless a
+//!   rule that allowed the request names it (its IP literal, or `localhost` for loopback:
+//!   [`NetRule::names_address`]), and the connection goes to an address that passed
+//!   ([`super::connect`]), never to a second resolution of the name (DNS rebinding).
 //! - `wasi:http` never follows redirects (wasmtime-wasi-http hands the guest the 3xx as it
 //!   came), so a guest that follows one sends a new request, checked like the first.
 //! - a guest reads at most `response_cap` bytes of each response body; the read past it
@@ -29,7 +34,7 @@ use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
 use wasmtime_wasi_http::{Error as HttpError, RequestOptions, WasiBody, WasiHttpHooks};
 
-use crate::capability::net::NetRule;
+use crate::capability::net::{NetRule, Scheme, is_public};
 
 /// Denials kept per call; a guest retrying in a loop does not grow the list further.
 const MAX_DENIALS: usize = 64;
@@ -45,6 +50,10 @@ pub enum DenialReason {
     Unsupported(&'static str),
     #[error("its response body is larger than the cap of {cap} bytes")]
     ResponseTooLarge { cap: usize },
+    #[error(
+        "{host} is at {address}, which is not a public address: only a grant naming that address (or localhost) reaches it"
+    )]
+    PrivateAddress { host: String, address: String },
 }
 
 /// One request the gate refused, for the user's eyes.
@@ -102,8 +111,9 @@ impl HttpGate {
         self.denials.snapshot()
     }
 
-    /// Allows the request or says why not.
-    fn check(&self, uri: &http::Uri) -> Result<(), NetDenial> {
+    /// Allows the request or says why not; the request's exact rule and the rules that allow
+    /// it.
+    fn check(&self, uri: &http::Uri) -> Result<(NetRule, Vec<NetRule>), NetDenial> {
         let url = display_url(uri);
         let deny = |reason, grant| Err(NetDenial { url: url.clone(), reason, grant });
         let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
@@ -116,11 +126,8 @@ impl HttpGate {
             Ok(request) => request,
             Err(reason) => return deny(DenialReason::Unsupported(reason), None),
         };
-        if self.rules.iter().any(|rule| rule.covers(&request)) {
-            Ok(())
-        } else {
-            deny(DenialReason::NotGranted, Some(request))
-        }
+        let allowing: Vec<NetRule> = self.rules.iter().filter(|rule| rule.covers(&request)).cloned().collect();
+        if allowing.is_empty() { deny(DenialReason::NotGranted, Some(request)) } else { Ok((request, allowing)) }
     }
 
     /// The guest's timeouts, none longer than what is left of the call.
@@ -146,22 +153,49 @@ impl WasiHttpHooks for HttpGate {
         _request_outcome: IoFuture,
     ) -> SendFuture {
         self.meter.request();
-        if let Err(denial) = self.check(request.uri()) {
-            self.denials.push(denial);
-            return Box::new(async { Err(HttpError::HttpRequestDenied) });
-        }
+        let (destination, allowing) = match self.check(request.uri()) {
+            Ok(allowed) => allowed,
+            Err(denial) => {
+                self.denials.push(denial);
+                return Box::new(async { Err(HttpError::HttpRequestDenied) });
+            }
+        };
         let left = self.deadline.saturating_duration_since(Instant::now());
         let options = self.bounded(options, left);
+        let url = display_url(request.uri());
         let guard = BodyGuard {
             cap: self.response_cap,
             deadline: tokio::time::Instant::from_std(self.deadline),
             denials: self.denials.clone(),
-            url: display_url(request.uri()),
+            url: url.clone(),
         };
+        let denials = self.denials.clone();
         Box::new(async move {
-            // TLS handshakes have no timeout of their own in default_send_request.
-            let sent = tokio::time::timeout(left, wasmtime_wasi_http::default_send_request(request, Some(options)));
-            let (response, io) = sent.await.map_err(|_| HttpError::ConnectionTimeout)??;
+            let host = destination.host().unwrap_or_default().to_string();
+            let port = destination.port();
+            let use_tls = destination.scheme() == Scheme::Https;
+            let work = async {
+                let resolved = super::connect::resolve(&host, port, left).await?;
+                let (addrs, refused): (Vec<_>, Vec<_>) = resolved.into_iter().partition(|addr| {
+                    is_public(addr.ip()) || allowing.iter().any(|rule| rule.names_address(addr.ip()))
+                });
+                if addrs.is_empty() {
+                    let address = refused.first().map(|a| a.ip().to_string()).unwrap_or_default();
+                    // A grant of the destination itself reaches it when it names the address
+                    // (an IP literal, localhost); a grant never lets another name reach it.
+                    let grant =
+                        refused.first().filter(|a| destination.names_address(a.ip())).map(|_| destination.clone());
+                    denials.push(NetDenial {
+                        url,
+                        reason: DenialReason::PrivateAddress { host: host.clone(), address },
+                        grant,
+                    });
+                    return Err(HttpError::DestinationIpProhibited);
+                }
+                super::connect::send(request, addrs, &host, use_tls, options).await
+            };
+            // TLS handshakes have no timeout of their own.
+            let (response, io) = tokio::time::timeout(left, work).await.map_err(|_| HttpError::ConnectionTimeout)??;
             let response = response.map(|body| guard.wrap(body.boxed_unsync()));
             Ok((response, Box::new(io) as IoFuture))
         })

@@ -18,6 +18,7 @@
 mod bindings;
 mod budget;
 pub mod cache;
+mod connect;
 mod convert;
 mod metered;
 /// The most of an edit's original or proposed content a confirmation holds whole; a longer

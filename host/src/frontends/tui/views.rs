@@ -136,7 +136,11 @@ fn summary(text: &str) -> String {
         &lines.iter().take(SUMMARY_LINES).copied().collect::<Vec<_>>().join("\n"),
         SUMMARY_LINES,
     );
-    if lines.len() > SUMMARY_LINES { format!("{shown}\n… {} more lines", lines.len() - SUMMARY_LINES) } else { shown }
+    if lines.len() > SUMMARY_LINES {
+        format!("{shown}\n… {}", airlock_ui::card::more_lines(lines.len() - SUMMARY_LINES))
+    } else {
+        shown
+    }
 }
 
 fn risk(risk: Risk) -> &'static str {

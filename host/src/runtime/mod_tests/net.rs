@@ -218,3 +218,64 @@ fn sandbox_debug_output_hides_environment_values() {
     assert!(shown.contains("OPENAI_API_KEY"), "{shown}");
     assert!(!shown.contains("sk-secret"), "{shown}");
 }
+
+fn prohibited(answer: &Result<String, String>) -> bool {
+    matches!(answer, Err(message) if message.contains("DestinationIpProhibited"))
+}
+
+#[tokio::test]
+async fn a_name_or_a_wildcard_never_reaches_a_private_address() {
+    let server = WebServer::start();
+    let port = server.port();
+    let any = format!("http://*:{port}");
+    // `*` allows every host, at public addresses: localhost resolves to loopback, and the
+    // loopback literal is not public either. Nothing reaches the server.
+    for url in [format!("http://localhost:{port}/hello"), server.url("/hello")] {
+        let (answer, denials) = fetch(&sandbox(std::slice::from_ref(&any)), &url).await;
+        assert!(prohibited(&answer), "{url}: {answer:?}");
+        assert_eq!(denials.len(), 1, "{url}: {denials:?}");
+        assert!(matches!(denials[0].reason, DenialReason::PrivateAddress { .. }), "{:?}", denials[0].reason);
+        assert!(denials[0].reason.to_string().contains("not a public address"), "{}", denials[0].reason);
+    }
+    assert!(server.requests().is_empty(), "a wildcard reached loopback: {:?}", server.requests());
+    // The refusal names the grant that would reach it: the destination itself.
+    let (_, denials) = fetch(&sandbox(std::slice::from_ref(&any)), &format!("http://localhost:{port}/x")).await;
+    assert_eq!(grant_of(&denials[0]), format!("http://localhost:{port}"));
+
+    // Named explicitly, each reaches the server; the other stays refused.
+    let named = sandbox(&[any.clone(), format!("http://localhost:{port}")]);
+    let (answer, _) = fetch(&named, &format!("http://localhost:{port}/hello")).await;
+    assert_eq!(answer.unwrap(), "status=200 bytes=5 redirects=0");
+    let (answer, _) = fetch(&named, &server.url("/hello")).await;
+    assert!(prohibited(&answer), "{answer:?}");
+    let literal = sandbox(&[any, format!("http://127.0.0.1:{port}")]);
+    let (answer, _) = fetch(&literal, &server.url("/hello")).await;
+    assert_eq!(answer.unwrap(), "status=200 bytes=5 redirects=0");
+}
+
+#[tokio::test]
+async fn a_redirect_to_a_private_or_metadata_address_is_refused_before_connecting() {
+    let server = WebServer::start();
+    let port = server.port();
+    // The page itself is granted by address; everything else only as a public host.
+    let rules = [format!("http://127.0.0.1:{port}"), "http://*".to_string(), format!("http://*:{port}")];
+    for target in [
+        "http://169.254.169.254/latest/meta-data/iam/security-credentials/".to_string(),
+        "http://[::ffff:169.254.169.254]/latest/meta-data/".to_string(),
+        "http://10.0.0.1/admin".to_string(),
+        "http://[::1]/".to_string(),
+        format!("http://localhost:{port}/hello"),
+    ] {
+        let started = Instant::now();
+        let url = server.url(&format!("/redirect?to={target}"));
+        let (answer, denials) = fetch(&sandbox(&rules), &url).await;
+        assert!(prohibited(&answer), "{target}: {answer:?}");
+        assert!(
+            denials.iter().any(|d| matches!(d.reason, DenialReason::PrivateAddress { .. })),
+            "{target}: {denials:?}"
+        );
+        // Refused by the check, not by a connection that timed out.
+        assert!(started.elapsed() < Duration::from_secs(5), "{target} took {:?}", started.elapsed());
+    }
+    assert!(server.requests().iter().all(|r| r.starts_with("/redirect")), "{:?}", server.requests());
+}
