@@ -33,7 +33,7 @@ fn answers_in_plain_text_on_both_wires() {
         assert_eq!(done.stdout, "Hello from the mock model.\n", "{wire:?}");
         let request = &mock.recorded()[0];
         let tools = declared_tools(&request.body);
-        for tool in ["list_directory", "read_file", "write_file", "replace", "glob", "grep_search"] {
+        for tool in ["list_directory", "read_file", "write_file", "replace", "glob", "grep_search", "web_fetch"] {
             assert!(tools.iter().any(|t| t == tool), "{wire:?}: {tool} not declared: {tools:?}");
         }
         match wire {
@@ -670,6 +670,7 @@ fn json_shapes_of_the_listings_keep_their_keys_and_order() {
         "tools[].gets.files[].access",
         "tools[].gets.files[].path",
         "tools[].gets.network",
+        "tools[].gets.network[]",
         "tools[].gets.processes",
         "tools[].kind",
         "tools[].missing",
@@ -685,8 +686,10 @@ fn json_shapes_of_the_listings_keep_their_keys_and_order() {
     assert_eq!(key_paths(&plugins, &free), expected);
     // fs_probe is granted nothing: no file it gets, no default list.
     let shown = parse_sorted(&listing(&["plugins", "show", "fs_probe", "--json"]), true);
-    let expected: Vec<&str> =
-        plugin.into_iter().filter(|k| !k.starts_with("tools[].gets.files[]") && *k != "defaults[]").collect();
+    let expected: Vec<&str> = plugin
+        .into_iter()
+        .filter(|k| !k.starts_with("tools[].gets.files[]") && !matches!(*k, "defaults[]" | "tools[].gets.network[]"))
+        .collect();
     assert_eq!(key_paths(&shown, &free), expected);
 
     let inspected = parse_sorted(&listing(&["plugins", "inspect", fixtures::FS_PROBE, "--json"]), true);

@@ -14,12 +14,32 @@ use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::oneshot;
 
-/// An HTTP/1.1 server with four routes:
+/// An HTML page with what a converter must handle: a title, headings, a list, a relative
+/// link, emphasis, code, a table, entities, and a script and a style that are not text.
+pub const PAGE_HTML: &str = r#"<!DOCTYPE html>
+<html><head><title>Airlock &amp; the  web</title><style>body { color: red }</style>
+<script>var secret = "SCRIPT-TEXT";</script></head>
+<body><nav><a href="/">Home</a></nav>
+<h1>Fetching pages</h1>
+<p>A <strong>bold</strong> claim with <em>emphasis</em> and <code>inline_code()</code>.</p>
+<ul><li>first item</li><li>second item with <a href="/docs/guide.html">the guide</a></li></ul>
+<pre><code>fn main() {
+    println!("hi");
+}</code></pre>
+<table><tr><th>name</th><th>value</th></tr><tr><td>x</td><td>1 &lt; 2</td></tr></table>
+<!-- a comment that is not text -->
+<p>Caf&eacute; &#8212; done&hellip;</p>
+</body></html>
+"#;
+
+/// An HTTP/1.1 server with these routes:
 ///
 /// - `/hello`: 200, body `hello`;
 /// - `/bytes/<n>`: 200, a body of `n` bytes (`x`), sent in 64 KiB chunks;
 /// - `/slow/<ms>`: 200, body `late`, after waiting `ms` milliseconds;
 /// - `/redirect?to=<url>`: 302 to `<url>` (taken as is, not percent-decoded);
+/// - `/page.html`: 200, `text/html`, [`PAGE_HTML`];
+/// - `/html/<n>`: 200, `text/html`, a page of about `n` bytes, sent in 64 KiB chunks;
 ///
 /// anything else is 404. Every request's path and query is recorded, in order.
 pub struct WebServer {
@@ -109,6 +129,19 @@ async fn handle(State(requests): State<Arc<Mutex<Vec<String>>>>, uri: Uri) -> Re
     if let Some(millis) = path.strip_prefix("/slow/").and_then(|n| n.parse::<u64>().ok()) {
         tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
         return "late".into_response();
+    }
+    if path == "/page.html" {
+        return ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE_HTML).into_response();
+    }
+    if let Some(size) = path.strip_prefix("/html/").and_then(|n| n.parse::<usize>().ok()) {
+        let chunks = (0..size).step_by(64 << 10).map(move |start| {
+            let mut chunk = b"<p>".to_vec();
+            chunk.resize((size - start).min(64 << 10).max(4) - 4, b'w');
+            chunk.extend_from_slice(b"</p>");
+            Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(chunk))
+        });
+        let body = axum::body::Body::from_stream(futures_util::stream::iter(chunks));
+        return ([(header::CONTENT_TYPE, "text/html")], body).into_response();
     }
     if path == "/redirect"
         && let Some(to) = uri.query().and_then(|q| q.strip_prefix("to="))

@@ -7,7 +7,8 @@
 //!   `example.com` at any depth (`a.example.com`, `a.b.example.com`) but not `example.com`
 //!   itself: grant both rules to allow both;
 //! - port: optional, the scheme's default (80, 443) when left out; otherwise 1 to 65535 in
-//!   decimal digits, nothing else (no sign, no empty port after a `:`).
+//!   decimal digits, nothing else (no sign, no empty port after a `:`), or `*` for every
+//!   port (`https://*:*`: every host at a public address, on any port).
 //!
 //! - or `*` alone: every host *at a public address* (what a web fetcher needs); it never
 //!   reaches loopback, private, link-local or other special addresses, see below.
@@ -38,6 +39,8 @@ use std::str::FromStr;
 
 use serde::{Serialize, Serializer};
 
+/// The port of a rule written with `:*`: every port (0 is never a request's port).
+const ANY_PORT: u16 = 0;
 /// The longest host name DNS allows.
 const MAX_NAME: usize = 253;
 /// The longest label of a host name.
@@ -127,7 +130,7 @@ impl NetRule {
         let (host, port) = split_host_port(rest).map_err(|reason| format!("`{text}`: {reason}"))?;
         let port = match port {
             None => scheme.default_port(),
-            Some("*") => return Err(format!("`{text}`: a port cannot be a wildcard; write one rule per port")),
+            Some("*") => ANY_PORT,
             Some(port) => match parse_port(port) {
                 Some(port) => port,
                 None => return Err(format!("`{text}`: `{port}` is not a port (1 to 65535)")),
@@ -170,7 +173,7 @@ impl NetRule {
 
     /// Whether every destination `other` allows is also allowed by `self`.
     pub fn covers(&self, other: &NetRule) -> bool {
-        if self.scheme != other.scheme || self.port != other.port {
+        if self.scheme != other.scheme || (self.port != ANY_PORT && self.port != other.port) {
             return false;
         }
         match (&self.host, &other.host) {
@@ -192,12 +195,25 @@ impl NetRule {
         }
     }
 
+    /// The port; for a rule written with `:*`, 0.
     pub fn port(&self) -> u16 {
         self.port
     }
 
     pub fn scheme(&self) -> Scheme {
         self.scheme
+    }
+
+    /// Whether this rule's host is an address that is not public, or `localhost`: what only
+    /// a rule naming it reaches.
+    fn names_private(&self) -> bool {
+        match &self.host {
+            HostPattern::Exact(host) => match host.parse::<IpAddr>() {
+                Ok(ip) => !is_public(ip),
+                Err(_) => host == "localhost",
+            },
+            HostPattern::Below(_) | HostPattern::Public => false,
+        }
     }
 
     /// Whether this rule names `ip` explicitly, so that reaching it is meant even when it is
@@ -311,7 +327,9 @@ pub fn intersect(requested: &[NetRule], granted: &[NetRule]) -> Vec<NetRule> {
         }
     }
     let all = met.clone();
-    met.retain(|rule| !all.iter().any(|other| other != rule && other.covers(rule)));
+    // A rule that names a private address (an IP literal, localhost) is kept beside a
+    // wildcard that covers it: the wildcard reaches public addresses only.
+    met.retain(|rule| rule.names_private() || !all.iter().any(|other| other != rule && other.covers(rule)));
     met
 }
 
@@ -423,7 +441,9 @@ impl fmt::Display for NetRule {
             HostPattern::Below(suffix) => write!(f, "*.{suffix}")?,
             HostPattern::Public => f.write_str("*")?,
         }
-        if self.port != self.scheme.default_port() {
+        if self.port == ANY_PORT {
+            f.write_str(":*")?;
+        } else if self.port != self.scheme.default_port() {
             write!(f, ":{}", self.port)?;
         }
         Ok(())

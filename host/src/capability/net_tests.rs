@@ -27,6 +27,8 @@ fn parses_and_prints_canonical_rules() {
         ("https://*.example.com:8443", "https://*.example.com:8443"),
         ("https://*", "https://*"),
         ("http://*:8080", "http://*:8080"),
+        ("http://*:*", "http://*:*"),
+        ("https://api.example.com:*", "https://api.example.com:*"),
         ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
         ("http://[::1]", "http://[::1]"),
         ("http://[0:0:0:0:0:0:0:1]:8080", "http://[::1]:8080"),
@@ -59,7 +61,6 @@ fn rejects_bad_rules_saying_what_is_wrong() {
         ("https://example.com:0", "is not a port"),
         ("https://example.com:65536", "is not a port"),
         ("https://example.com:https", "is not a port"),
-        ("https://example.com:*", "cannot be a wildcard"),
         ("https://", "host is missing"),
         ("https://:8080", "host is missing"),
         ("http://::1", "in brackets"),
@@ -231,6 +232,23 @@ fn star_covers_every_host_of_its_scheme_and_port_but_nothing_covers_it() {
         assert!(!any.covers(&rule(other)), "{other}");
     }
     assert!(!rule("https://*.example.com").covers(&any));
+    let every_port = rule("https://*:*");
+    for covered in ["https://example.com:8443", "https://127.0.0.1:1", "https://*", "https://*.x.org:*"] {
+        assert!(every_port.covers(&rule(covered)), "{covered}");
+    }
+    assert!(!every_port.covers(&rule("http://example.com")));
+    assert!(!any.covers(&every_port));
+    assert_eq!(
+        texts(&intersect(&[every_port.clone()], &rules(&["https://127.0.0.1:8443"]))),
+        ["https://127.0.0.1:8443"]
+    );
+    // Beside the wildcard, a rule that names a private address stays: it reaches what the
+    // wildcard never does. A public one is covered and goes.
+    let granted = rules(&["https://*:*", "https://127.0.0.1:8443", "https://localhost", "https://1.1.1.1"]);
+    assert_eq!(
+        texts(&intersect(&[every_port], &granted)),
+        ["https://*:*", "https://127.0.0.1:8443", "https://localhost"]
+    );
     assert!(!rule("https://example.com").covers(&any));
     // Asked for every host, granted one: the one.
     assert_eq!(texts(&intersect(&[any.clone()], &rules(&["https://api.example.com"]))), ["https://api.example.com"]);

@@ -51,9 +51,15 @@ pub enum DenialReason {
     #[error("its response body is larger than the cap of {cap} bytes")]
     ResponseTooLarge { cap: usize },
     #[error(
-        "{host} is at {address}, which is not a public address: only a grant naming that address (or localhost) reaches it"
+        "{} is not a public address: only a grant naming that address (or localhost) reaches it",
+        at(host, address)
     )]
     PrivateAddress { host: String, address: String },
+}
+
+/// `host`, with the address it resolved to when that is another string.
+fn at(host: &str, address: &str) -> String {
+    if host == address { host.to_string() } else { format!("{host} (at {address})") }
 }
 
 /// One request the gate refused, for the user's eyes.
