@@ -33,7 +33,16 @@ fn answers_in_plain_text_on_both_wires() {
         assert_eq!(done.stdout, "Hello from the mock model.\n", "{wire:?}");
         let request = &mock.recorded()[0];
         let tools = declared_tools(&request.body);
-        for tool in ["list_directory", "read_file", "write_file", "replace", "glob", "grep_search", "web_fetch"] {
+        for tool in [
+            "list_directory",
+            "read_file",
+            "write_file",
+            "replace",
+            "glob",
+            "grep_search",
+            "web_fetch",
+            "read_many_files",
+        ] {
             assert!(tools.iter().any(|t| t == tool), "{wire:?}: {tool} not declared: {tools:?}");
         }
         match wire {

@@ -1,7 +1,7 @@
-//! The web tools of issue 12 through the real binary: the scripted mock model calls them,
-//! a real HTTP server on 127.0.0.1 answers, and the host's network rules decide what is
-//! reached — by default only public addresses, so the local server only through a grant
-//! that names its address.
+//! The rest of the seed's tool set (issue 12) through the real binary, called by the
+//! scripted mock model. For `web_fetch` a real HTTP server on 127.0.0.1 answers, and the
+//! host's network rules decide what is reached — by default only public addresses, so the
+//! local server only through a grant that names its address.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -160,4 +160,138 @@ fn a_bad_url_is_invalid_params_before_any_request() {
     assert!(sent[0].contains("only http:// and https://"), "{}", sent[0]);
     assert!(sent[1].contains("not an absolute URL"), "{}", sent[1]);
     assert!(sent[2].contains("user name"), "{}", sent[2]);
+}
+
+/// One headless run in which the model calls `tool` once with each of `args` (one batch),
+/// then answers `done`; what the model was sent back, in call order, and the raw request.
+fn calls(s: &Session, tool: &str, args: &[serde_json::Value]) -> (Vec<String>, serde_json::Value) {
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(args.iter().map(|a| call(tool, a.clone())).collect()));
+    mock.push_turn(Turn::text("done"));
+    let done = s.airlock(&mock, &["-p", "go", "--approval-mode", "yolo"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let requests = mock.requests();
+    let sent = function_responses(&requests[1]).into_iter().map(|(_, text)| text).collect();
+    (sent, requests[1].clone())
+}
+
+/// A workspace with source, ignored, excluded, binary and media files.
+fn project(s: &Session) {
+    s.write(".gitignore", "*.log\n");
+    s.write("src/a.rs", "fn a() {}\n");
+    s.write("src/b.rs", "fn b() {}\n");
+    s.write("src/deep/c.rs", "fn c() {}\n");
+    s.write("notes.md", "# Notes\nread me\n");
+    s.write("debug.log", "IGNORED-BY-GIT\n");
+    s.write("node_modules/dep/index.js", "DEFAULT-EXCLUDED\n");
+    s.write(".env", "API_KEY=DEFAULT-EXCLUDED-ENV\n");
+    std::fs::write(s.workspace.join("blob.dat"), b"\x00\x01binary").unwrap();
+    // A 1x1 PNG.
+    let png: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1,
+        8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89,
+    ];
+    std::fs::write(s.workspace.join("logo.png"), png).unwrap();
+}
+
+#[test]
+fn read_many_files_reads_folders_files_and_patterns_honouring_ignores_and_exclusions() {
+    let s = session();
+    project(&s);
+    let (sent, _) = calls(
+        &s,
+        "read_many_files",
+        &[
+            json!({ "paths": ["src", "notes.md", "*.log", "node_modules/dep/index.js", ".env"] }),
+            json!({ "paths": ["**/*"], "exclude": ["src/deep"] }),
+            json!({ "paths": ["src/*.rs"], "recursive": false }),
+            json!({ "paths": ["*.log"], "respect_git_ignore": false }),
+        ],
+    );
+    let first = &sent[0];
+    for shown in [
+        "--- notes.md ---\n# Notes\nread me",
+        "--- src/a.rs ---\nfn a() {}",
+        "--- src/deep/c.rs ---",
+        "--- End of content ---",
+    ] {
+        assert!(first.contains(shown), "missing {shown:?} in:\n{first}");
+    }
+    for hidden in ["IGNORED-BY-GIT", "DEFAULT-EXCLUDED"] {
+        assert!(!first.contains(hidden), "{hidden} leaked:\n{first}");
+    }
+    // In path order.
+    assert!(first.find("notes.md").unwrap() < first.find("src/a.rs").unwrap(), "{first}");
+
+    let all = &sent[1];
+    assert!(all.contains("--- src/a.rs ---") && !all.contains("src/deep/c.rs ---"), "{all}");
+    assert!(all.contains("- blob.dat: binary"), "{all}");
+    assert!(all.contains("- logo.png: an image or PDF not asked for"), "{all}");
+    assert!(!all.contains("IGNORED-BY-GIT") && !all.contains("DEFAULT-EXCLUDED"), "{all}");
+
+    assert!(sent[2].contains("--- src/b.rs ---") && !sent[2].contains("c.rs"), "{}", sent[2]);
+    assert!(sent[3].contains("IGNORED-BY-GIT"), "respect_git_ignore=false reads it: {}", sent[3]);
+}
+
+#[test]
+fn read_many_files_returns_images_asked_for_as_media() {
+    let s = session();
+    project(&s);
+    let (sent, _) = calls(&s, "read_many_files", &[json!({ "paths": ["*.png", "notes.md"] })]);
+    assert!(sent[0].contains("--- logo.png --- (image/png, 33 bytes, attached)"), "{}", sent[0]);
+    // The PNG came back as a media part (the host names media parts to the model wires).
+    assert!(sent[0].contains("[image/png content, 33 bytes"), "{}", sent[0]);
+    assert!(sent[0].contains("--- notes.md ---"), "{}", sent[0]);
+}
+
+#[test]
+fn read_many_files_caps_files_and_bytes_and_says_what_it_left_out() {
+    let s = session();
+    for i in 0..230 {
+        s.write(&format!("many/f{i:03}.txt"), &format!("file {i}\n"));
+    }
+    s.write("big/huge.txt", &"a line of text that goes on\n".repeat(4000));
+    for i in 0..3 {
+        s.write(&format!("budget/part{i}.txt"), &"x".repeat(60_000));
+    }
+    let (sent, _) = calls(
+        &s,
+        "read_many_files",
+        &[json!({ "paths": ["many"] }), json!({ "paths": ["big"] }), json!({ "paths": ["budget"] })],
+    );
+    assert!(
+        sent[0].contains("--- many/f199.txt ---") && !sent[0].contains("--- many/f200.txt ---"),
+        "{}",
+        &sent[0][..300]
+    );
+    assert!(
+        sent[0].contains("Left out 30 file(s):") && sent[0].contains("over the 200-file cap"),
+        "{}",
+        &sent[0][sent[0].len() - 600..]
+    );
+    assert!(
+        sent[1].contains("Cut at 65536 bytes") && sent[1].contains("big/huge.txt (first"),
+        "{}",
+        &sent[1][sent[1].len() - 300..]
+    );
+    assert!(
+        sent[2].contains("--- budget/part0.txt ---") && sent[2].contains("over the 96000-byte text budget"),
+        "{}",
+        &sent[2][sent[2].len() - 300..]
+    );
+}
+
+#[test]
+fn read_many_files_refuses_paths_outside_the_workspace() {
+    let s = session();
+    project(&s);
+    let (sent, _) = calls(
+        &s,
+        "read_many_files",
+        &[json!({ "paths": ["/etc/passwd"] }), json!({ "paths": ["../../etc/*"] }), json!({ "paths": [] })],
+    );
+    assert!(sent[0].contains("outside the workspace"), "{}", sent[0]);
+    assert!(sent[1].contains("outside the workspace"), "{}", sent[1]);
+    assert!(!sent[0].contains("root:") && !sent[1].contains("root:"));
+    assert!(sent[2].contains("paths"), "{}", sent[2]);
 }
