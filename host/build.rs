@@ -13,8 +13,17 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 /// The built-in tools, in the order the registry lists them: (crate, component file).
-const BUILTINS: &[&str] =
-    &["list_directory", "read_file", "write_file", "replace", "glob", "grep_search", "web_fetch", "read_many_files"];
+const BUILTINS: &[&str] = &[
+    "list_directory",
+    "read_file",
+    "write_file",
+    "replace",
+    "glob",
+    "grep_search",
+    "web_fetch",
+    "read_many_files",
+    "write_todos",
+];
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());

@@ -144,6 +144,37 @@ pub enum Event {
     Warning { message: String },
     /// Something that went as the user asked (a rule remembered, ...).
     Notice { message: String },
+    /// The model's plan changed (a `write_todos` call): the whole list, latest first-to-last.
+    Todos { todos: Vec<Todo> },
+}
+
+/// One step of the model's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Todo {
+    pub description: String,
+    pub status: TodoStatus,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    #[serde(alias = "done")]
+    Completed,
+    Cancelled,
+}
+
+impl TodoStatus {
+    /// A mark for a text line: `[ ]`, `[>]`, `[x]`, `[-]`.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Self::Pending => "[ ]",
+            Self::InProgress => "[>]",
+            Self::Completed => "[x]",
+            Self::Cancelled => "[-]",
+        }
+    }
 }
 
 /// Where the engine sends events. Sending never blocks and never fails the engine: a front

@@ -525,6 +525,7 @@ const SUMMARY_PATHS: [&str; 49] = [
     "stats.turns_detail[].total",
     "stats.turns_detail[].turn",
     "status",
+    "todos",
     "tool_calls",
     "tool_calls[]",
     "tool_calls[].args",

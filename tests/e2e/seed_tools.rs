@@ -295,3 +295,86 @@ fn read_many_files_refuses_paths_outside_the_workspace() {
     assert!(!sent[0].contains("root:") && !sent[1].contains("root:"));
     assert!(sent[2].contains("paths"), "{}", sent[2]);
 }
+
+fn plan(statuses: &[(&str, &str)]) -> serde_json::Value {
+    let todos: Vec<_> = statuses.iter().map(|(d, s)| json!({ "description": d, "status": s })).collect();
+    json!({ "todos": todos })
+}
+
+/// The session files of `s`, their text.
+fn session_files(s: &Session) -> Vec<String> {
+    let dir = s.airlock_home().join("sessions");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
+    files.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
+}
+
+#[test]
+fn write_todos_keeps_the_plan_shows_it_records_it_and_a_resume_brings_it_back() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    let first = plan(&[("Read the code", "completed"), ("Fix the bug", "in_progress"), ("Run the tests", "pending")]);
+    let second =
+        plan(&[("Read the code", "completed"), ("Fix the bug", "completed"), ("Run the tests", "in_progress")]);
+    mock.push_turn(Turn::calls(vec![call("write_todos", first)]));
+    mock.push_turn(Turn::calls(vec![call("write_todos", second)]));
+    mock.push_turn(Turn::text("done"));
+    let done = s.airlock(&mock, &["-p", "fix it", "-o", "stream-json"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    // Two plan events on the stream, the latest last.
+    let events: Vec<serde_json::Value> = done
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|e: &serde_json::Value| e["type"] == "todos")
+        .collect();
+    assert_eq!(events.len(), 2, "{}", done.stdout);
+    assert_eq!(events[1]["todos"][2], json!({ "description": "Run the tests", "status": "in_progress" }));
+    // The model was told the plan back.
+    let told = function_responses(&mock.requests()[1]);
+    assert!(told[0].1.contains("2. [in_progress] Fix the bug"), "{told:?}");
+    // The session file holds the plans.
+    let files = session_files(&s);
+    assert_eq!(files.len(), 1);
+    let records: Vec<serde_json::Value> = files[0].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let plans: Vec<_> = records.iter().filter(|r| r["type"] == "todos").collect();
+    assert_eq!(plans.len(), 2, "{}", files[0]);
+    assert_eq!(plans[1]["todos"][1]["status"], "completed");
+
+    // A resumed session has its plan back; -o json reports it at the end, and text output
+    // shows it.
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::text("resumed"));
+    let done = s.airlock(&mock, &["-p", "go on", "--resume", "latest", "-o", "json"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let object: serde_json::Value =
+        serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
+    assert_eq!(object["todos"][2]["status"], "in_progress", "{object}");
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call(
+        "write_todos",
+        plan(&[("Ship it", "in_progress"), ("Celebrate", "pending")]),
+    )]));
+    mock.push_turn(Turn::text("ok"));
+    let done = s.airlock(&mock, &["-p", "plan", "--approval-mode", "default"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(done.stderr.contains("plan:\n  [>] Ship it\n  [ ] Celebrate"), "{}", done.stderr);
+}
+
+#[test]
+fn a_plan_the_tool_refuses_is_not_kept() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    let two_running = plan(&[("a", "in_progress"), ("b", "in_progress")]);
+    let bad_status = json!({ "todos": [{ "description": "a", "status": "someday" }] });
+    mock.push_turn(Turn::calls(vec![call("write_todos", two_running), call("write_todos", bad_status)]));
+    mock.push_turn(Turn::text("done"));
+    let done = s.airlock(&mock, &["-p", "plan", "-o", "json"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let told = function_responses(&mock.requests()[1]);
+    assert!(told[0].1.contains("keep exactly one in progress"), "{told:?}");
+    assert!(told[1].1.starts_with("Error"), "{told:?}");
+    let object: serde_json::Value = serde_json::from_str(&done.stdout).unwrap();
+    assert_eq!(object["todos"], json!([]), "{object}");
+    assert!(!session_files(&s)[0].contains("\"type\":\"todos\""));
+}

@@ -17,12 +17,13 @@ pub mod context_files;
 mod finish;
 mod loop_detect;
 mod prompt;
+pub mod todos;
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use crate::cancel::Cancellation;
-use crate::events::{CallStatus, Event, EventSink};
+use crate::events::{CallStatus, Event, EventSink, Todo};
 use crate::model::{
     FunctionCall, FunctionResponse, Message, ModelClient, ModelError, ModelEvent, ModelRequest, Part, Role, Stop,
     ToolDeclaration, Usage, UsageKind,
@@ -81,6 +82,8 @@ pub struct Report {
     /// How often older history was compressed.
     pub compressions: u32,
     pub duration: Duration,
+    /// The model's plan when the run ended (`write_todos`).
+    pub todos: Vec<Todo>,
 }
 
 impl Default for Report {
@@ -94,6 +97,7 @@ impl Default for Report {
             turns: 0,
             compressions: 0,
             duration: Duration::ZERO,
+            todos: Vec::new(),
         }
     }
 }
@@ -127,6 +131,8 @@ pub struct Agent {
     /// The run's turn before which no compression is tried again (after a failure).
     compress_paused_until: u32,
     warned_uncompressible: bool,
+    /// The model's latest plan ([`todos`]).
+    todos: Vec<Todo>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -150,6 +156,7 @@ impl Agent {
             declared: false,
             compress_paused_until: 0,
             warned_uncompressible: false,
+            todos: Vec::new(),
         };
         agent.declare_tools();
         agent
@@ -212,9 +219,38 @@ impl Agent {
     pub fn resume(&mut self, history: Vec<Message>, events: &EventSink) {
         self.history = history;
         self.anchor = None;
+        self.todos.clear();
         if let Some(answers) = unanswered_calls(&self.history) {
             self.push(answers, events);
         }
+    }
+
+    /// Takes back the plan a resumed session recorded last (`value` as written), and says
+    /// it.
+    pub fn restore_todos(&mut self, value: Option<serde_json::Value>, events: &EventSink) {
+        if let Some(todos) = value.and_then(todos::from_record) {
+            self.todos = todos;
+            events.send(Event::Todos { todos: self.todos.clone() });
+        }
+    }
+
+    /// The model's latest plan.
+    pub fn todos(&self) -> &[Todo] {
+        &self.todos
+    }
+
+    /// Keeps the plan the batch's last `write_todos` call set, records it and reports it.
+    fn take_todos(&mut self, completed: &[CompletedCall], events: &EventSink) {
+        let builtin = self.scheduler.is_builtin(todos::TOOL);
+        let Some(plan) = completed.iter().rev().find_map(|call| todos::from_call(call, builtin)) else { return };
+        self.todos = plan;
+        if let Some(recorder) = &mut self.recorder
+            && let Ok(value) = serde_json::to_value(&self.todos)
+            && let Err(error) = recorder.todos(&value)
+        {
+            self.recording_failed(error, events);
+        }
+        events.send(Event::Todos { todos: self.todos.clone() });
     }
 
     /// Appends `message` to the history and to the session file.
@@ -261,6 +297,7 @@ impl Agent {
             }
         };
         run.report.duration = started.elapsed();
+        run.report.todos = self.todos.clone();
         run.report
     }
 
@@ -312,6 +349,7 @@ impl Agent {
             return Some(Outcome::Completed);
         }
         let completed = self.scheduler.run_batch(&calls, events, cancel).await;
+        self.take_todos(&completed, events);
         let responses = completed.iter().map(|c| Part::FunctionResponse(c.response())).collect();
         self.push(Message { role: Role::User, parts: responses }, events);
         let all_cancelled = completed.iter().all(|c| c.status == CallStatus::Cancelled);

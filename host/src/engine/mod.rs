@@ -460,6 +460,7 @@ impl Engine {
                 let replay: Arc<[crate::model::Message]> = opened.history.clone().into();
                 self.agent.resume(opened.history, events);
                 self.shared.out.send(Output::Replay(replay));
+                self.agent.restore_todos(opened.todos, events);
             }
             Err(error) => events.send(Event::Warning { message: format!("cannot resume: {error}") }),
         }

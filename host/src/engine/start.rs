@@ -189,6 +189,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
             let replay: Arc<[crate::model::Message]> = opened.history.clone().into();
             agent.resume(opened.history, &events);
             out.send(Output::Replay(replay));
+            agent.restore_todos(opened.todos, &events);
         }
     }
     Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider })

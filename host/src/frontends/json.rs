@@ -60,6 +60,8 @@ pub struct Summary<'a> {
     pub stats: Stats<'a>,
     /// `success`, `max_turns`, `loop_detected`, `cancelled`, `blocked` or `error`.
     pub status: &'a str,
+    /// The model's plan at the end of the run (`write_todos`); empty when it kept none.
+    pub todos: &'a [crate::events::Todo],
     /// Every finished tool call, in the order they finished.
     pub tool_calls: Vec<CallSummary<'a>>,
 }
@@ -217,7 +219,7 @@ impl<'a> Summary<'a> {
             turns: report.turns,
             turns_detail,
         };
-        Self { error, session_id, stats, status, tool_calls }
+        Self { error, session_id, stats, status, todos: &report.todos, tool_calls }
     }
 }
 

@@ -134,6 +134,11 @@ impl Scheduler {
         &self.registry
     }
 
+    /// Whether the tool called `name` is a built-in's.
+    pub fn is_builtin(&self, name: &str) -> bool {
+        self.registry.get(name).is_some_and(|tool| tool.plugin.source.origin == crate::registry::Origin::Builtin)
+    }
+
     /// Runs one batch to completion and returns one completed call per request, in order.
     /// Each call runs on its own task, so calls of one group really run in parallel.
     pub async fn run_batch(

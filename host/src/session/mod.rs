@@ -145,6 +145,11 @@ impl Recorder {
         self.write(&RecordRef::Compressed { turn: self.turn, replaced, history })
     }
 
+    /// Records the model's plan, whole.
+    pub fn todos(&mut self, todos: &serde_json::Value) -> Result<(), SessionError> {
+        self.write(&RecordRef::Todos { turn: self.turn, todos })
+    }
+
     /// Records that a later run continued the session.
     pub fn resumed(&mut self, at: &Stamp, provider: &str, model: &str, workspace: &str) -> Result<(), SessionError> {
         self.write(&RecordRef::Resumed { turn: self.turn, at: at.iso(), provider, model, workspace })
@@ -170,6 +175,8 @@ pub struct Opened {
     pub warnings: Vec<String>,
     /// What was resumed, for a notice.
     pub notice: Option<String>,
+    /// The latest plan recorded in a resumed session, as written.
+    pub todos: Option<serde_json::Value>,
 }
 
 /// What identifies the run being recorded.
@@ -193,7 +200,14 @@ pub fn open(airlock_home: &Path, resume: Option<&str>, run: RunInfo<'_>) -> Resu
             run.model.to_owned(),
         );
         let recorder = Recorder::create(&dir, &header)?;
-        return Ok(Opened { recorder, history: Vec::new(), resumed: false, warnings: Vec::new(), notice: None });
+        return Ok(Opened {
+            recorder,
+            history: Vec::new(),
+            resumed: false,
+            warnings: Vec::new(),
+            notice: None,
+            todos: None,
+        });
     };
     let path = find(&dir, which, run.workspace)?;
     let started = std::time::Instant::now();
@@ -223,7 +237,14 @@ pub fn open(airlock_home: &Path, resume: Option<&str>, run: RunInfo<'_>) -> Resu
         resumed.history.len(),
         resumed.turn
     );
-    Ok(Opened { recorder, history: resumed.history, resumed: true, warnings, notice: Some(notice) })
+    Ok(Opened {
+        recorder,
+        history: resumed.history,
+        resumed: true,
+        warnings,
+        notice: Some(notice),
+        todos: resumed.todos,
+    })
 }
 
 /// A new session id: 16 random hex digits.

@@ -6,6 +6,7 @@
 //! {"type":"usage","turn":1,"kind":"answer","input_tokens":120,"output_tokens":9}
 //! {"type":"compressed","turn":7,"replaced":12,"history":[{"role":"user","parts":[…]}, …]}
 //! {"type":"resumed","turn":9,"at":"2025-…Z","provider":"…","model":"…","workspace":"…"}
+//! {"type":"todos","turn":4,"todos":[{"description":"…","status":"in_progress"}]}
 //! ```
 //!
 //! `turn` counts the model responses of the session so far, so the last line of a file
@@ -67,6 +68,11 @@ pub(super) enum RecordRef<'a> {
         model: &'a str,
         workspace: &'a str,
     },
+    /// The model's plan (a `write_todos` call), whole; kept as the engine wrote it.
+    Todos {
+        turn: u64,
+        todos: &'a serde_json::Value,
+    },
 }
 
 /// A line read back. Kinds this version does not know are [`Record::Other`], so a file
@@ -78,6 +84,7 @@ pub(super) enum Record {
     Usage { turn: u64 },
     Compressed { turn: u64, history: Vec<Message> },
     Resumed { turn: u64 },
+    Todos { turn: u64, todos: serde_json::Value },
     Other,
 }
 
@@ -88,6 +95,11 @@ struct Head<'a> {
     kind: Cow<'a, str>,
     #[serde(default)]
     turn: u64,
+}
+
+#[derive(Deserialize)]
+struct TodosLine {
+    todos: serde_json::Value,
 }
 
 #[derive(Deserialize)]
@@ -108,6 +120,7 @@ impl Record {
             "usage" => Self::Usage { turn },
             "compressed" => Self::Compressed { turn, history: serde_json::from_slice::<CompressedLine>(line)?.history },
             "resumed" => Self::Resumed { turn },
+            "todos" => Self::Todos { turn, todos: serde_json::from_slice::<TodosLine>(line)?.todos },
             _ => Self::Other,
         })
     }
@@ -118,7 +131,8 @@ impl Record {
             Self::Message { turn, .. }
             | Self::Usage { turn }
             | Self::Compressed { turn, .. }
-            | Self::Resumed { turn } => Some(*turn),
+            | Self::Resumed { turn }
+            | Self::Todos { turn, .. } => Some(*turn),
             Self::Session(_) | Self::Other => None,
         }
     }

@@ -23,6 +23,8 @@ pub struct Resumed {
     pub lines_read: usize,
     /// Lines that could not be read and were skipped.
     pub skipped: usize,
+    /// The latest plan recorded since the history's base, as written.
+    pub todos: Option<serde_json::Value>,
 }
 
 /// Reads the session at `path` back.
@@ -35,6 +37,7 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
     let mut messages = Vec::new();
     let mut base = Vec::new();
     let (mut turn, mut lines_read, mut skipped) = (0, 0, 0);
+    let mut todos = None;
     while let Some(line) = lines.next_line().map_err(read_error)? {
         let Ok(record) = Record::parse(&line) else {
             skipped += 1;
@@ -47,6 +50,10 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
         turn = turn.max(record.turn().unwrap_or(0));
         match record {
             Record::Message { message, .. } => messages.push(message),
+            // Read backwards: the first one met is the latest.
+            Record::Todos { todos: plan, .. } => {
+                todos.get_or_insert(plan);
+            }
             Record::Compressed { history, .. } => {
                 base = history;
                 break;
@@ -56,5 +63,5 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
     }
     messages.reverse();
     base.extend(messages);
-    Ok(Resumed { header, path: path.to_path_buf(), history: base, turn, lines_read, skipped })
+    Ok(Resumed { header, path: path.to_path_buf(), history: base, turn, lines_read, skipped, todos })
 }

@@ -28,7 +28,7 @@ use ratatui::text::Line;
 use super::views::{self, LiveCard};
 use crate::agent::{Outcome, Report};
 use crate::engine::{CurrentTools, Info, Op, Orders, Output};
-use crate::events::{CallStatus, CallUpdate, Event};
+use crate::events::{CallStatus, CallUpdate, Event, TodoStatus};
 use crate::model::{Message, Part, Role, UsageKind};
 use crate::policy::ApprovalMode;
 use crate::sanitize;
@@ -308,6 +308,14 @@ impl App {
                     self.status.model = sanitize::line(model);
                 }
                 self.notice(&message, NoticeKind::Info);
+            }
+            Event::Todos { todos } => {
+                let done = todos.iter().filter(|t| t.status == TodoStatus::Completed).count();
+                let mut plan = format!("plan ({done}/{} done)", todos.len());
+                for todo in &todos {
+                    plan.push_str(&format!("\n  {} {}", todo.status.mark(), sanitize::line(&todo.description)));
+                }
+                self.notice(&plan, NoticeKind::Info);
             }
             #[allow(unreachable_patterns)]
             _ => {}
