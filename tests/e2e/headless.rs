@@ -491,7 +491,7 @@ fn shaped_run(s: &Session, format: &str, capped: bool) -> airlock_tests::Finishe
     done
 }
 
-const SUMMARY_PATHS: [&str; 49] = [
+const SUMMARY_PATHS: [&str; 50] = [
     "error",
     "error.message",
     "error.type",
