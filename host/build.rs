@@ -23,6 +23,7 @@ const BUILTINS: &[&str] = &[
     "web_fetch",
     "read_many_files",
     "write_todos",
+    "save_memory",
 ];
 
 fn main() {

@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+/// The folder of `$AIRLOCK_HOME` that holds the memory file (`save_memory`).
+pub const MEMORY_DIR: &str = "memory";
+
 /// Why the home or cache folder cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum PathsError {
@@ -53,12 +56,23 @@ impl Paths {
     /// The folders no tool may write to: the home (policy, trust, plugins, sessions) and
     /// the compile cache (trusted as code). Canonical; the cache is listed on its own only
     /// when it lies outside the home.
+    /// Folders inside the protected ones that a grant may still write: the memory folder.
+    pub fn writable_inside_protected(&self) -> Vec<PathBuf> {
+        vec![self.memory_dir()]
+    }
+
     pub fn protected(&self) -> Vec<PathBuf> {
         let mut folders = vec![self.home.clone()];
         if !self.cache.starts_with(&self.home) {
             folders.push(self.cache.clone());
         }
         folders
+    }
+
+    /// Where `save_memory` keeps the user's remembered facts (`AIRLOCK.md`, read as context
+    /// after `$AIRLOCK_HOME/AIRLOCK.md`): the one folder of the home a grant may write.
+    pub fn memory_dir(&self) -> PathBuf {
+        self.home.join(MEMORY_DIR)
     }
 
     /// The key that tags the compile cache's entries: in the home, never in the cache

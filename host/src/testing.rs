@@ -54,7 +54,7 @@ impl Setup {
         let path = self.home.path().join("policy.toml");
         std::fs::write(&path, toml).unwrap();
         let user = crate::policy::file::load(&path, crate::policy::rules::RuleSource::User).unwrap();
-        let roots = Roots { workspace: self.workspace.clone(), home: None };
+        let roots = Roots { workspace: self.workspace.clone(), home: None, memory: None };
         Arc::new(Policy::new(mode, roots, user))
     }
 }

@@ -1,6 +1,7 @@
 //! `AIRLOCK.md` context files: instructions the user keeps for the agent, added to the
 //! system prompt. They are read in order from `$AIRLOCK_HOME/AIRLOCK.md` (the user's own),
-//! then the workspace root, then every folder down to the current one when it lies inside
+//! then `$AIRLOCK_HOME/memory/AIRLOCK.md` (the facts `save_memory` kept), then the
+//! workspace root, then every folder down to the current one when it lies inside
 //! the workspace — general first, most specific last, so a later file can refine an
 //! earlier one. Each file is cut at [`MAX_FILE_BYTES`] and all of them together at
 //! [`MAX_TOTAL_BYTES`]; a cut is said in the prompt and in [`ContextFile::cut`].
@@ -14,6 +15,8 @@ use crate::files;
 
 /// The name of a context file.
 pub const FILE_NAME: &str = "AIRLOCK.md";
+/// The folder of `$AIRLOCK_HOME` that holds the memory file (`crate::paths::MEMORY_DIR`).
+pub const MEMORY_FOLDER: &str = "memory";
 /// The most of one file that is used.
 pub const MAX_FILE_BYTES: usize = 32 * 1024;
 /// The most of all files together that is used.
@@ -31,11 +34,12 @@ pub struct ContextFile {
     pub cut: Option<String>,
 }
 
-/// The folders whose `AIRLOCK.md` is read, in order: `home`, then `workspace`, then each
+/// The folders whose `AIRLOCK.md` is read, in order: `home`, its memory folder, then
+/// `workspace`, then each
 /// folder from there down to `cwd` when `cwd` lies inside `workspace`. Both `workspace`
 /// and `cwd` are expected canonical.
 pub fn folders(home: &Path, workspace: &Path, cwd: Option<&Path>) -> Vec<PathBuf> {
-    let mut folders = vec![home.to_path_buf(), workspace.to_path_buf()];
+    let mut folders = vec![home.to_path_buf(), home.join(MEMORY_FOLDER), workspace.to_path_buf()];
     if let Some(relative) = cwd.and_then(|cwd| cwd.strip_prefix(workspace).ok()) {
         let mut folder = workspace.to_path_buf();
         for component in relative.components() {
@@ -47,8 +51,8 @@ pub fn folders(home: &Path, workspace: &Path, cwd: Option<&Path>) -> Vec<PathBuf
     folders
 }
 
-/// Reads the context files of `folders`, in order, within the size caps. `home`'s file is
-/// the user's own; every other folder must lie inside `workspace`, whose files are read
+/// Reads the context files of `folders`, in order, within the size caps. `home`'s file and
+/// its memory folder's are the user's own; every other folder must lie inside `workspace`, whose files are read
 /// through a handle on it without following any link (a repository's `AIRLOCK.md` that
 /// links to `~/.ssh/id_ed25519` or `/proc/self/environ` is not read) and never blocking.
 /// Files that cannot be used are reported as cut to nothing rather than failing the run.
@@ -60,7 +64,7 @@ pub fn load(home: &Path, workspace: &Path, folders: &[PathBuf]) -> Vec<ContextFi
         let path = folder.join(FILE_NAME);
         // One byte past the cap tells a file that must be cut from one that fits.
         let limit = MAX_FILE_BYTES as u64 + 1;
-        let read = if folder == home {
+        let read = if folder == home || *folder == home.join(MEMORY_FOLDER) {
             files::open_user_file(&path).and_then(|(file, stat)| files::read_prefix(file, &stat, limit))
         } else {
             match (&workspace_dir, path.strip_prefix(workspace)) {

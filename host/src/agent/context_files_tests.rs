@@ -5,14 +5,16 @@ use super::*;
 #[test]
 fn folders_run_from_home_through_the_workspace_down_to_the_current_one() {
     let home = Path::new("/h/.airlock");
+    let memory = Path::new("/h/.airlock/memory");
     let workspace = Path::new("/w");
     assert_eq!(
         folders(home, workspace, Some(Path::new("/w/a/b"))),
-        [home, workspace, Path::new("/w/a"), Path::new("/w/a/b")]
+        [home, memory, workspace, Path::new("/w/a"), Path::new("/w/a/b")]
     );
-    assert_eq!(folders(home, workspace, Some(Path::new("/elsewhere"))), [home, workspace]);
-    assert_eq!(folders(home, workspace, Some(workspace)), [home, workspace]);
-    assert_eq!(folders(home, workspace, None), [home, workspace]);
+    assert_eq!(folders(home, workspace, Some(Path::new("/elsewhere"))), [home, memory, workspace]);
+    assert_eq!(folders(home, workspace, Some(workspace)), [home, memory, workspace]);
+    assert_eq!(folders(home, workspace, None), [home, memory, workspace]);
+    assert_eq!(MEMORY_FOLDER, crate::paths::MEMORY_DIR, "the memory tool writes where the loader reads");
 }
 
 #[test]

@@ -39,6 +39,8 @@ pub const MAX_MEMORY_MB: u64 = 4096;
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// 16 MiB.
 pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
+/// How a request or grant names airlock's memory folder (`$AIRLOCK_HOME/memory`).
+pub const MEMORY_ROOT: &str = "@memory";
 
 /// Limits applied to every call.
 #[derive(Debug, Clone, Copy)]
@@ -160,13 +162,18 @@ pub struct Roots {
     pub workspace: PathBuf,
     /// The user's home folder, if known.
     pub home: Option<PathBuf>,
+    /// airlock's memory folder (`@memory` in requests and grants), if known.
+    pub memory: Option<PathBuf>,
 }
 
 impl Roots {
-    /// The canonical host folder for a request or grant path, or `None` when it cannot be
+    /// The canonical host folder for a request or grant path (`@memory` is airlock's memory
+    /// folder, nothing below it), or `None` when it cannot be
     /// resolved, does not exist, or is a workspace path that leads outside the workspace.
     pub fn resolve(&self, path: &str) -> Option<PathBuf> {
-        let (base, rest, inside_workspace) = if let Some(rest) = path.strip_prefix("~/") {
+        let (base, rest, inside_workspace) = if path == MEMORY_ROOT {
+            (self.memory.clone()?, "", false)
+        } else if let Some(rest) = path.strip_prefix("~/") {
             (self.home.clone()?, rest, false)
         } else if path == "~" {
             (self.home.clone()?, "", false)
@@ -251,10 +258,12 @@ impl Effective {
     }
 
     /// Makes every folder read-only that contains or lies inside one of `protected` (airlock's
-    /// own home and cache): no grant may reach them for writing.
-    pub fn protect(&mut self, protected: &[PathBuf]) {
+    /// own home and cache): no grant may reach them for writing — except a folder inside one
+    /// of `writable` (the memory folder, which holds no policy, trust or code).
+    pub fn protect(&mut self, protected: &[PathBuf], writable: &[PathBuf]) {
         for (host, access) in &mut self.files {
-            if protected.iter().any(|p| p.starts_with(&*host) || host.starts_with(p)) {
+            let exempt = writable.iter().any(|w| host.starts_with(w));
+            if !exempt && protected.iter().any(|p| p.starts_with(&*host) || host.starts_with(p)) {
                 *access = Access::Read;
             }
         }

@@ -34,7 +34,11 @@ fn dirs() -> Dirs {
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(ws.path().join("src/deep")).unwrap();
     std::fs::create_dir_all(home.path().join("notes")).unwrap();
-    let roots = Roots { workspace: ws.path().canonicalize().unwrap(), home: Some(home.path().canonicalize().unwrap()) };
+    let roots = Roots {
+        workspace: ws.path().canonicalize().unwrap(),
+        home: Some(home.path().canonicalize().unwrap()),
+        memory: None,
+    };
     Dirs { _ws: ws, _home: home, roots }
 }
 

@@ -65,7 +65,7 @@ impl Tools {
         mode: ApprovalMode,
     ) -> Result<Self, StartError> {
         let folders = super::reload::snapshot(&super::reload::dirs(paths, workspace));
-        let roots = Roots { workspace: workspace.to_path_buf(), home: user_home() };
+        let roots = Roots { workspace: workspace.to_path_buf(), home: user_home(), memory: memory_dir(paths) };
         let mut policy = Policy::load(paths, roots, mode)?;
         let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
         let registry = Arc::new(Registry::load(&runtime, &dirs).await);
@@ -73,6 +73,23 @@ impl Tools {
         policy.bind(&registry)?;
         Ok(Self { runtime, registry, policy: Arc::new(policy), folders })
     }
+}
+
+/// airlock's memory folder, made (private to the user) when missing, canonical; `None`
+/// when it cannot be made or is not a folder.
+fn memory_dir(paths: &Paths) -> Option<PathBuf> {
+    let dir = paths.memory_dir();
+    if !dir.exists() {
+        let mut builder = std::fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        if let Err(error) = builder.create(&dir) {
+            tracing::warn!("cannot make {}: {error}", dir.display());
+            return None;
+        }
+    }
+    let canonical = dir.canonicalize().ok()?;
+    // A link planted in place of the folder would carry writes elsewhere.
+    (canonical == dir && canonical.is_dir()).then_some(canonical)
 }
 
 /// The user's home folder, for `~/` paths in grants.

@@ -77,6 +77,8 @@ pub struct Policy {
     /// airlock's own folders (`$AIRLOCK_HOME`, the compile cache), canonical: no grant
     /// reaches them for writing, or a tool could rewrite the user's policy, trust or cache.
     protected: Vec<PathBuf>,
+    /// Folders inside `protected` a grant may still write (the memory folder).
+    writable: Vec<PathBuf>,
     /// An untrusted (or changed) workspace's policy, parsed only to say what trusting it
     /// would grant: it never grants anything.
     unarmed: Option<PolicyFile>,
@@ -197,6 +199,7 @@ impl Policy {
         // Both sides are canonical (`Paths` and the workspace root), so no spelling of the
         // home or cache folder escapes the checks here and in `effective_under`.
         policy.protected = paths.protected();
+        policy.writable = paths.writable_inside_protected();
         let workspace = &policy.roots.workspace;
         for folder in &policy.protected {
             if folder.starts_with(workspace) || workspace.starts_with(folder) {
@@ -219,6 +222,7 @@ impl Policy {
             workspace: None,
             pinned: BTreeMap::new(),
             protected: Vec::new(),
+            writable: Vec::new(),
             unarmed: None,
             notices: Vec::new(),
             warnings: Vec::new(),
@@ -296,7 +300,7 @@ impl Policy {
 
     fn effective_under(&self, grant: &Grant, tool: &ToolInfo) -> Effective {
         let mut effective = capability::effective(tool, grant, &self.roots);
-        effective.protect(&self.protected);
+        effective.protect(&self.protected, &self.writable);
         effective
     }
 
