@@ -24,6 +24,7 @@ const BUILTINS: &[&str] = &[
     "read_many_files",
     "write_todos",
     "save_memory",
+    "web_search",
 ];
 
 fn main() {

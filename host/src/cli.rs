@@ -169,14 +169,19 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         return written(show_context::print(&folders, &context, &system, &mut std::io::stdout().lock()));
     }
     let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
-    let tools = Tools::load(&paths, &workspace, mode).await.map_err(start_failed)?;
+    // Checked when the file was read.
+    let search = file.tools.search().ok().flatten();
+    let tools = Tools::load(&paths, &workspace, mode, search).await.map_err(start_failed)?;
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {
             let mut stdout = std::io::stdout().lock();
             let registry = &tools.registry;
-            let written_list =
-                if json { tools_list::json(registry, &mut stdout) } else { tools_list::text(registry, &mut stdout) };
+            let written_list = if json {
+                tools_list::json(registry, &mut stdout)
+            } else {
+                tools_list::text(registry, &tools.policy, &mut stdout)
+            };
             return written(written_list);
         }
         Some(Command::Plugins { command }) => {

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::capability::CallLimits;
+use crate::capability::search::SearchEndpoint;
 /// Kept here too: front ends read the paths and the settings together.
 use crate::policy::ApprovalMode;
 pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
@@ -52,11 +53,35 @@ pub struct ToolSettings {
     pub memory_mb: Option<usize>,
     /// Most bytes of a tool's output sent to the model.
     pub max_output_bytes: Option<usize>,
+    /// `[tools.web_search]`: the search API `web_search` calls; without it the tool is not
+    /// offered.
+    pub web_search: Option<WebSearchTable>,
+}
+
+/// `[tools.web_search]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchTable {
+    /// `brave`, `tavily` or `searxng`.
+    pub provider: String,
+    /// The API's URL (Brave's and Tavily's are known; a SearXNG instance's must be given).
+    pub url: Option<String>,
+    /// The variable of airlock's environment that holds the API key.
+    pub key_env: Option<String>,
 }
 
 impl ToolSettings {
+    /// The search API of `[tools.web_search]`, checked; `None` when the table is absent.
+    pub fn search(&self) -> Result<Option<SearchEndpoint>, String> {
+        self.web_search
+            .as_ref()
+            .map(|t| SearchEndpoint::new(&t.provider, t.url.as_deref(), t.key_env.as_deref()))
+            .transpose()
+    }
+
     /// Each limit lies between 1 and its largest sensible value ([`crate::capability`]).
     fn check(&self) -> Result<(), String> {
+        self.search()?;
         use crate::capability::{MAX_MEMORY_MB, MAX_OUTPUT_BYTES, MAX_TIMEOUT_SECS};
         let limits = [
             ("memory_mb", self.memory_mb.map(|v| v as u64), MAX_MEMORY_MB),

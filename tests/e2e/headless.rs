@@ -42,6 +42,8 @@ fn answers_in_plain_text_on_both_wires() {
             "grep_search",
             "web_fetch",
             "read_many_files",
+            "write_todos",
+            "save_memory",
         ] {
             assert!(tools.iter().any(|t| t == tool), "{wire:?}: {tool} not declared: {tools:?}");
         }

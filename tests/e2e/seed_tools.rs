@@ -454,3 +454,118 @@ fn save_memory_holds_write_access_to_the_memory_folder_only() {
     assert_eq!(gets["network"], json!([]), "{view}");
     assert_eq!(gets["env"], json!([]), "{view}");
 }
+
+/// Writes `[tools.web_search]` into the config.
+fn configure_search(s: &Session, table: &str) {
+    s.write_config(&format!("[tools.web_search]\n{table}\n"));
+}
+
+/// One run in which the model searches for `query` and then answers; the run and what the
+/// model was sent back (or `None` when the call was not run).
+fn search(s: &Session, query: &str, env: &[(&str, &str)]) -> (Finished, MockModel) {
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call("web_search", json!({ "query": query }))]));
+    mock.push_turn(Turn::text("done"));
+    let mut command = s.command(&mock);
+    command.args(["-p", "search", "--approval-mode", "yolo"]).env("OPENAI_API_KEY", "host-model-key");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    (Session::run(command), mock)
+}
+
+#[test]
+fn web_search_is_not_offered_until_configured_and_says_how() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    let listed = s.airlock(&mock, &["tools", "list"]);
+    assert!(listed.stdout.contains("web_search (search)"), "{}", listed.stdout);
+    assert!(
+        listed.stdout.contains("not offered to the model: no search API is configured; add [tools.web_search]"),
+        "{}",
+        listed.stdout
+    );
+    let (done, mock) = search(&s, "anything", &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let declared = airlock_tests::declared_tools(&mock.requests()[0]);
+    assert!(!declared.contains(&"web_search".to_string()), "{declared:?}");
+    assert!(declared.contains(&"web_fetch".to_string()), "{declared:?}");
+    // A bad table is an error naming the file and what to write.
+    configure_search(&s, "provider = \"bing\"");
+    let bad = s.airlock(&MockModel::start(Wire::OpenAi), &["tools", "list"]);
+    assert_ne!(bad.code, Some(0));
+    assert!(bad.stderr.contains("use brave, tavily or searxng"), "{}", bad.stderr);
+    configure_search(&s, "provider = \"brave\"");
+    let bad = s.airlock(&MockModel::start(Wire::OpenAi), &["tools", "list"]);
+    assert!(bad.stderr.contains("key_env is needed for brave"), "{}", bad.stderr);
+}
+
+#[test]
+fn web_search_through_searxng_returns_titles_urls_and_snippets() {
+    let s = session();
+    let server = WebServer::start();
+    configure_search(&s, &format!("provider = \"searxng\"\nurl = \"{}\"", server.url("/searx")));
+    let (done, mock) = search(&s, "wasm sandboxes & more", &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let declared = airlock_tests::declared_tools(&mock.requests()[0]);
+    assert!(declared.contains(&"web_search".to_string()), "{declared:?}");
+    let sent = function_responses(&mock.requests()[1]);
+    let text = &sent[0].1;
+    for expected in [
+        "[1] Rust and WASM\n    https://example.org/a\n    about wasm sandboxes & more",
+        "[2] Second\n    https://example.org/b\n    second snippet",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    assert!(!text.contains("javascript:"), "{text}");
+    assert_eq!(server.requests(), ["/searx/search?q=wasm%20sandboxes%20%26%20more&format=json"]);
+}
+
+#[test]
+fn web_search_gets_the_one_key_it_was_told_and_reaches_only_its_api() {
+    let s = session();
+    let server = WebServer::start();
+    let url = server.url("/brave/res/v1/web/search");
+    configure_search(&s, &format!("provider = \"brave\"\nurl = \"{url}\"\nkey_env = \"MY_SEARCH_KEY\""));
+    let (done, mock) = search(&s, "airlock", &[("MY_SEARCH_KEY", airlock_tests::http_server::SEARCH_KEY)]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let text = &function_responses(&mock.requests()[1])[0].1;
+    assert!(text.contains("[1] Brave hit\n    https://brave.example/x\n    airlock & more"), "{text}");
+
+    // What the component holds: the API's origin, and its three variables — not the
+    // model's key, not the rest of the environment.
+    let shown = s.airlock(&MockModel::start(Wire::OpenAi), &["plugins", "show", "web-search", "--json"]);
+    let view: serde_json::Value =
+        serde_json::from_str(&shown.stdout).unwrap_or_else(|e| panic!("{e}: {}", shown.stdout));
+    let gets = &view["tools"][0]["gets"];
+    assert_eq!(gets["network"], json!([format!("http://127.0.0.1:{}", server.port())]), "{view}");
+    assert_eq!(
+        gets["env"],
+        json!(["AIRLOCK_WEB_SEARCH_PROVIDER", "AIRLOCK_WEB_SEARCH_URL", "AIRLOCK_WEB_SEARCH_KEY"]),
+        "{view}"
+    );
+
+    // Without the key: a clear error, and the API is not called with an empty one.
+    let before = server.requests().len();
+    let (done, mock) = search(&s, "airlock", &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let text = &function_responses(&mock.requests()[1])[0].1;
+    assert!(text.contains("API key is not set"), "{text}");
+    assert_eq!(server.requests().len(), before);
+    // A wrong key: the API's refusal, with a hint.
+    let (_, mock) = search(&s, "airlock", &[("MY_SEARCH_KEY", "wrong")]);
+    let text = &function_responses(&mock.requests()[1])[0].1;
+    assert!(text.contains("HTTP 401 (is the API key right?)"), "{text}");
+}
+
+#[test]
+fn web_search_through_tavily_posts_the_query() {
+    let s = session();
+    let server = WebServer::start();
+    let url = server.url("/tavily");
+    configure_search(&s, &format!("provider = \"tavily\"\nurl = \"{url}\"\nkey_env = \"TAVILY_KEY\""));
+    let (done, mock) = search(&s, "what is wasi", &[("TAVILY_KEY", airlock_tests::http_server::SEARCH_KEY)]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let text = &function_responses(&mock.requests()[1])[0].1;
+    assert!(text.contains("[1] Tavily hit\n    https://tavily.example/y\n    asked \"what is wasi\""), "{text}");
+}

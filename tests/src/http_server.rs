@@ -32,6 +32,9 @@ pub const PAGE_HTML: &str = r#"<!DOCTYPE html>
 </body></html>
 "#;
 
+/// The API key the search routes accept.
+pub const SEARCH_KEY: &str = "test-search-key";
+
 /// An HTTP/1.1 server with these routes:
 ///
 /// - `/hello`: 200, body `hello`;
@@ -40,6 +43,10 @@ pub const PAGE_HTML: &str = r#"<!DOCTYPE html>
 /// - `/redirect?to=<url>`: 302 to `<url>` (taken as is, not percent-decoded);
 /// - `/page.html`: 200, `text/html`, [`PAGE_HTML`];
 /// - `/html/<n>`: 200, `text/html`, a page of about `n` bytes, sent in 64 KiB chunks;
+/// - `/searx/search?q=…&format=json`: a SearXNG answer ([`SEARCH_KEY`] not needed);
+/// - `/brave/res/v1/web/search?q=…`: a Brave answer, 401 without the header
+///   `x-subscription-token: SEARCH_KEY`;
+/// - `POST /tavily`: a Tavily answer, 401 without `authorization: Bearer SEARCH_KEY`;
 ///
 /// anything else is 404. Every request's path and query is recorded, in order.
 pub struct WebServer {
@@ -113,10 +120,18 @@ impl Drop for WebServer {
     }
 }
 
-async fn handle(State(requests): State<Arc<Mutex<Vec<String>>>>, uri: Uri) -> Response {
+async fn handle(
+    State(requests): State<Arc<Mutex<Vec<String>>>>,
+    headers: axum::http::HeaderMap,
+    uri: Uri,
+    body: axum::body::Bytes,
+) -> Response {
     let target = uri.path_and_query().map_or_else(|| uri.path().to_string(), |p| p.as_str().to_string());
     requests.lock().unwrap_or_else(PoisonError::into_inner).push(target);
     let path = uri.path();
+    if let Some(answer) = search(path, uri.query().unwrap_or_default(), &headers, &body) {
+        return answer;
+    }
     if path == "/hello" {
         return "hello".into_response();
     }
@@ -149,6 +164,69 @@ async fn handle(State(requests): State<Arc<Mutex<Vec<String>>>>, uri: Uri) -> Re
         return (StatusCode::FOUND, [(header::LOCATION, to.to_string())]).into_response();
     }
     StatusCode::NOT_FOUND.into_response()
+}
+
+/// The search API routes: each answers with the query it was sent in its first result's
+/// snippet, so a test sees the query arrived whole.
+fn search(path: &str, query: &str, headers: &axum::http::HeaderMap, body: &[u8]) -> Option<Response> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    let param = |name: &str| {
+        query.split('&').find_map(|pair| pair.strip_prefix(&format!("{name}="))).map(decode).unwrap_or_default()
+    };
+    let json =
+        |value: serde_json::Value| ([(header::CONTENT_TYPE, "application/json")], value.to_string()).into_response();
+    let unauthorized = || Some((StatusCode::UNAUTHORIZED, "bad key").into_response());
+    match path {
+        "/searx/search" => Some(json(serde_json::json!({ "results": [
+            { "title": "Rust <b>and</b> WASM", "url": "https://example.org/a", "content": format!("about {}", param("q")) },
+            { "title": "Second", "url": "https://example.org/b", "content": "second   snippet" },
+            { "title": "Not a link", "url": "javascript:alert(1)", "content": "dropped" },
+        ] }))),
+        "/brave/res/v1/web/search" => {
+            if header("x-subscription-token") != SEARCH_KEY {
+                return unauthorized();
+            }
+            Some(json(serde_json::json!({ "web": { "results": [
+                { "title": "Brave <strong>hit</strong>", "url": "https://brave.example/x", "description": format!("{} &amp; more", param("q")) },
+            ] } })))
+        }
+        "/tavily" => {
+            if header("authorization") != format!("Bearer {SEARCH_KEY}") {
+                return unauthorized();
+            }
+            let sent: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+            Some(json(serde_json::json!({ "results": [
+                { "title": "Tavily hit", "url": "https://tavily.example/y", "content": format!("asked {}", sent["query"]) },
+            ] })))
+        }
+        _ => None,
+    }
+}
+
+/// A percent-encoded query parameter, decoded (`+` is a space).
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(byte) => {
+                        out.push(byte);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b'+' => out.push(b' '),
+            byte => out.push(byte),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A TCP listener on a free port of 127.0.0.1 that accepts and counts connections.

@@ -11,6 +11,7 @@
 
 mod file_grant;
 pub mod net;
+pub mod search;
 
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
@@ -210,6 +211,9 @@ pub struct Effective {
     /// Requests that were not granted, each as the flag of `airlock plugins grant` that
     /// would grant it, its value shell-quoted (`--read '~/notes'`, `--net https://api.example.com`).
     pub missing: Vec<String>,
+    /// Values the host sets for variables of `env` instead of its own environment's (the
+    /// search API's settings for `web_search`).
+    pub provided_env: Vec<(String, String)>,
 }
 
 impl Effective {

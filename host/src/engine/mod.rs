@@ -375,7 +375,8 @@ impl Engine {
     async fn reload(&mut self) {
         let workspace = std::path::PathBuf::from(&self.shared.info.workspace);
         let mode = self.shared.policy.mode();
-        let loaded = Tools::load_with(self.shared.runtime.clone(), &self.shared.paths, &workspace, mode).await;
+        let search = self.shared.policy.search().cloned();
+        let loaded = Tools::load_with(self.shared.runtime.clone(), &self.shared.paths, &workspace, mode, search).await;
         let events = &self.shared.events;
         match loaded {
             Ok(tools) => {

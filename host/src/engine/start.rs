@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::{Output, Outputs, questions::Questions};
 use crate::agent::{self, Agent, context_files};
+use crate::capability::search::SearchEndpoint;
 use crate::capability::{CallLimits, Roots};
 use crate::events::{Event, EventSink};
 use crate::model::{ModelClient, ModelError, ProviderConfig};
@@ -51,9 +52,14 @@ pub struct Tools {
 impl Tools {
     /// Loads the policy, the runtime and the plugins of `workspace` (absolute and canonical),
     /// then binds the policy's names to the loaded plugins.
-    pub async fn load(paths: &Paths, workspace: &Path, mode: ApprovalMode) -> Result<Self, StartError> {
+    pub async fn load(
+        paths: &Paths,
+        workspace: &Path,
+        mode: ApprovalMode,
+        search: Option<SearchEndpoint>,
+    ) -> Result<Self, StartError> {
         let runtime = Arc::new(Runtime::with_key(paths.cache.clone(), &paths.cache_key())?);
-        Self::load_with(runtime, paths, workspace, mode).await
+        Self::load_with(runtime, paths, workspace, mode, search).await
     }
 
     /// [`Tools::load`] on an existing runtime (a reload: the components of one session are
@@ -63,10 +69,12 @@ impl Tools {
         paths: &Paths,
         workspace: &Path,
         mode: ApprovalMode,
+        search: Option<SearchEndpoint>,
     ) -> Result<Self, StartError> {
         let folders = super::reload::snapshot(&super::reload::dirs(paths, workspace));
         let roots = Roots { workspace: workspace.to_path_buf(), home: user_home(), memory: memory_dir(paths) };
         let mut policy = Policy::load(paths, roots, mode)?;
+        policy.set_search(search);
         let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
         let registry = Arc::new(Registry::load(&runtime, &dirs).await);
         // The policy's names (grant tables, rule tools) mean plugins and tools: resolved now.

@@ -9,10 +9,13 @@ use crate::registry::Registry;
 use crate::sanitize::line;
 
 /// Human-readable listing.
-pub fn text(registry: &Registry, out: &mut impl Write) -> io::Result<()> {
+pub fn text(registry: &Registry, policy: &crate::policy::Policy, out: &mut impl Write) -> io::Result<()> {
     for tool in registry.tools() {
         let info = &tool.info;
         writeln!(out, "{} ({}) — {}", line(&info.name), info.kind.as_str(), line(&info.display_name))?;
+        if info.name == crate::policy::WEB_SEARCH_TOOL && policy.search().is_none() {
+            writeln!(out, "  not offered to the model: {}", NOT_CONFIGURED)?;
+        }
         writeln!(
             out,
             "  plugin: {} {} · {}",
@@ -31,6 +34,10 @@ pub fn text(registry: &Registry, out: &mut impl Write) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// Why `web_search` is not offered, and what to do.
+pub const NOT_CONFIGURED: &str = "no search API is configured; add [tools.web_search] to config.toml \
+    (provider = \"brave\" | \"tavily\" | \"searxng\", url, key_env)";
 
 /// One JSON object: [`json::ToolList`].
 pub fn json(registry: &Registry, out: &mut impl Write) -> io::Result<()> {

@@ -76,11 +76,9 @@ impl Policy {
     pub fn grant(&self, plugin: &Plugin) -> Granted<'_> {
         let name = &plugin.info.name;
         match plugin.source.origin {
-            Origin::Builtin => Granted::combine(
-                Some(Grant::requested_by(&plugin.info.tools)),
-                self.user.grants.get(name),
-                &self.user.path,
-            ),
+            Origin::Builtin => {
+                Granted::combine(Some(self.builtin_default(plugin)), self.user.grants.get(name), &self.user.path)
+            }
             // A built-in's name belongs to the built-in (the registry refuses such plugins;
             // this keeps the grant from leaking should one ever get through).
             Origin::User if is_reserved(name) => Granted::default(),
@@ -89,6 +87,24 @@ impl Policy {
                 Some(file) if self.is_pinned(plugin) => Granted::combine(None, file.grants.get(name), &file.path),
                 Some(_) | None => Granted::default(),
             },
+        }
+    }
+
+    /// What a built-in gets unless the user's policy says otherwise: what it requests; for
+    /// `web_search`, the configured search API's origin and its three variables, or nothing
+    /// while none is configured.
+    fn builtin_default(&self, plugin: &Plugin) -> Grant {
+        if plugin.info.name != crate::capability::search::PLUGIN {
+            return Grant::requested_by(&plugin.info.tools);
+        }
+        use crate::capability::search::{KEY_VAR, PROVIDER_VAR, URL_VAR};
+        match self.search() {
+            Some(search) => Grant {
+                network: vec![search.rule.clone()],
+                env: [PROVIDER_VAR, URL_VAR, KEY_VAR].map(String::from).to_vec(),
+                ..Grant::default()
+            },
+            None => Grant::default(),
         }
     }
 
@@ -259,7 +275,7 @@ impl Policy {
         };
         let key = self.table_of(plugin).map_or_else(|| plugin.info.name.clone(), |t| t.key.clone());
         let granted = self.grant(plugin);
-        let default = (plugin.source.origin == Origin::Builtin).then(|| Grant::requested_by(&plugin.info.tools));
+        let default = (plugin.source.origin == Origin::Builtin).then(|| self.builtin_default(plugin));
         let mut editor = super::edit::Editor::open(&path)?;
         for list in ["files", "network", "env", "processes"] {
             let values = entries(extra, list);

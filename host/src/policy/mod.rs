@@ -41,12 +41,16 @@ use trust::{TrustStatus, TrustStore};
 
 pub use grants::Granted;
 
+use crate::capability::search::{self, SearchEndpoint};
 use crate::capability::{self, CallLimits, Effective, Grant, Roots};
 use crate::contract::{Confirmation, ToolInfo};
 use crate::files;
 use crate::paths::Paths;
 use crate::registry::{Origin, Plugin, Registry};
 use file::PolicyFile;
+
+/// The tool of the built-in that searches: offered only once a search API is configured.
+pub const WEB_SEARCH_TOOL: &str = "web_search";
 
 /// Largest policy or trust file read.
 pub const MAX_POLICY_BYTES: u64 = 1 << 20;
@@ -79,6 +83,8 @@ pub struct Policy {
     protected: Vec<PathBuf>,
     /// Folders inside `protected` a grant may still write (the memory folder).
     writable: Vec<PathBuf>,
+    /// The search API of `[tools.web_search]`, when configured.
+    search: Option<SearchEndpoint>,
     /// An untrusted (or changed) workspace's policy, parsed only to say what trusting it
     /// would grant: it never grants anything.
     unarmed: Option<PolicyFile>,
@@ -148,7 +154,7 @@ impl Policy {
         let mut grant = self.grant(plugin).grant;
         self.add_session_grants(&plugin.info.name, &mut grant);
         grant.merge(extra);
-        (self.effective_under(&grant, tool), limits)
+        (self.effective_under(plugin, &grant, tool), limits)
     }
 
     fn add_session_grants(&self, plugin: &str, grant: &mut Grant) {
@@ -223,6 +229,7 @@ impl Policy {
             pinned: BTreeMap::new(),
             protected: Vec::new(),
             writable: Vec::new(),
+            search: None,
             unarmed: None,
             notices: Vec::new(),
             warnings: Vec::new(),
@@ -282,7 +289,7 @@ impl Policy {
 
     /// What one tool of `plugin` gets: requested ∩ granted.
     pub fn effective(&self, plugin: &Plugin, tool: &ToolInfo) -> Effective {
-        self.effective_under(&self.grant(plugin).grant, tool)
+        self.effective_under(plugin, &self.grant(plugin).grant, tool)
     }
 
     /// What one call of `tool` gets: its capabilities, and its limits (the grant's, else
@@ -295,17 +302,40 @@ impl Policy {
             deadline: grant.timeout_secs.map_or(defaults.deadline, Duration::from_secs),
             output: grant.max_output_bytes.unwrap_or(defaults.output),
         };
-        (self.effective_under(&grant, tool), limits)
+        (self.effective_under(plugin, &grant, tool), limits)
     }
 
-    fn effective_under(&self, grant: &Grant, tool: &ToolInfo) -> Effective {
+    fn effective_under(&self, plugin: &Plugin, grant: &Grant, tool: &ToolInfo) -> Effective {
         let mut effective = capability::effective(tool, grant, &self.roots);
         effective.protect(&self.protected, &self.writable);
+        if let Some(search) = self.search_of(plugin) {
+            effective.provided_env = search.environment();
+        }
         effective
     }
 
-    /// Whether the model is offered `tool` at all.
+    /// Sets the search API of `[tools.web_search]` (before the policy is shared).
+    pub fn set_search(&mut self, search: Option<SearchEndpoint>) {
+        self.search = search;
+    }
+
+    /// The search API of `[tools.web_search]`, when configured.
+    pub fn search(&self) -> Option<&SearchEndpoint> {
+        self.search.as_ref()
+    }
+
+    /// The configured search API, when `plugin` is the built-in that calls it.
+    fn search_of(&self, plugin: &Plugin) -> Option<&SearchEndpoint> {
+        let builtin = plugin.source.origin == Origin::Builtin && plugin.info.name == search::PLUGIN;
+        self.search.as_ref().filter(|_| builtin)
+    }
+
+    /// Whether the model is offered `tool` at all: not in a mode that leaves its kind out,
+    /// nor hidden by a rule, nor `web_search` while no search API is configured.
     pub fn offers(&self, tool: &ToolInfo) -> bool {
+        if tool.name == WEB_SEARCH_TOOL && self.search.is_none() {
+            return false;
+        }
         self.mode().offers(tool.kind)
             && !self.with_rules(|mut rules| Iterator::any(&mut rules, |r| r.hidden_tool() == Some(&tool.name)))
     }

@@ -272,7 +272,16 @@ impl Scheduler {
                     .effective
                     .env
                     .iter()
-                    .filter_map(|name| Some((name.clone(), std::env::var(name).ok()?)))
+                    .filter_map(|name| {
+                        let provided = access.effective.provided_env.iter().find(|(n, _)| n == name);
+                        match provided {
+                            Some((_, value)) => Some((name.clone(), value.clone())),
+                            None if access.effective.provided_env.is_empty() => {
+                                Some((name.clone(), std::env::var(name).ok()?))
+                            }
+                            None => None,
+                        }
+                    })
                     .collect(),
             ),
         };
