@@ -185,13 +185,13 @@ fn project(s: &Session) {
     s.write("debug.log", "IGNORED-BY-GIT\n");
     s.write("node_modules/dep/index.js", "DEFAULT-EXCLUDED\n");
     s.write(".env", "API_KEY=DEFAULT-EXCLUDED-ENV\n");
-    std::fs::write(s.workspace.join("blob.dat"), b"\x00\x01binary").unwrap();
+    std::fs::write(s.workspace.join("blob.dat"), b"\x00\x01binary").unwrap_or_else(|e| panic!("write: {e}"));
     // A 1x1 PNG.
     let png: &[u8] = &[
         0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1,
         8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89,
     ];
-    std::fs::write(s.workspace.join("logo.png"), png).unwrap();
+    std::fs::write(s.workspace.join("logo.png"), png).unwrap_or_else(|e| panic!("write: {e}"));
 }
 
 #[test]
@@ -304,9 +304,10 @@ fn plan(statuses: &[(&str, &str)]) -> serde_json::Value {
 /// The session files of `s`, their text.
 fn session_files(s: &Session) -> Vec<String> {
     let dir = s.airlock_home().join("sessions");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
     files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
-    files.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
+    files.iter().map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).collect()
 }
 
 #[test]

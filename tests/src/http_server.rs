@@ -151,7 +151,7 @@ async fn handle(
     if let Some(size) = path.strip_prefix("/html/").and_then(|n| n.parse::<usize>().ok()) {
         let chunks = (0..size).step_by(64 << 10).map(move |start| {
             let mut chunk = b"<p>".to_vec();
-            chunk.resize((size - start).min(64 << 10).max(4) - 4, b'w');
+            chunk.resize((size - start).clamp(4, 64 << 10) - 4, b'w');
             chunk.extend_from_slice(b"</p>");
             Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(chunk))
         });
