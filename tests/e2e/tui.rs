@@ -291,3 +291,29 @@ fn a_grant_given_for_this_call_only_reverts_after_it() {
     assert!(told.iter().all(|(_, r)| !r.contains("the secret words")), "a refused grant read the file: {told:?}");
     quit(pty);
 }
+
+#[test]
+fn the_plan_shows_as_a_panel_while_it_runs_and_goes_to_the_transcript_when_done() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    let steps = |statuses: [&str; 3]| {
+        let names = ["Read the code", "Fix the bug", "Run the tests"];
+        let todos: Vec<_> =
+            names.iter().zip(statuses).map(|(d, st)| json!({ "description": d, "status": st })).collect();
+        json!({ "todos": todos })
+    };
+    mock.push_turn(Turn::calls(vec![call("write_todos", steps(["completed", "in_progress", "pending"]))]));
+    mock.push_turn(Turn::text("working on it"));
+    let mut pty = open(&s, &mock, &[], 80, 24);
+    pty.send("fix it\r");
+    let screen = pty.wait_text("working on it", LIMIT);
+    let screen = if screen.contains("[>] Fix the bug") { screen } else { pty.wait_text("[>] Fix the bug", LIMIT) };
+    assert!(screen.contains("Plan 1/3 done") && screen.contains("[ ] Run the tests"), "{screen}");
+    mock.push_turn(Turn::calls(vec![call("write_todos", steps(["completed", "completed", "completed"]))]));
+    mock.push_turn(Turn::text("all done"));
+    pty.send("go on\r");
+    pty.wait_text("all done", LIMIT);
+    let screen = pty.wait_text("plan done (3/3)", LIMIT);
+    assert!(!screen.contains("Plan 1/3 done") && !screen.contains("[>]"), "the panel stayed:\n{screen}");
+    quit(pty);
+}

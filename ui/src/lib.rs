@@ -15,6 +15,7 @@ pub mod help;
 pub mod highlight;
 pub mod markdown;
 pub mod picker;
+pub mod plan;
 pub mod status;
 pub mod style;
 pub mod transcript;

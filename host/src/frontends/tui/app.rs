@@ -96,6 +96,8 @@ pub struct App {
     pub stream: markdown::Stream,
     pub thought: String,
     pub cards: Vec<LiveCard>,
+    /// The model's plan (`write_todos`), shown as a panel while some of it is to do.
+    pub plan: Vec<airlock_ui::plan::Step>,
     pub dialogs: VecDeque<Dialog>,
     pub composer: Composer,
     /// User turns sent and not yet done.
@@ -141,6 +143,7 @@ impl App {
             stream: markdown::Stream::new(),
             thought: String::new(),
             cards: Vec::new(),
+            plan: Vec::new(),
             dialogs: VecDeque::new(),
             composer,
             turns_running: 0,
@@ -310,12 +313,28 @@ impl App {
                 self.notice(&message, NoticeKind::Info);
             }
             Event::Todos { todos } => {
-                let done = todos.iter().filter(|t| t.status == TodoStatus::Completed).count();
-                let mut plan = format!("plan ({done}/{} done)", todos.len());
-                for todo in &todos {
-                    plan.push_str(&format!("\n  {} {}", todo.status.mark(), sanitize::line(&todo.description)));
+                use airlock_ui::plan::{Step, StepStatus};
+                self.plan = todos
+                    .iter()
+                    .map(|t| Step {
+                        text: sanitize::line(&t.description),
+                        status: match t.status {
+                            TodoStatus::Pending => StepStatus::Pending,
+                            TodoStatus::InProgress => StepStatus::InProgress,
+                            TodoStatus::Completed => StepStatus::Completed,
+                            TodoStatus::Cancelled => StepStatus::Cancelled,
+                        },
+                    })
+                    .collect();
+                // The panel shows a plan in progress; a finished one goes to the transcript.
+                if !self.plan.is_empty() && !airlock_ui::plan::is_open(&self.plan) {
+                    let done = todos.iter().filter(|t| t.status == TodoStatus::Completed).count();
+                    let mut plan = format!("plan done ({done}/{})", todos.len());
+                    for todo in &todos {
+                        plan.push_str(&format!("\n  {} {}", todo.status.mark(), sanitize::line(&todo.description)));
+                    }
+                    self.notice(&plan, NoticeKind::Info);
                 }
-                self.notice(&plan, NoticeKind::Info);
             }
             #[allow(unreachable_patterns)]
             _ => {}

@@ -1,7 +1,7 @@
 //! One frame: the transcript lines produced since the last frame go to the scrollback, then
 //! the viewport is laid out from the bottom up — the status line, the composer or the front
-//! dialog, and above them the live part (the streaming tail and the running cards), cut
-//! from the top when the screen is short.
+//! dialog, and above them the live part (the streaming tail, the running cards and the
+//! plan panel), cut from the top when the screen is short.
 
 use airlock_ui::card;
 use ratatui::layout::Rect;
@@ -24,6 +24,7 @@ pub fn frame(app: &mut App, screen: &mut Screen) -> std::io::Result<()> {
     for running in &app.cards {
         live.extend(card::lines(&running.card, width, &app.theme));
     }
+    live.extend(airlock_ui::plan::lines(&app.plan, width, &app.theme));
     let bottom_wanted = match app.dialogs.front() {
         Some(Dialog::Approval { dialog, .. }) => dialog.desired_height(width),
         Some(Dialog::Grant { prompt, .. }) => prompt.desired_height(width),
