@@ -277,3 +277,33 @@ fn hostile_workspace_plugin_files_are_listed_as_problems_not_read() {
     }
     assert!(listed.stdout.contains("read_file"), "{}", listed.stdout);
 }
+
+#[test]
+fn only_the_users_policy_grants_the_memory_folder() {
+    let s = session();
+    let probe = airlock_tests::variants::trust_probe("name=memory_probe;describe=ok;bulk=0;files=@memory");
+    let memory = s.airlock_home().canonicalize().unwrap_or_else(|_| s.airlock_home()).join("memory");
+    let gets = |s: &Session| {
+        let shown = run_args(s, &["plugins", "show", "memory_probe", "--json"]);
+        assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+        let view: serde_json::Value =
+            serde_json::from_str(&shown.stdout).unwrap_or_else(|e| panic!("{e}: {}", shown.stdout));
+        view["tools"][0]["gets"]["files"].clone()
+    };
+    // A trusted workspace's policy cannot hand its plugin airlock's memory.
+    workspace_plugin(&s, "memory_probe.wasm", &probe);
+    s.write(".airlock/policy.toml", "[grants.memory_probe]\nfiles = [\"@memory:read-write\"]\n");
+    let trusted = run_args(&s, &["trust"]);
+    assert_eq!(trusted.code, Some(0), "{}", trusted.stderr);
+    assert_eq!(gets(&s), json!([]), "a repository's policy granted the memory folder");
+
+    // The user's own policy can, for a plugin of the user's folder.
+    std::fs::remove_dir_all(s.workspace.join(".airlock")).unwrap_or_else(|e| panic!("{e}"));
+    let dir = s.airlock_home().join("plugins");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.join("memory_probe.wasm"), &probe).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(s.airlock_home().join("policy.toml"), "[grants.memory_probe]\nfiles = [\"@memory:read\"]\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let memory = memory.canonicalize().unwrap_or(memory);
+    assert_eq!(gets(&s), json!([{ "access": "read", "path": memory.display().to_string() }]));
+}

@@ -84,7 +84,13 @@ impl Policy {
             Origin::User if is_reserved(name) => Granted::default(),
             Origin::User => Granted::combine(None, self.user.grants.get(name), &self.user.path),
             Origin::Workspace => match &self.workspace {
-                Some(file) if self.is_pinned(plugin) => Granted::combine(None, file.grants.get(name), &file.path),
+                Some(file) if self.is_pinned(plugin) => {
+                    let mut granted = Granted::combine(None, file.grants.get(name), &file.path);
+                    // airlock's memory steers every later session of every project: only the
+                    // user's own policy grants it, never a repository's.
+                    granted.grant.files.retain(|f| f.path != crate::capability::MEMORY_ROOT);
+                    granted
+                }
                 Some(_) | None => Granted::default(),
             },
         }
