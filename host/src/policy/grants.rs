@@ -99,7 +99,7 @@ impl Policy {
     /// What a built-in gets unless the user's policy says otherwise: what it requests; for
     /// `web_search`, the configured search API's origin and its three variables, or nothing
     /// while none is configured.
-    fn builtin_default(&self, plugin: &Plugin) -> Grant {
+    pub fn builtin_default(&self, plugin: &Plugin) -> Grant {
         if plugin.info.name != crate::capability::search::PLUGIN {
             return Grant::requested_by(&plugin.info.tools);
         }
@@ -136,6 +136,12 @@ impl Policy {
         effective: &Effective,
         what: &str,
     ) -> String {
+        if plugin.source.origin == Origin::Builtin && plugin.info.name == crate::capability::search::PLUGIN {
+            return format!(
+                "it reaches only the search API of [tools.web_search] in config.toml{}",
+                if self.search().is_none() { ", and none is configured" } else { "" }
+            );
+        }
         let name = crate::sanitize::shell_word(&plugin.info.name);
         let command = |missing: &[String]| format!("airlock plugins grant {name} {}", missing.join(" "));
         if plugin.source.origin != Origin::Workspace || (self.workspace.is_some() && self.is_pinned(plugin)) {

@@ -34,7 +34,7 @@ pub(super) fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revo
     let path = policy_path(context, plugin);
     let key = context.policy.table_of(plugin).map_or_else(|| canonical.to_string(), |t| t.key.clone());
     let granted = context.policy.grant(plugin);
-    let default = default_of(plugin);
+    let default = default_of(context, plugin);
     let mut editor = editor(context, plugin, &path)?;
     for (list, values) in entries {
         if values.is_empty() {
@@ -98,15 +98,16 @@ pub(super) fn revoke_all(context: &Context<'_>, name: &str) -> Result<(), Comman
     let mut out = std::io::stdout().lock();
     writeln!(out, "revoked everything granted to {} in {}", plugin.info.name, line(&path.display().to_string()))?;
     if plugin.source.origin == Origin::Builtin {
-        let now = Granted::combine(default_of(plugin), None, &path);
+        let now = Granted::combine(default_of(context, plugin), None, &path);
         writeln!(out, "  now granted: {}", super::show::describe_granted(&now))?;
     }
     Ok(())
 }
 
-/// A built-in's default grant (what it requests); other plugins have none.
-fn default_of(plugin: &Plugin) -> Option<Grant> {
-    (plugin.source.origin == Origin::Builtin).then(|| Grant::requested_by(&plugin.info.tools))
+/// A built-in's default grant (what it requests; `web_search`'s search API); other plugins
+/// have none.
+fn default_of(context: &Context<'_>, plugin: &Plugin) -> Option<Grant> {
+    (plugin.source.origin == Origin::Builtin).then(|| context.policy.builtin_default(plugin))
 }
 
 /// The entries of the list `list` of `grant`, as a policy file writes them.

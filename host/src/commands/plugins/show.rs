@@ -50,6 +50,9 @@ fn describe(grant: &Grant, defaults: Parts) -> String {
 fn granted_by(plugin: &Plugin, granted: &Granted<'_>) -> String {
     let file = granted.file.map(|p| p.display().to_string());
     match (plugin.source.origin, file) {
+        (Origin::Builtin, None) if plugin.info.name == crate::capability::search::PLUGIN => {
+            "its built-in default: the search API of [tools.web_search] in config.toml".into()
+        }
         (Origin::Builtin, None) => "its built-in default: what it requests".into(),
         (Origin::Builtin, Some(file)) if !granted.defaults.is_empty() => {
             format!("{file}; (default) marks what the built-in requests, kept until its table sets that list")
