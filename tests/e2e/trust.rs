@@ -281,8 +281,8 @@ fn hostile_workspace_plugin_files_are_listed_as_problems_not_read() {
 #[test]
 fn only_the_users_policy_grants_the_memory_folder() {
     let s = session();
-    let probe = airlock_tests::variants::trust_probe("name=memory_probe;describe=ok;bulk=0;files=@memory");
-    let memory = s.airlock_home().canonicalize().unwrap_or_else(|_| s.airlock_home()).join("memory");
+    let probe = airlock_tests::variants::trust_probe("name=memory_probe;files=@memory;write=yes");
+    let memory = s.airlock_home().join("memory");
     let gets = |s: &Session| {
         let shown = run_args(s, &["plugins", "show", "memory_probe", "--json"]);
         assert_eq!(shown.code, Some(0), "{}", shown.stderr);
@@ -290,20 +290,28 @@ fn only_the_users_policy_grants_the_memory_folder() {
             serde_json::from_str(&shown.stdout).unwrap_or_else(|e| panic!("{e}: {}", shown.stdout));
         view["tools"][0]["gets"]["files"].clone()
     };
-    // A trusted workspace's policy cannot hand its plugin airlock's memory.
+    // A trusted workspace's policy cannot hand its plugin airlock's memory for writing: not
+    // by name, nor through a folder that holds it.
     workspace_plugin(&s, "memory_probe.wasm", &probe);
     s.write(".airlock/policy.toml", "[grants.memory_probe]\nfiles = [\"@memory:read-write\"]\n");
-    let trusted = run_args(&s, &["trust"]);
-    assert_eq!(trusted.code, Some(0), "{}", trusted.stderr);
+    assert_eq!(run_args(&s, &["trust"]).code, Some(0));
     assert_eq!(gets(&s), json!([]), "a repository's policy granted the memory folder");
+    s.write(".airlock/policy.toml", "[grants.memory_probe]\nfiles = [\"~/.airlock:read-write\"]\n");
+    assert_eq!(run_args(&s, &["trust"]).code, Some(0));
+    let memory = memory.canonicalize().unwrap_or(memory);
+    let read_only = json!([{ "access": "read", "path": memory.display().to_string() }]);
+    assert_eq!(gets(&s), read_only, "a grant of a folder holding the memory made it writable");
 
-    // The user's own policy can, for a plugin of the user's folder.
+    // The user's own policy can, for a plugin of the user's folder, by naming it.
     std::fs::remove_dir_all(s.workspace.join(".airlock")).unwrap_or_else(|e| panic!("{e}"));
     let dir = s.airlock_home().join("plugins");
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(dir.join("memory_probe.wasm"), &probe).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(s.airlock_home().join("policy.toml"), "[grants.memory_probe]\nfiles = [\"@memory:read\"]\n")
+    let policy = s.airlock_home().join("policy.toml");
+    std::fs::write(&policy, "[grants.memory_probe]\nfiles = [\"~/.airlock:read-write\"]\n")
         .unwrap_or_else(|e| panic!("{e}"));
-    let memory = memory.canonicalize().unwrap_or(memory);
-    assert_eq!(gets(&s), json!([{ "access": "read", "path": memory.display().to_string() }]));
+    assert_eq!(gets(&s), read_only, "only a grant naming @memory makes it writable");
+    std::fs::write(&policy, "[grants.memory_probe]\nfiles = [\"@memory:read-write\"]\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(gets(&s), json!([{ "access": "read-write", "path": memory.display().to_string() }]));
 }

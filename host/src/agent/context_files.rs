@@ -64,8 +64,12 @@ pub fn load(home: &Path, workspace: &Path, folders: &[PathBuf]) -> Vec<ContextFi
         let path = folder.join(FILE_NAME);
         // One byte past the cap tells a file that must be cut from one that fits.
         let limit = MAX_FILE_BYTES as u64 + 1;
-        let read = if folder == home || *folder == home.join(MEMORY_FOLDER) {
+        let read = if folder == home {
             files::open_user_file(&path).and_then(|(file, stat)| files::read_prefix(file, &stat, limit))
+        } else if *folder == home.join(MEMORY_FOLDER) {
+            // Tools write this folder (`save_memory`): read through a handle on it, following
+            // no link, so a link planted there cannot bring another file into the prompt.
+            files::open_dir(folder).and_then(|dir| files::read_prefix_in(&dir, Path::new(FILE_NAME), limit))
         } else {
             match (&workspace_dir, path.strip_prefix(workspace)) {
                 (Ok(dir), Ok(relative)) => files::read_prefix_in(dir, relative, limit),

@@ -248,6 +248,15 @@ pub fn is_public(ip: IpAddr) -> bool {
     }
 }
 
+/// Whether `ip` is link-local (`169.254.0.0/16`, `fe80::/10`, and their IPv6 forms), where
+/// cloud metadata services answer: never suggested as a grant.
+pub fn is_link_local(ip: IpAddr) -> bool {
+    match canonical_ip(ip) {
+        IpAddr::V4(v4) => v4.octets()[..2] == [169, 254],
+        IpAddr::V6(v6) => (v6.segments()[0] & 0xffc0) == 0xfe80 || v6.segments()[..4] == [0xfd00, 0xec2, 0, 0],
+    }
+}
+
 fn is_public_v4(ip: Ipv4Addr) -> bool {
     let [a, b, c, _] = ip.octets();
     !(a == 0                                    // "this network", 0.0.0.0
@@ -275,13 +284,17 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
     match s {
         // Unspecified, loopback and the deprecated IPv4-compatible form (`::a.b.c.d`).
         [0, 0, 0, 0, 0, 0, _, _] => false,
+        // IPv4-translated (::ffff:0:a.b.c.d, SIIT): the IPv4 address decides.
+        [0, 0, 0, 0, 0xffff, 0, hi, lo] => is_public_v4(embedded(hi, lo)),
         // NAT64 (64:ff9b::/96, 64:ff9b:1::/48): the IPv4 address it reaches decides.
         [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => is_public_v4(embedded(hi, lo)),
         [0x64, 0xff9b, 1, ..] => false,
         // 6to4 (2002::/16): the embedded IPv4 address decides.
         [0x2002, hi, lo, ..] => is_public_v4(embedded(hi, lo)),
-        // Teredo (2001::/32), ORCHIDs and documentation (2001:db8::/32).
-        [0x2001, 0, ..] | [0x2001, 0xdb8, ..] => false,
+        // Teredo (2001::/32), benchmarking (2001:2::/48), ORCHIDs, documentation
+        // (2001:db8::/32, 3fff::/20) and SRv6 SIDs (5f00::/16).
+        [0x2001, 0, ..] | [0x2001, 2, 0, ..] | [0x2001, 0xdb8, ..] => false,
+        [first, ..] if (first & 0xfff0) == 0x3ff0 || first == 0x5f00 => false,
         [0x2001, second, ..] if (0x10..0x30).contains(&second) => false,
         // Unique-local fc00::/7, link-local fe80::/10, site-local fec0::/10, multicast ff00::/8.
         [first, ..] if (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80 || (first & 0xffc0) == 0xfec0 => false,

@@ -318,3 +318,13 @@ fn only_an_ip_literal_or_localhost_names_a_private_address() {
         assert!(!rule(name).names_address(loopback), "{name}");
     }
 }
+
+#[test]
+fn link_local_addresses_are_told_apart_for_the_metadata_service() {
+    for ip in ["169.254.169.254", "::ffff:169.254.169.254", "fe80::1", "fd00:ec2::254"] {
+        assert!(is_link_local(ip.parse().unwrap()), "{ip}");
+    }
+    for ip in ["127.0.0.1", "10.0.0.1", "1.1.1.1"] {
+        assert!(!is_link_local(ip.parse().unwrap()), "{ip}");
+    }
+}

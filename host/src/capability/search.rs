@@ -92,6 +92,16 @@ impl SearchEndpoint {
         let rule = NetRule::for_authority(scheme, authority)
             .map_err(|why| format!("[tools.web_search] url `{url}`: {why}"))?;
         let key_env = key_env.map(str::trim).filter(|k| !k.is_empty()).map(str::to_string);
+        // A key goes over https, unless the API is on this machine (a literal loopback
+        // address or localhost).
+        let local = rule
+            .host()
+            .is_some_and(|h| h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()));
+        if key_env.is_some() && rule.scheme() == super::net::Scheme::Http && !local {
+            return Err(format!(
+                "[tools.web_search] url `{url}` is plain http: the API key would travel in clear; use https"
+            ));
+        }
         if provider.needs_key() && key_env.is_none() {
             return Err(format!(
                 "[tools.web_search] key_env is needed for {}: the name of the variable that holds the API key, \

@@ -607,3 +607,50 @@ async fn a_session_grant_survives_a_reload_only_while_the_plugin_code_is_the_sam
     assert!(result.is_err(), "{result:?}");
     session.shutdown().await;
 }
+
+/// One turn that fetches `url` with the built-in `web_fetch`, answering a grant question with
+/// `answer`; the tool's result and the question's missing lines, if one was asked.
+async fn fetch_with_grant(
+    session: &Session,
+    outputs: &mut UnboundedReceiver<Output>,
+    mock: &MockModel,
+    url: &str,
+    answer: GrantAnswer,
+) -> (Result<crate::contract::ToolOutput, crate::contract::ToolError>, Option<Vec<String>>) {
+    mock.push_turn(Turn::calls(vec![call("web_fetch", json!({"url": url}))]));
+    mock.push_turn(Turn::text("done"));
+    session.submit(Op::UserTurn { text: "fetch".into() });
+    let mut asked = None;
+    loop {
+        match next(outputs).await {
+            Output::Grant(question) => {
+                asked = Some(question.request.missing.clone());
+                session.submit(Op::Grant { id: question.id, answer });
+            }
+            Output::TurnDone(report) => return (report.calls[0].result.clone(), asked),
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_address_refused_to_a_wildcard_is_offered_exactly_and_never_the_metadata_service() {
+    let setup = Setup::new(&[]);
+    let server = airlock_tests::http_server::WebServer::start();
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Yolo).await;
+    let local = format!("http://localhost:{}/page.html", server.port());
+    let (result, asked) = fetch_with_grant(&session, &mut outputs, &mock, &local, GrantAnswer::ThisCall).await;
+    assert_eq!(asked, Some(vec![format!("net http://localhost:{}", server.port())]), "not the exact destination");
+    assert!(result.as_ref().is_ok_and(|o| o.llm_text().contains("Fetching pages")), "{result:?}");
+    // This call only: the next fetch is refused again.
+    let (result, asked) = fetch_with_grant(&session, &mut outputs, &mock, &local, GrantAnswer::No).await;
+    assert!(asked.is_some() && result.is_err(), "{result:?}");
+    // The metadata service is never offered.
+    let metadata = "http://169.254.169.254/latest/meta-data/";
+    let (result, asked) = fetch_with_grant(&session, &mut outputs, &mock, metadata, GrantAnswer::ThisCall).await;
+    assert_eq!(asked, None, "the metadata address was offered");
+    assert!(result.is_err());
+    assert_eq!(server.requests(), ["/page.html"]);
+    session.shutdown().await;
+}

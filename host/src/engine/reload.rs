@@ -99,8 +99,17 @@ pub(super) struct Unchanged {
 /// The plugins and tools whose code is the same in `old` and `new`: only these keep what
 /// the person gave them for the session.
 pub(super) fn unchanged(old: &Registry, new: &Registry) -> Unchanged {
-    let owner = |registry: &Registry| -> BTreeMap<String, String> {
-        registry.tools().iter().map(|t| (t.info.name.clone(), t.plugin.source.content_hash.clone())).collect()
+    // A tool is the same when the same plugin (name and origin) serves it with the same code.
+    let owner = |registry: &Registry| -> BTreeMap<String, (String, String, String)> {
+        registry
+            .tools()
+            .iter()
+            .map(|t| {
+                let plugin = &t.plugin;
+                let origin = format!("{:?}", plugin.source.origin);
+                (t.info.name.clone(), (plugin.info.name.clone(), origin, plugin.source.content_hash.clone()))
+            })
+            .collect()
     };
     let (before, after) = (plugins(old), plugins(new));
     let plugins = after

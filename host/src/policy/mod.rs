@@ -307,9 +307,20 @@ impl Policy {
 
     fn effective_under(&self, plugin: &Plugin, grant: &Grant, tool: &ToolInfo) -> Effective {
         let mut effective = capability::effective(tool, grant, &self.roots);
-        effective.protect(&self.protected, &self.writable);
+        // The memory folder stays writable only through a grant that names it (`@memory`),
+        // from the user's own policy or a built-in's default — never through a grant of a
+        // folder holding it, and never for a workspace's plugin.
+        let names_memory = grant
+            .files
+            .iter()
+            .any(|f| f.path == capability::MEMORY_ROOT && f.access == crate::contract::Access::ReadWrite);
+        let writable: &[PathBuf] =
+            if names_memory && plugin.source.origin != Origin::Workspace { &self.writable } else { &[] };
+        effective.protect(&self.protected, writable);
         if let Some(search) = self.search_of(plugin) {
             effective.provided_env = search.environment();
+            // Its grant is the configured API, not what it requests: nothing is missing.
+            effective.missing.clear();
         }
         effective
     }
@@ -355,7 +366,16 @@ impl Policy {
             Some((RuleDecision::Deny, rule)) => {
                 Verdict::Deny(format!("the user's policy denies this call (rule at {rule}); do not retry it"))
             }
-            None => mode::by_mode(mode, tool.kind, confirmation),
+            None => {
+                // auto-edit approves edits of the workspace; an edit elsewhere (the memory
+                // file, which steers every later session) still asks.
+                let outside = matches!(confirmation, Some(Confirmation::Edit { path, .. })
+                    if !Path::new(path).starts_with(&self.roots.workspace));
+                if mode == ApprovalMode::AutoEdit && outside {
+                    return Verdict::Ask;
+                }
+                mode::by_mode(mode, tool.kind, confirmation)
+            }
         }
     }
 

@@ -64,23 +64,26 @@ fn tls() -> Arc<rustls::ClientConfig> {
         .clone()
 }
 
-/// Connects to the first of `addrs` that answers, within `timeout`.
+/// Connects to the first of `addrs` that answers, within `timeout`: each address gets an
+/// equal share of what is left, so one that never answers does not use up the others' time.
 async fn connect(addrs: &[SocketAddr], timeout: Duration) -> Result<TcpStream, Error> {
-    let attempt = async {
-        let mut last = None;
-        for addr in addrs {
-            match TcpStream::connect(addr).await {
-                Ok(stream) => return Ok(stream),
-                Err(error) => last = Some(error),
-            }
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut last = None;
+    for (tried, addr) in addrs.iter().enumerate() {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let share = left / u32::try_from(addrs.len() - tried).unwrap_or(u32::MAX);
+        match tokio::time::timeout(share, TcpStream::connect(addr)).await {
+            Ok(Ok(stream)) => return Ok(stream),
+            Ok(Err(error)) => last = Some(error),
+            Err(_) => last = Some(std::io::Error::from(std::io::ErrorKind::TimedOut)),
         }
-        Err(match last {
-            Some(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => Error::ConnectionRefused,
-            Some(error) => Error::Connect(error),
-            None => Error::DestinationNotFound,
-        })
-    };
-    tokio::time::timeout(timeout, attempt).await.map_err(|_| Error::ConnectionTimeout)?
+    }
+    Err(match last {
+        Some(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => Error::ConnectionRefused,
+        Some(error) if error.kind() == std::io::ErrorKind::TimedOut => Error::ConnectionTimeout,
+        Some(error) => Error::Connect(error),
+        None => Error::DestinationNotFound,
+    })
 }
 
 type IoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;

@@ -34,7 +34,7 @@ use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
 use wasmtime_wasi_http::{Error as HttpError, RequestOptions, WasiBody, WasiHttpHooks};
 
-use crate::capability::net::{NetRule, Scheme, is_public};
+use crate::capability::net::{NetRule, Scheme, is_link_local, is_public};
 
 /// Denials kept per call; a guest retrying in a loop does not grow the list further.
 const MAX_DENIALS: usize = 64;
@@ -189,8 +189,11 @@ impl WasiHttpHooks for HttpGate {
                     let address = refused.first().map(|a| a.ip().to_string()).unwrap_or_default();
                     // A grant of the destination itself reaches it when it names the address
                     // (an IP literal, localhost); a grant never lets another name reach it.
-                    let grant =
-                        refused.first().filter(|a| destination.names_address(a.ip())).map(|_| destination.clone());
+                    // Never for a link-local address (the cloud metadata service lives there).
+                    let grant = refused
+                        .first()
+                        .filter(|a| destination.names_address(a.ip()) && !is_link_local(a.ip()))
+                        .map(|_| destination.clone());
                     denials.push(NetDenial {
                         url,
                         reason: DenialReason::PrivateAddress { host: host.clone(), address },

@@ -194,7 +194,7 @@ impl Scheduler {
         // grant it on the spot, and the call runs once more with it.
         if result.is_err()
             && !cancel.is_cancelled()
-            && let Some(widened) = self.offer_grant(&run, &access, denied).await
+            && let Some(widened) = self.offer_grant(&run, &access, &denied).await
         {
             (result, denied) = self.run_once(&run, &widened).await;
         }
@@ -219,9 +219,13 @@ impl Scheduler {
         finish_metered(&call, started, result, events, Some(&access.meter))
     }
 
-    /// One execution of `run` under `access`: its result, and whether the guest was refused
-    /// a network destination its plugin requested.
-    pub(super) async fn run_once(&self, run: &Run<'_>, access: &Access) -> (Result<ToolOutput, ToolError>, bool) {
+    /// One execution of `run` under `access`: its result, and the refused network
+    /// destinations a grant could allow (within what its plugin requested).
+    pub(super) async fn run_once(
+        &self,
+        run: &Run<'_>,
+        access: &Access,
+    ) -> (Result<ToolOutput, ToolError>, Vec<NetRule>) {
         let Run { tool, call, args, writes, cancel, live, events } = run;
         let sandboxing = match writes {
             Writes::Grant => Sandboxing::Phase(Phase::Execute),
@@ -240,7 +244,7 @@ impl Scheduler {
                 let denied = self.warn_network_denials(tool, &instance, events);
                 (result, denied)
             }
-            Err(error) => (Err(error), false),
+            Err(error) => (Err(error), Vec::new()),
         }
     }
 
@@ -319,15 +323,20 @@ impl Scheduler {
         });
     }
 
-    /// Warns of each refused destination once; true when one of them is covered by what
-    /// the plugin requested (a grant could allow it).
-    fn warn_network_denials(&self, tool: &RegisteredTool, instance: &Instance, events: &EventSink) -> bool {
+    /// Warns of each refused destination once; returns the refused destinations a grant
+    /// could allow (each within what the plugin requested).
+    fn warn_network_denials(&self, tool: &RegisteredTool, instance: &Instance, events: &EventSink) -> Vec<NetRule> {
         let plugin = &tool.plugin.info.name;
-        let mut grantable = false;
+        let mut grantable = Vec::new();
         for denial in instance.network_denials() {
             let requested: Vec<NetRule> =
                 tool.info.capabilities.network.iter().filter_map(|r| NetRule::parse(r).ok()).collect();
-            grantable |= matches!(&denial.grant, Some(rule) if !net::intersect(&requested, std::slice::from_ref(rule)).is_empty());
+            if let Some(rule) = &denial.grant
+                && !net::intersect(&requested, std::slice::from_ref(rule)).is_empty()
+                && !grantable.contains(rule)
+            {
+                grantable.push(rule.clone());
+            }
             if !self.first_warning(format!("net:{plugin}:{}", denial.url)) {
                 continue;
             }

@@ -14,17 +14,18 @@ use std::path::Path;
 use super::Scheduler;
 use super::call::{Access, Run};
 use crate::capability::Grant;
+use crate::capability::net::NetRule;
 use crate::events::Event;
 use crate::policy::{GrantOutcome, GrantRequest};
 
 impl Scheduler {
     /// Asks whether to grant what `run`'s plugin requested and lacks; the access to run it
     /// again with, or `None` (nothing to offer, or the answer was no).
-    pub(super) async fn offer_grant(&self, run: &Run<'_>, access: &Access, network_denied: bool) -> Option<Access> {
+    pub(super) async fn offer_grant(&self, run: &Run<'_>, access: &Access, denied: &[NetRule]) -> Option<Access> {
         let tool = run.tool;
         let missing: Vec<String> =
             access.effective.missing.iter().map(|flag| flag.trim_start_matches('-').to_string()).collect();
-        if missing.is_empty() && !network_denied {
+        if missing.is_empty() && denied.is_empty() {
             return None;
         }
         let plugin = &tool.plugin;
@@ -33,7 +34,13 @@ impl Scheduler {
         if self.seen(&declined) {
             return None;
         }
-        let offered = Grant::requested_by([&tool.info]);
+        // What the tool requested and lacks; when it lacks nothing, exactly the destinations
+        // it was refused (within its request: a private address its wildcard never reaches).
+        let offered = if missing.is_empty() {
+            Grant { network: denied.to_vec(), ..Grant::default() }
+        } else {
+            Grant::requested_by([&tool.info])
+        };
         let mut lines = missing;
         if lines.is_empty() {
             lines = offered.network.iter().map(|rule| format!("net {rule}")).collect();
