@@ -25,6 +25,7 @@ const BUILTINS: &[&str] = &[
     "write_todos",
     "save_memory",
     "web_search",
+    "run_shell_command",
 ];
 
 fn main() {

@@ -36,6 +36,7 @@ const FIXTURES: &[&str] = &[
     "schema-bomb",
     "runtime-hostile",
     "sched-probe",
+    "process-probe",
 ];
 
 fn main() {

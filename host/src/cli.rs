@@ -216,12 +216,20 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         resume: cli.resume,
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
-    if interactive {
+    let code = if interactive {
         let options = tui::Options { prompt: cli.interactive, mode, home };
-        return Ok(tui::run(session, outputs, options).await);
+        tui::run(session, outputs, options).await
+    } else {
+        let options = exec::Options { format: cli.output_format, ask: cli.ask, mode };
+        exec::run(session, outputs, prompt, options).await
+    };
+    // Commands left running in the background end with airlock.
+    let stopped = crate::process::stop_background();
+    if stopped > 0 {
+        let plural = if stopped == 1 { "" } else { "s" };
+        let _ = writeln!(std::io::stderr(), "airlock: stopped {stopped} background command{plural}");
     }
-    let options = exec::Options { format: cli.output_format, ask: cli.ask, mode };
-    Ok(exec::run(session, outputs, prompt, options).await)
+    Ok(code)
 }
 
 /// Whether this run opens the interactive UI: `-i`, or no prompt, no `--ask`/`--stdin`,

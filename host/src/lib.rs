@@ -56,18 +56,21 @@
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `model`, `paths`, `policy`, `sanitize`
 //! - `contract`: (none)
-//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `model`, `paths`, `policy`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`
+//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `model`, `paths`, `policy`, `registry`, `runtime`, `sandbox`, `sanitize`, `scheduler`, `session`
 //! - `events`: `contract`, `model`, `registry`
 //! - `files`: (none)
 //! - `model`: (none)
 //! - `paths`: (none)
-//! - `policy`: `capability`, `contract`, `files`, `paths`, `registry`, `sanitize`
+//! - `policy`: `capability`, `contract`, `files`, `paths`, `registry`, `sanitize`, `shell`
+//! - `process`: `sandbox`
 //! - `registry`: `capability`, `contract`, `files`, `runtime`, `sanitize`
-//! - `runtime`: `capability`, `contract`, `files`
+//! - `runtime`: `capability`, `contract`, `files`, `process`, `sandbox`, `sanitize`, `shell`
+//! - `sandbox`: (none)
 //! - `sanitize`: (none)
-//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `files`, `model`, `policy`, `registry`, `runtime`, `sanitize`
+//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `files`, `model`, `policy`, `registry`, `runtime`, `sandbox`, `sanitize`
 //! - `session`: `model`
-//! - `cli` (front end): `agent`, `commands`, `config`, `engine`, `frontends`, `paths`, `policy`, `sanitize`, `session`
+//! - `shell`: `files`
+//! - `cli` (front end): `agent`, `commands`, `config`, `engine`, `frontends`, `paths`, `policy`, `process`, `sanitize`, `session`
 //! - `commands` (front end): `capability`, `contract`, `frontends`, `paths`, `policy`, `registry`, `runtime`, `sanitize`
 //! - `frontends` (front end): `agent`, `capability`, `contract`, `engine`, `events`, `model`, `policy`, `registry`, `sanitize`, `session`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -86,11 +89,14 @@ pub mod frontends;
 pub mod model;
 pub mod paths;
 pub mod policy;
+pub mod process;
 pub mod registry;
 pub mod runtime;
+pub mod sandbox;
 pub mod sanitize;
 pub mod scheduler;
 pub mod session;
+pub mod shell;
 #[cfg(test)]
 mod testing;
 

@@ -3,6 +3,10 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    // First, before clap and before any thread: the sandbox helper must be single-threaded.
+    if let Some(code) = airlock::sandbox::run_helper_if_asked() {
+        return code;
+    }
     let cli = airlock::cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,

@@ -3,7 +3,7 @@
 //! A plugin author writes a serde arguments struct that also derives
 //! [`schemars::JsonSchema`], implements [`Tool`] for a unit struct, and exports it with
 //! [`export_tools!`]. The SDK owns everything between that and the WIT contract
-//! (`wit/since_v0.1.0`): the JSON Schema the model sees, parsing the JSON arguments into
+//! (`wit/since_v0.2.0`): the JSON Schema the model sees, parsing the JSON arguments into
 //! typed values (bad arguments become `invalid-params`, never a trap), dispatching the
 //! host's calls by tool name, and helpers for paths, files, logging and live output.
 //!
@@ -50,6 +50,7 @@ pub mod bindings {
 pub mod fs;
 pub mod log;
 pub mod output;
+pub mod process;
 mod schema;
 mod tool;
 mod types;

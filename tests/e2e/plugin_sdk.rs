@@ -156,11 +156,11 @@ fn files_below(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn the_sdk_carries_the_released_contract_byte_for_byte() {
-    let released = root().join("wit/since_v0.1.0");
+    let released = root().join("wit/since_v0.2.0");
     let carried = root().join("plugin-sdk/wit");
     let files = files_below(&released);
     assert!(files.iter().any(|f| f.ends_with("tool.wit")), "{files:?}");
-    assert_eq!(files, files_below(&carried), "plugin-sdk/wit must hold exactly the files of wit/since_v0.1.0");
+    assert_eq!(files, files_below(&carried), "plugin-sdk/wit must hold exactly the files of wit/since_v0.2.0");
     for file in files {
         let read = |dir: &Path| std::fs::read(dir.join(&file)).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         assert!(

@@ -356,6 +356,12 @@ pub(crate) fn sandbox_lines(sb: &SandboxView, w: usize, theme: &Theme) -> Vec<Li
             out.push(Line::from(vec![Span::raw("  "), Span::styled(row, style)]));
         }
     }
+    if let Some(commands) = &sb.commands {
+        let style = if commands.contains("WITHOUT") { theme.warning() } else { theme.text() };
+        for row in wrap_marked(&clean(commands), w.saturating_sub(2).max(8)) {
+            out.push(Line::from(vec![Span::raw("  "), Span::styled(row, style)]));
+        }
+    }
     let limits =
         format!("  memory {} MiB · timeout {} s · output {}", sb.memory_mb, sb.timeout_secs, bytes(sb.output_bytes));
     out.push(Line::styled(fit(&limits, w), theme.dim()));

@@ -19,6 +19,7 @@ fn sandbox() -> SandboxView {
         memory_mb: 256,
         timeout_secs: 60,
         output_bytes: 100_000,
+        commands: None,
     }
 }
 
@@ -56,6 +57,7 @@ fn exec_view() -> ApprovalView {
         },
         sandbox: SandboxView {
             folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
+            commands: Some("programs it starts run under Landlock ABI 7 + seccomp, no network".into()),
             ..sandbox()
         },
         scope: "`shell` running `cargo`".into(),

@@ -83,6 +83,9 @@ pub struct SandboxView {
     pub memory_mb: u64,
     pub timeout_secs: u64,
     pub output_bytes: u64,
+    /// For a call that may start programs: the sandbox they run in ("programs it starts run
+    /// under Landlock ABI 7 + seccomp, no network").
+    pub commands: Option<String>,
 }
 
 /// The answers an approval dialog offers, in the order shown.

@@ -83,6 +83,9 @@ pub struct Held {
     pub memory_bytes: u64,
     pub timeout_secs: u64,
     pub output_bytes: u64,
+    /// For a call that may start programs: the OS sandbox they run in, in one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commands: Option<String>,
 }
 
 /// A folder of [`Held`].

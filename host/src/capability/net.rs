@@ -195,6 +195,13 @@ impl NetRule {
         }
     }
 
+    /// Whether the rule reaches every host on every port (`https://*:*`): the only grant that
+    /// gives a program a command starts the network, which no OS sandbox here can narrow to
+    /// hosts.
+    pub fn is_every_host(&self) -> bool {
+        matches!(self.host, HostPattern::Public) && self.port == 0
+    }
+
     /// The port; for a rule written with `:*`, 0.
     pub fn port(&self) -> u16 {
         self.port

@@ -198,6 +198,9 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     for notice in policy.notices.iter().chain(&policy.plugin_notices(&registry)).chain(&policy.warnings) {
         events.send(Event::Warning { message: notice.clone() });
     }
+    if let Some(message) = unsandboxed_commands(&registry, &policy) {
+        events.send(Event::Warning { message });
+    }
     for message in recording_problem.into_iter().chain(recorded.iter().flat_map(|o| o.warnings.clone())) {
         events.send(Event::Warning { message });
     }
@@ -218,4 +221,27 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         }
     }
     Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider })
+}
+
+/// Said once at start, when a tool offered this session can start programs and this kernel
+/// cannot confine them: never a silent downgrade.
+fn unsandboxed_commands(registry: &Registry, policy: &Policy) -> Option<String> {
+    let support = crate::sandbox::support();
+    if support.landlock_abi.is_some() {
+        return None;
+    }
+    let tools: Vec<&str> = registry
+        .tools()
+        .iter()
+        .filter(|tool| !tool.info.capabilities.processes.is_empty() && policy.offers(&tool.info))
+        .map(|tool| tool.info.name.as_str())
+        .collect();
+    (!tools.is_empty()).then(|| {
+        format!(
+            "this kernel has no Landlock: programs that {} start run WITHOUT a file-system sandbox \
+             (they can write wherever your user can){}",
+            tools.join(", "),
+            if support.seccomp { "; seccomp still keeps them off the network" } else { "" }
+        )
+    })
 }

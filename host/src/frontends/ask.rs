@@ -109,6 +109,9 @@ fn question_text(question: &Question) -> String {
         held.memory_bytes >> 20,
         held.timeout_secs
     );
+    if let Some(commands) = &held.commands {
+        let _ = writeln!(out, "  {}", line(commands));
+    }
     let covered = scope.describe(&request.tool);
     let _ = writeln!(out, "  y  allow once");
     let _ = writeln!(out, "  a  allow always: {covered}, for this session");

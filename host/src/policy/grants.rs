@@ -26,6 +26,12 @@ use crate::contract::ToolInfo;
 use crate::registry::names::{self, How, NameError};
 use crate::registry::{Origin, Plugin, Registry, is_reserved};
 
+/// The built-in plugin of `run_shell_command`.
+pub const SHELL_PLUGIN: &str = "run-shell-command";
+/// How long one call of `run_shell_command` may run by default (its table's `timeout_secs`
+/// changes it).
+pub const SHELL_TIMEOUT_SECS: u64 = 600;
+
 /// What a plugin is granted and where each part comes from.
 #[derive(Debug, Clone, Default)]
 pub struct Granted<'a> {
@@ -56,9 +62,9 @@ impl Granted<'_> {
             network: pick(sets.network, &own.network, &default.network),
             env: pick(sets.env, &own.env, &default.env),
             processes: pick(sets.processes, &own.processes, &default.processes),
-            memory_mb: own.memory_mb,
-            timeout_secs: own.timeout_secs,
-            max_output_bytes: own.max_output_bytes,
+            memory_mb: own.memory_mb.or(default.memory_mb),
+            timeout_secs: own.timeout_secs.or(default.timeout_secs),
+            max_output_bytes: own.max_output_bytes.or(default.max_output_bytes),
         };
         let defaults = Parts { files: !sets.files, network: !sets.network, env: !sets.env, processes: !sets.processes };
         Granted { grant, file: Some(file), defaults }
@@ -100,6 +106,14 @@ impl Policy {
     /// `web_search`, the configured search API's origin and its three variables, or nothing
     /// while none is configured.
     pub fn builtin_default(&self, plugin: &Plugin) -> Grant {
+        if plugin.info.name == SHELL_PLUGIN {
+            // Commands get the network only from the user's grant of every host, and ten
+            // minutes (a build, a test run) unless the user's table says otherwise.
+            let mut grant = Grant::requested_by(&plugin.info.tools);
+            grant.network.clear();
+            grant.timeout_secs = Some(SHELL_TIMEOUT_SECS);
+            return grant;
+        }
         if plugin.info.name != crate::capability::search::PLUGIN {
             return Grant::requested_by(&plugin.info.tools);
         }

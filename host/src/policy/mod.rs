@@ -23,6 +23,7 @@
 
 pub mod approver;
 pub mod edit;
+mod exec;
 pub mod file;
 mod grants;
 pub mod mode;
@@ -35,6 +36,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 pub use approver::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver, GrantOutcome, GrantRequest, RefuseAll};
+pub use exec::ExecVerdict;
 pub use mode::{ApprovalMode, Verdict};
 use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
 use trust::{TrustStatus, TrustStore};
@@ -317,6 +319,11 @@ impl Policy {
         let writable: &[PathBuf] =
             if names_memory && plugin.source.origin != Origin::Workspace { &self.writable } else { &[] };
         effective.protect(&self.protected, writable);
+        // The shell's commands get the network only from a deliberate grant of every host:
+        // its absence is the default, not something missing to prompt for.
+        if plugin.source.origin == Origin::Builtin && plugin.info.name == grants::SHELL_PLUGIN {
+            effective.missing.retain(|flag| !flag.starts_with("--net"));
+        }
         if let Some(search) = self.search_of(plugin) {
             effective.provided_env = search.environment();
             // Its grant is the configured API, not what it requests: nothing is missing.
@@ -383,6 +390,14 @@ impl Policy {
     /// policy file when `save` is set. Returns a description of what is now allowed.
     pub fn remember(&self, tool: &str, scope: &AlwaysScope, save: bool) -> Result<String, PolicyError> {
         let (command, path) = match scope {
+            // A command known only when it runs has no program to remember.
+            AlwaysScope::CommandRoot(root) if root.trim().is_empty() => {
+                return Err(PolicyError::Invalid {
+                    path: self.user.path.clone(),
+                    line: 0,
+                    message: "the command's program is known only when it runs, so it cannot be allowed always".into(),
+                });
+            }
             AlwaysScope::Tool => (None, None),
             AlwaysScope::CommandRoot(root) => (Some(root.clone()), None),
             AlwaysScope::File(path) => (None, Some(globset::escape(path))),

@@ -87,6 +87,10 @@ pub struct CallFacts<'a> {
     pub command: Option<&'a str>,
     /// The path the call touches, workspace-relative when inside the workspace.
     pub path: Option<&'a str>,
+    /// The command read as bash reads it (one command of an exec confirmation's line): a
+    /// prefix that allows or asks must then cover it written out whole, one that denies
+    /// matches its program by file name ([`crate::shell::matching`]).
+    pub parsed: Option<&'a crate::shell::Command>,
 }
 
 impl Rule {
@@ -95,9 +99,16 @@ impl Rule {
             return false;
         }
         if let Some(prefix) = &self.command {
-            match facts.command {
-                Some(command) if command_has_prefix(command, prefix) => {}
-                _ => return false,
+            let hit = match (facts.parsed, facts.command) {
+                (Some(parsed), _) if self.decision == RuleDecision::Deny => {
+                    crate::shell::matching::denied_by(prefix, parsed)
+                }
+                (Some(parsed), _) => parsed.covered_by(prefix),
+                (None, Some(command)) => command_has_prefix(command, prefix),
+                (None, None) => false,
+            };
+            if !hit {
+                return false;
             }
         }
         if let Some(glob) = &self.path {

@@ -22,7 +22,7 @@ fn rule(
 }
 
 fn facts<'a>(tool: &'a str, command: Option<&'a str>, path: Option<&'a str>) -> CallFacts<'a> {
-    CallFacts { tool, command, path }
+    CallFacts { tool, command, path, parsed: None }
 }
 
 #[test]

@@ -19,7 +19,7 @@ const MAX_DETAIL: usize = 200;
 
 /// What to do when a component was built for the wrong target.
 const BUILD_HINT: &str =
-    "build it for wasm32-wasip2 against the `airlock:tool/plugin` world of wit/since_v0.1.0 (or use plugin-sdk)";
+    "build it for wasm32-wasip2 against the `airlock:tool/plugin` world of wit/since_v0.2.0 (or use plugin-sdk)";
 
 /// One line on why `bytes` (the file's content, when it could be read) failed to load with
 /// `error`.

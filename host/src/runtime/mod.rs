@@ -25,7 +25,9 @@ mod metered;
 /// one arrives cut, with a note.
 pub use convert::MAX_CONTENT as MAX_EDIT_CONTENT;
 mod fault;
+mod gate;
 mod http;
+pub mod process;
 mod state;
 mod stdio;
 
@@ -48,7 +50,9 @@ pub use budget::{DEFAULT_LIVE_INSTANCES, DEFAULT_MEMORY_BUDGET, ProcessLimits};
 pub use cache::{CacheOutcome, CompileCache};
 pub use fault::CallFault;
 use fault::classify;
+pub use gate::Gate;
 pub use http::{DenialReason, NetDenial};
+pub use process::ProcessAccess;
 pub use state::CancelFlag;
 use state::{CallState, Interrupt};
 
@@ -91,6 +95,9 @@ pub struct Sandbox {
     pub http_response_cap: usize,
     /// Where the instance's usage is added up (shared by every instance of one call).
     pub meter: Arc<UsageMeter>,
+    /// What the call's children may get; `None`: it starts nothing (every check phase, every
+    /// tool not granted `processes`).
+    pub processes: Option<ProcessAccess>,
 }
 
 /// What the instances of one call used, as the host measured it: the largest linear memory
@@ -153,6 +160,7 @@ impl fmt::Debug for Sandbox {
             .field("network", &self.network)
             .field("env", &self.env.iter().map(|(name, _)| name).collect::<Vec<_>>())
             .field("http_response_cap", &self.http_response_cap)
+            .field("processes", &self.processes)
             .finish_non_exhaustive()
     }
 }
@@ -172,6 +180,7 @@ impl Sandbox {
             env: Vec::new(),
             http_response_cap: DEFAULT_HTTP_RESPONSE_CAP,
             meter: Arc::default(),
+            processes: None,
         }
     }
 }
@@ -223,7 +232,10 @@ impl Runtime {
         metered::add_to_linker(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
-        bindings::Plugin::add_to_linker::<_, wasmtime::component::HasSelf<_>>(&mut linker, |state| state)
+        // Every released contract version, side by side.
+        bindings::v1::Plugin::add_to_linker::<_, wasmtime::component::HasSelf<_>>(&mut linker, |state| state)
+            .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        bindings::v2::Plugin::add_to_linker::<_, wasmtime::component::HasSelf<_>>(&mut linker, |state| state)
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         spawn_epoch_ticker(&engine);
         let cache = CompileCache::new(cache_dir, key_file, &engine);
@@ -249,9 +261,13 @@ impl Runtime {
         Ok((self.link(&component)?, outcome))
     }
 
+    /// Links a component of whichever contract version it exports (the newest first).
     fn link(&self, component: &Component) -> Result<LoadedComponent, RuntimeError> {
         let pre = self.linker.instantiate_pre(component).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
-        let pre = bindings::PluginPre::new(pre).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        let pre = match bindings::v2::PluginPre::new(pre.clone()) {
+            Ok(v2) => Pre::V2(v2),
+            Err(_) => Pre::V1(bindings::v1::PluginPre::new(pre).map_err(|e| RuntimeError::Link(format!("{e:#}")))?),
+        };
         Ok(LoadedComponent { pre: Arc::new(pre) })
     }
 
@@ -267,7 +283,11 @@ impl Runtime {
         let state = CallState::new(sandbox, label)?;
         let mut store = new_store(&self.engine, state);
         let deadline = sandbox.deadline;
-        match component.pre.instantiate_async(&mut store).await {
+        let instantiated = match &*component.pre {
+            Pre::V1(pre) => pre.instantiate_async(&mut store).await.map(Plugin::V1),
+            Pre::V2(pre) => pre.instantiate_async(&mut store).await.map(Plugin::V2),
+        };
+        match instantiated {
             Ok(plugin) => Ok(Instance { store, plugin, deadline, _permits: permits }),
             Err(error) => Err(match classify(&store, deadline, &error) {
                 CallFault::Trap(message) => CallFault::Instantiate(message),
@@ -303,7 +323,42 @@ fn new_store(engine: &Engine, state: CallState) -> Store<CallState> {
 /// A component ready to instantiate.
 #[derive(Clone)]
 pub struct LoadedComponent {
-    pre: Arc<bindings::PluginPre<CallState>>,
+    pre: Arc<Pre>,
+}
+
+impl LoadedComponent {
+    /// The contract version the component was built against (`0.1.0`, `0.2.0`).
+    pub fn contract_version(&self) -> &'static str {
+        match &*self.pre {
+            Pre::V1(_) => "0.1.0",
+            Pre::V2(_) => "0.2.0",
+        }
+    }
+}
+
+/// A pre-linked component, by contract version.
+enum Pre {
+    V1(bindings::v1::PluginPre<CallState>),
+    V2(bindings::v2::PluginPre<CallState>),
+}
+
+/// An instance's exports, by contract version; both give the same Rust types.
+enum Plugin {
+    V1(bindings::v1::Plugin),
+    V2(bindings::v2::Plugin),
+}
+
+/// Calls one export of whichever version `$plugin` is.
+macro_rules! call_export {
+    ($instance:expr, $method:ident ( $($arg:expr),* )) => {{
+        let watch = $instance.watch();
+        let store = &mut $instance.store;
+        let result = match &$instance.plugin {
+            Plugin::V1(plugin) => watch.guard(plugin.airlock_tool_tool().$method(store, $($arg),*)).await,
+            Plugin::V2(plugin) => watch.guard(plugin.airlock_tool_tool().$method(store, $($arg),*)).await,
+        };
+        $instance.finish(result)
+    }};
 }
 
 impl std::fmt::Debug for LoadedComponent {
@@ -315,7 +370,7 @@ impl std::fmt::Debug for LoadedComponent {
 /// A live instance: one call's worth of guest. Dropped after the call.
 pub struct Instance {
     store: Store<CallState>,
-    plugin: bindings::Plugin,
+    plugin: Plugin,
     deadline: Duration,
     /// Its room in the process budget; declared last, so it is given back after the store
     /// (and its memory) is gone.
@@ -328,28 +383,22 @@ pub type GuestResult<T> = Result<T, crate::contract::ToolError>;
 impl Instance {
     /// `describe()`: the raw self-description (validated by the registry).
     pub async fn describe(&mut self) -> Result<PluginInfo, CallFault> {
-        let watch = self.watch();
-        let result = watch.guard(self.plugin.airlock_tool_tool().call_describe(&mut self.store)).await;
-        let info = self.finish(result)?;
+        let info = call_export!(self, call_describe())?;
         Ok(convert::plugin_info(info))
     }
 
     pub async fn validate(&mut self, tool: &str, args: &str) -> Result<GuestResult<()>, CallFault> {
-        let watch = self.watch();
-        let result = watch.guard(self.plugin.airlock_tool_tool().call_validate(&mut self.store, tool, args)).await;
-        Ok(self.finish(result)?.map_err(convert::tool_error))
+        Ok(call_export!(self, call_validate(tool, args))?.map_err(convert::tool_error))
     }
 
     pub async fn describe_call(&mut self, tool: &str, args: &str) -> Result<String, CallFault> {
-        let watch = self.watch();
-        let result = watch.guard(self.plugin.airlock_tool_tool().call_describe_call(&mut self.store, tool, args)).await;
-        Ok(convert::describe_call(self.finish(result)?))
+        Ok(convert::describe_call(call_export!(self, call_describe_call(tool, args))?))
     }
 
     pub async fn confirm(&mut self, tool: &str, args: &str) -> Result<GuestResult<Option<Confirmation>>, CallFault> {
-        let watch = self.watch();
-        let result = watch.guard(self.plugin.airlock_tool_tool().call_confirm(&mut self.store, tool, args)).await;
-        Ok(self.finish(result)?.map(|c| c.map(convert::confirmation)).map_err(convert::tool_error))
+        Ok(call_export!(self, call_confirm(tool, args))?
+            .map(|c| c.map(convert::confirmation))
+            .map_err(convert::tool_error))
     }
 
     pub async fn modify_args(
@@ -358,16 +407,11 @@ impl Instance {
         args: &str,
         proposed: &str,
     ) -> Result<GuestResult<String>, CallFault> {
-        let watch = self.watch();
-        let result =
-            watch.guard(self.plugin.airlock_tool_tool().call_modify_args(&mut self.store, tool, args, proposed)).await;
-        Ok(convert::modified_args(self.finish(result)?))
+        Ok(convert::modified_args(call_export!(self, call_modify_args(tool, args, proposed))?))
     }
 
     pub async fn execute(&mut self, tool: &str, args: &str) -> Result<GuestResult<ToolOutput>, CallFault> {
-        let watch = self.watch();
-        let result = watch.guard(self.plugin.airlock_tool_tool().call_execute(&mut self.store, tool, args)).await;
-        Ok(self.finish(result)?.map(convert::tool_output).map_err(convert::tool_error))
+        Ok(call_export!(self, call_execute(tool, args))?.map(convert::tool_output).map_err(convert::tool_error))
     }
 
     /// The network requests refused so far (not granted, or a response over the cap), for

@@ -18,8 +18,10 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
-use super::bindings::airlock::host::{context, log, output};
+use super::bindings::v1::airlock::host::{context, log, output};
+use super::bindings::v2::airlock::host as host_v2;
 use super::http::HttpGate;
+use super::process::CallProcesses;
 use super::stdio::CapturedOutput;
 use super::{CallFault, STDIO_CAP, Sandbox};
 
@@ -192,6 +194,8 @@ pub struct CallState {
     pub workspace_root: String,
     pub call_id: String,
     pub live_output: Option<mpsc::UnboundedSender<String>>,
+    /// The children the call may start, and has started.
+    pub processes: CallProcesses,
     log_lines: u32,
     live_bytes: usize,
     live_capped: bool,
@@ -229,6 +233,7 @@ impl CallState {
             workspace_root: sandbox.workspace_root.clone(),
             call_id: sandbox.call_id.clone(),
             live_output: sandbox.live_output.clone(),
+            processes: CallProcesses::new(sandbox.processes.clone()),
             log_lines: 0,
             live_bytes: 0,
             live_capped: false,
@@ -326,3 +331,33 @@ impl context::Host for CallState {
 
 /// The contract's types interface has no functions; the linker only needs to know it.
 impl super::bindings::types::Host for CallState {}
+
+// Contract 0.2.0's log, output and context are 0.1.0's, under the new version's names.
+impl host_v2::log::Host for CallState {
+    fn log(&mut self, level: host_v2::log::Level, message: String) {
+        let level = match level {
+            host_v2::log::Level::Trace => log::Level::Trace,
+            host_v2::log::Level::Debug => log::Level::Debug,
+            host_v2::log::Level::Info => log::Level::Info,
+            host_v2::log::Level::Warn => log::Level::Warn,
+            host_v2::log::Level::Error => log::Level::Error,
+        };
+        log::Host::log(self, level, message);
+    }
+}
+
+impl host_v2::output::Host for CallState {
+    fn emit(&mut self, chunk: String) {
+        output::Host::emit(self, chunk);
+    }
+}
+
+impl host_v2::context::Host for CallState {
+    fn workspace_root(&mut self) -> String {
+        context::Host::workspace_root(self)
+    }
+
+    fn call_id(&mut self) -> String {
+        context::Host::call_id(self)
+    }
+}

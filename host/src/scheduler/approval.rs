@@ -11,7 +11,16 @@ use crate::cancel::Cancellation;
 use crate::contract::{Confirmation, ErrorKind, ToolError};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::policy::rules::CallFacts;
-use crate::policy::{ApprovalOutcome, ApprovalRequest, Verdict};
+use crate::policy::{ApprovalOutcome, ApprovalRequest, ExecVerdict, Verdict};
+
+/// The folder an exec confirmation names (absolute, or relative to the workspace), canonical;
+/// the workspace when it is empty.
+fn exec_directory(workspace: &std::path::Path, directory: &str) -> std::path::PathBuf {
+    if directory.is_empty() {
+        return workspace.to_path_buf();
+    }
+    crate::files::canonical_lenient(&workspace.join(directory))
+}
 
 impl Scheduler {
     /// Takes a validated call to `scheduled` (or a terminal state).
@@ -27,19 +36,43 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return fail(cancelled());
         }
-        let facts = CallFacts { tool: &call.name, command: command.as_deref(), path: path.as_deref() };
+        let facts = CallFacts { tool: &call.name, command: command.as_deref(), path: path.as_deref(), parsed: None };
+        // A command line is judged command by command, and runs in the folder it showed.
+        let exec_folder = match &confirmation {
+            Some(Confirmation::Exec { directory, .. }) => Some(exec_directory(&self.workspace, directory)),
+            _ => None,
+        };
         let mut modified = false;
         // A proposal longer than a confirmation holds arrived cut: editing it would apply the cut.
         let proposal_cut = matches!(&confirmation, Some(Confirmation::Edit { proposed, .. })
             if proposed.len() > crate::runtime::MAX_EDIT_CONTENT);
-        match self.policy.verdict(&tool.info, &facts, confirmation.as_ref()) {
+        let verdict = match (&confirmation, &exec_folder) {
+            (Some(exec), Some(folder)) => {
+                let writable = access.writable(&tool.info, &writes);
+                self.policy.exec_verdict(&tool.info, &facts, exec, folder, &writable)
+            }
+            _ => ExecVerdict {
+                verdict: self.policy.verdict(&tool.info, &facts, confirmation.as_ref()),
+                ask_about: None,
+                ask_command: None,
+            },
+        };
+        match verdict.verdict {
             Verdict::Allow => {}
             Verdict::Deny(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
             Verdict::Ask => {
-                let confirmation = confirmation.clone().unwrap_or_else(|| Confirmation::Info {
+                let mut confirmation = confirmation.clone().unwrap_or_else(|| Confirmation::Info {
                     prompt: format!("Allow {} ({}): {description}?", tool.info.display_name, tool.info.kind.as_str()),
                     urls: Vec::new(),
                 });
+                // "Always" remembers the program of the first command no rule allows.
+                if let Confirmation::Exec { root_command, .. } = &mut confirmation {
+                    match &verdict.ask_about {
+                        Some(program) => root_command.clone_from(program),
+                        None if verdict.ask_command.is_some() => root_command.clear(),
+                        None => {}
+                    }
+                }
                 let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
                 update.description = Some(description.clone());
                 update.confirmation = Some(confirmation.clone());
@@ -92,6 +125,11 @@ impl Scheduler {
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
         update.description = Some(description);
         events.send(Event::ToolCall(Box::new(update)));
-        Approved::Ready(Ready { call, tool, args, started, writes, access, modified })
+        // What was approved is the line shown, in its folder: the gate lets exactly that start.
+        let approved_line = match (&confirmation, exec_folder) {
+            (Some(Confirmation::Exec { command, .. }), Some(folder)) if !modified => Some((command.clone(), folder)),
+            _ => None,
+        };
+        Approved::Ready(Ready { call, tool, args, started, writes, access, modified, approved_line })
     }
 }

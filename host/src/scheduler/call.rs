@@ -18,7 +18,7 @@ use crate::contract::{ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallCost, CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
 use crate::registry::RegisteredTool;
-use crate::runtime::{CallFault, Instance, Sandbox, UsageMeter};
+use crate::runtime::{CallFault, Gate, Instance, ProcessAccess, Sandbox, UsageMeter};
 
 /// The outcome of the steps before execution.
 pub(super) enum Approved {
@@ -41,6 +41,9 @@ pub(super) struct Ready {
     pub access: Access,
     /// The user edited the proposal before approving it.
     pub modified: bool,
+    /// The command line an exec confirmation showed, and its folder, once approved: the one
+    /// line a tool granted `*` may start in this call.
+    pub approved_line: Option<(String, PathBuf)>,
 }
 
 /// What an approved call may write while it executes.
@@ -115,6 +118,8 @@ impl Access {
             memory_bytes: self.limits.memory as u64,
             timeout_secs: self.limits.deadline.as_secs(),
             output_bytes: self.limits.output as u64,
+            commands: (!self.effective.processes.is_empty())
+                .then(|| commands_sandbox(self.effective.network.iter().any(NetRule::is_every_host))),
         }
     }
 
@@ -131,6 +136,20 @@ impl Access {
                 .collect(),
             Writes::Nothing => Vec::new(),
         }
+    }
+}
+
+/// The OS sandbox of the programs a call starts, in one line for the person asked — never a
+/// silent downgrade: a kernel without Landlock is named.
+pub(super) fn commands_sandbox(network: bool) -> String {
+    let support = crate::sandbox::support();
+    let network = if network { "with the network" } else { "no network" };
+    let seccomp = if support.seccomp { " + seccomp" } else { " (no seccomp)" };
+    match support.landlock_abi {
+        Some(abi) => format!("programs it starts run under Landlock ABI {abi}{seccomp}, {network}"),
+        None => format!(
+            "programs it starts run WITHOUT a file-system sandbox (this kernel has no Landlock){seccomp}, {network}"
+        ),
     }
 }
 
@@ -173,7 +192,7 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
         }
-        let Ready { call, tool, args, started, writes, access, modified } = ready;
+        let Ready { call, tool, args, started, writes, access, modified, approved_line } = ready;
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         // WASI has no chmod, so a plugin's atomic rewrite resets the file's mode: keep it —
         // through a handle on the folder, never by a path the plugin could re-point.
@@ -188,7 +207,7 @@ impl Scheduler {
             }
             false => (None, None),
         };
-        let run = Run { tool: &tool, call: &call, args: &args, writes: &writes, cancel, live, events };
+        let run = Run { tool: &tool, call: &call, args: &args, writes: &writes, cancel, live, events, approved_line };
         let (mut result, mut denied) = self.run_once(&run, &access).await;
         // A failure for want of what the plugin requested and nobody granted: the person may
         // grant it on the spot, and the call runs once more with it.
@@ -226,13 +245,14 @@ impl Scheduler {
         run: &Run<'_>,
         access: &Access,
     ) -> (Result<ToolOutput, ToolError>, Vec<NetRule>) {
-        let Run { tool, call, args, writes, cancel, live, events } = run;
+        let Run { tool, call, args, writes, cancel, live, events, approved_line } = run;
         let sandboxing = match writes {
             Writes::Grant => Sandboxing::Phase(Phase::Execute),
             Writes::Edit(target) => Sandboxing::Edit(Some(&target.dir)),
             Writes::Nothing => Sandboxing::Edit(None),
         };
-        match self.instance(tool, call, access, sandboxing, cancel, live.clone()).await {
+        let processes = self.process_access(tool, access, writes, approved_line.clone());
+        match self.instance_with(tool, call, access, sandboxing, cancel, live.clone(), processes).await {
             Ok(mut instance) => {
                 let result = match instance.execute(&tool.info.name, args).await {
                     Ok(Ok(output)) => {
@@ -256,6 +276,21 @@ impl Scheduler {
         sandboxing: impl Into<Sandboxing<'_>>,
         cancel: &Cancellation,
         live_output: Option<mpsc::UnboundedSender<String>>,
+    ) -> Result<Instance, ToolError> {
+        self.instance_with(tool, call, access, sandboxing, cancel, live_output, None).await
+    }
+
+    /// [`Self::instance`] whose calls may start the children `processes` allows.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn instance_with(
+        &self,
+        tool: &RegisteredTool,
+        call: &FunctionCall,
+        access: &Access,
+        sandboxing: impl Into<Sandboxing<'_>>,
+        cancel: &Cancellation,
+        live_output: Option<mpsc::UnboundedSender<String>>,
+        processes: Option<ProcessAccess>,
     ) -> Result<Instance, ToolError> {
         let component = tool.plugin.component(&self.runtime).map_err(|e| {
             ToolError::new(ErrorKind::PluginFault, format!("the plugin {} cannot be loaded: {e}", tool.plugin.label()))
@@ -301,9 +336,54 @@ impl Scheduler {
             env,
             http_response_cap: HTTP_RESPONSE_CAP,
             meter: access.meter.clone(),
+            processes,
         };
         let label: Arc<str> = tool.plugin.info.name.as_str().into();
         self.runtime.instantiate(&component, label, &sandbox).await.map_err(|fault| fault_error(tool, fault))
+    }
+
+    /// What an executing call's children may get, when its tool was granted `processes`:
+    /// the gate (its prefixes, the approved line, the deny rules) and the OS sandbox built
+    /// from the same grant as the instance's — its writable folders, its read-only folders,
+    /// the network only with a grant of every host.
+    fn process_access(
+        &self,
+        tool: &RegisteredTool,
+        access: &Access,
+        writes: &Writes,
+        approved_line: Option<(String, PathBuf)>,
+    ) -> Option<ProcessAccess> {
+        if access.effective.processes.is_empty() {
+            return None;
+        }
+        let preopens = access.execute_preopens(&tool.info, writes);
+        let read_write: Vec<PathBuf> = preopens.iter().filter(|p| p.writable).map(|p| p.host.clone()).collect();
+        let read_only: Vec<PathBuf> = preopens.iter().filter(|p| !p.writable).map(|p| p.host.clone()).collect();
+        // The user's own program folders inside what the call may read (`~/.cargo/bin` once
+        // `~/.cargo` is granted) — never one inside the workspace, which a repository fills.
+        let path_extra = std::env::var_os("PATH")
+            .map(|path| {
+                std::env::split_paths(&path)
+                    .filter_map(|folder| folder.canonicalize().ok())
+                    .filter(|folder| !folder.starts_with(&self.workspace))
+                    .filter(|folder| read_write.iter().chain(&read_only).any(|granted| folder.starts_with(granted)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(ProcessAccess {
+            gate: Gate {
+                prefixes: access.effective.processes.clone(),
+                approved: approved_line,
+                denied: self.policy.denied_commands(&tool.info.name),
+            },
+            read_write,
+            read_only,
+            network: access.effective.network.iter().any(NetRule::is_every_host),
+            env_names: access.effective.env.clone(),
+            path_extra,
+            workspace: self.workspace.clone(),
+            log_dir: self.outputs.clone(),
+        })
     }
 
     /// Tells the user, once per tool and session, which requests were not granted and the
@@ -369,6 +449,8 @@ pub(super) struct Run<'a> {
     pub cancel: &'a Cancellation,
     pub live: Option<mpsc::UnboundedSender<String>>,
     pub events: &'a EventSink,
+    /// The command line approved for this call, and its folder.
+    pub approved_line: Option<(String, PathBuf)>,
 }
 
 /// Which preopens an instance gets.

@@ -184,6 +184,7 @@ pub fn approval(question: &Question, queued: usize) -> ApprovalView {
         memory_mb: held.memory_bytes >> 20,
         timeout_secs: held.timeout_secs,
         output_bytes: held.output_bytes,
+        commands: held.commands.as_deref().map(sanitize::line),
     };
     ApprovalView {
         tool: sanitize::line(&request.tool),

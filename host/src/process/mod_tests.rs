@@ -1,0 +1,96 @@
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
+
+use super::environment::{Private, SYSTEM_PATH, build};
+use super::group::{MAX_BACKGROUND, MAX_LIVE, Slot};
+use super::*;
+
+fn private() -> Private<'static> {
+    Private { home: Path::new("/tmp/p/home"), tmp: Path::new("/tmp/p/tmp") }
+}
+
+fn pairs(env: &[(String, String)]) -> Vec<(&str, &str)> {
+    env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
+#[test]
+fn environment_is_built_from_scratch() {
+    let extra = vec![("CARGO_TERM_COLOR".to_owned(), "never".to_owned())];
+    let env =
+        build(&extra, &[PathBuf::from("/opt/tool/bin")], private(), Some(OsStr::new("de_DE.UTF-8"))).expect("env");
+    let path = format!("{SYSTEM_PATH}:/opt/tool/bin");
+    assert_eq!(
+        pairs(&env),
+        [
+            ("PATH", path.as_str()),
+            ("HOME", "/tmp/p/home"),
+            ("TMPDIR", "/tmp/p/tmp"),
+            ("LANG", "de_DE.UTF-8"),
+            ("TERM", "dumb"),
+            ("CARGO_TERM_COLOR", "never"),
+        ]
+    );
+}
+
+#[test]
+fn environment_refuses_loader_and_reserved_variables() {
+    for name in
+        ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GLIBC_TUNABLES", "PATH", "HOME", "TMPDIR", "", "A=B", "NUL\0"]
+    {
+        let extra = vec![(name.to_owned(), "/tmp/evil.so".to_owned())];
+        assert!(build(&extra, &[], private(), None).is_err(), "{name:?} was accepted");
+    }
+    let nul_value = vec![("X".to_owned(), "a\0b".to_owned())];
+    assert!(build(&nul_value, &[], private(), None).is_err());
+    for folder in ["relative/bin", "/a:/b"] {
+        assert!(build(&[], &[PathBuf::from(folder)], private(), None).is_err(), "{folder} joined PATH");
+    }
+}
+
+#[test]
+fn environment_keeps_only_a_plain_locale_and_lets_term_be_replaced() {
+    for odd in ["../../etc/passwd", "en_US.UTF-8\n", "", "x".repeat(100).as_str()] {
+        let env = build(&[], &[], private(), Some(OsStr::new(odd))).expect("env");
+        assert!(pairs(&env).contains(&("LANG", "C.UTF-8")), "{odd:?} kept");
+    }
+    let extra = vec![("TERM".to_owned(), "xterm".to_owned())];
+    let env = build(&extra, &[], private(), None).expect("env");
+    assert_eq!(env.iter().filter(|(k, _)| k == "TERM").count(), 1);
+    assert!(pairs(&env).contains(&("TERM", "xterm")));
+}
+
+#[test]
+fn slots_cap_live_and_background_children() {
+    let background: Vec<Slot> = (0..MAX_BACKGROUND).map(|_| Slot::reserve(true).expect("slot")).collect();
+    assert!(Slot::reserve(true).is_err(), "a 17th background child");
+    let live: Vec<Slot> = (MAX_BACKGROUND..MAX_LIVE).map(|_| Slot::reserve(false).expect("slot")).collect();
+    let refused = Slot::reserve(false).expect_err("a 65th child");
+    assert!(refused.to_string().contains("at most 64"), "{refused}");
+    drop(background);
+    assert!(Slot::reserve(true).is_ok(), "slots are given back");
+    drop(live);
+}
+
+#[test]
+fn private_folders_are_private_and_removed() {
+    let folders = PrivateFolders::create().expect("folders");
+    let root = folders.root.path().to_path_buf();
+    for folder in [&root, &folders.home, &folders.tmp] {
+        assert_eq!(
+            std::fs::metadata(folder).expect("folder").permissions().mode() & 0o777,
+            0o700,
+            "{}",
+            folder.display()
+        );
+    }
+    std::fs::write(folders.tmp.join("left-over"), "x").expect("file");
+    drop(folders);
+    assert!(!root.exists());
+}
+
+#[test]
+fn spawn_outside_a_runtime_is_refused() {
+    let request = Request { spec: Spec { argv: vec!["true".into()], ..Spec::default() }, ..Request::default() };
+    let error = Child::spawn(request).expect_err("no runtime");
+    assert!(error.to_string().contains("runtime"), "{error}");
+}

@@ -1,0 +1,267 @@
+//! `airlock:host/process` (contract 0.2.0): the children a call starts. Every `spawn` passes
+//! the [`gate`] first (the tool's `processes` grant, the line the user approved, the deny
+//! rules, the folders its redirections write); what passes runs through [`crate::process`]
+//! in the operating system's sandbox ([`crate::sandbox`]) built from the same grant as the
+//! instance's: the call's writable folders are the child's, its read-only folders are read
+//! only, and it gets the network only when its tool was granted every host.
+//!
+//! Invariants: a call that holds no [`ProcessAccess`] (every check phase, and every tool not
+//! granted `processes`) starts nothing; the children of an instance live in its resource
+//! table, so dropping the instance (the call ended, ran out of time or was cancelled) kills
+//! their process groups; a call starts at most [`MAX_CHILDREN`] children in all.
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use wasmtime::component::Resource;
+
+use super::bindings::v2::airlock::host::process as wit;
+use super::gate::{self, Gate};
+use super::state::CallState;
+use crate::process::{Child, ChildEvent, Request};
+use crate::sandbox::Spec;
+
+/// Most children one call may start.
+pub const MAX_CHILDREN: u32 = 64;
+/// Time kept between a child's timeout and its call's deadline (a tenth of what is left, at
+/// most this).
+const REPORT_MARGIN: Duration = Duration::from_secs(2);
+/// The longest wait one `next` does, whatever the guest asks (the guest's deadline and
+/// cancellation are checked between waits).
+const MAX_WAIT: Duration = Duration::from_millis(1_000);
+
+/// What a call's children may get: the gate's facts and the sandbox they run in.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessAccess {
+    /// What decides whether a command line may start.
+    pub gate: Gate,
+    /// Folders the children may read and write.
+    pub read_write: Vec<PathBuf>,
+    /// Folders the children may only read.
+    pub read_only: Vec<PathBuf>,
+    /// Whether the children get the network.
+    pub network: bool,
+    /// Names of the variables the tool may pass to its children.
+    pub env_names: Vec<String>,
+    /// Folders of the user's `PATH` that lie inside granted folders, added to the child's.
+    pub path_extra: Vec<PathBuf>,
+    /// The workspace root: relative folders are resolved against it.
+    pub workspace: PathBuf,
+    /// Where background children's logs go (the session's outputs folder).
+    pub log_dir: Option<PathBuf>,
+}
+
+/// A child in a call's resource table.
+#[derive(Debug)]
+pub struct ChildSlot {
+    child: Child,
+}
+
+/// The processes of one call: its access and how many children it started.
+#[derive(Debug, Default)]
+pub struct CallProcesses {
+    pub access: Option<ProcessAccess>,
+    started: u32,
+}
+
+impl CallProcesses {
+    pub fn new(access: Option<ProcessAccess>) -> Self {
+        Self { access, started: 0 }
+    }
+}
+
+impl wit::Host for CallState {
+    fn spawn(&mut self, options: wit::SpawnOptions) -> wasmtime::Result<Result<Resource<ChildSlot>, wit::SpawnError>> {
+        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        let request = match prepare(&mut self.processes, &self.label, options, remaining) {
+            Ok(request) => request,
+            Err(error) => {
+                tracing::info!(plugin = &*self.label, call = self.call_id, "spawn refused: {error:?}");
+                return Ok(Err(error));
+            }
+        };
+        let child = match Child::spawn(request) {
+            Ok(child) => child,
+            Err(failure) => return Ok(Err(wit::SpawnError::Failed(failure.to_string()))),
+        };
+        tracing::info!(plugin = &*self.label, call = self.call_id, pid = child.pid(), "started a child");
+        Ok(Ok(self.table.push(ChildSlot { child })?))
+    }
+
+    fn sandbox(&mut self) -> wasmtime::Result<String> {
+        Ok(crate::sandbox::support().to_string())
+    }
+}
+
+impl wit::HostChild for CallState {
+    fn pid(&mut self, slot: Resource<ChildSlot>) -> wasmtime::Result<u32> {
+        Ok(self.table.get(&slot)?.child.pid())
+    }
+
+    async fn next(&mut self, slot: Resource<ChildSlot>, wait_ms: u32) -> wasmtime::Result<wit::Event> {
+        let wait = Duration::from_millis(u64::from(wait_ms)).min(MAX_WAIT);
+        let child = &mut self.table.get_mut(&slot)?.child;
+        Ok(match child.next(wait).await {
+            ChildEvent::Stdout(bytes) => wit::Event::Stdout(bytes),
+            ChildEvent::Stderr(bytes) => wit::Event::Stderr(bytes),
+            ChildEvent::Exited(info) => {
+                wit::Event::Exited(wit::ExitStatus { code: info.code, signal: info.signal, timed_out: info.timed_out })
+            }
+            ChildEvent::Idle => wit::Event::Idle,
+        })
+    }
+
+    fn kill(&mut self, slot: Resource<ChildSlot>) -> wasmtime::Result<()> {
+        self.table.get_mut(&slot)?.child.kill();
+        Ok(())
+    }
+
+    fn log_path(&mut self, slot: Resource<ChildSlot>) -> wasmtime::Result<Option<String>> {
+        Ok(self.table.get(&slot)?.child.log_path().map(|p| p.to_string_lossy().into_owned()))
+    }
+
+    fn drop(&mut self, slot: Resource<ChildSlot>) -> wasmtime::Result<()> {
+        // Dropping the child kills its process group (a background one moves to the
+        // process-wide list airlock stops at exit).
+        self.table.delete(slot)?;
+        Ok(())
+    }
+}
+
+/// Checks a spawn against the call's access and turns it into a request for
+/// [`crate::process`].
+fn prepare(
+    processes: &mut CallProcesses,
+    plugin: &str,
+    options: wit::SpawnOptions,
+    remaining: Duration,
+) -> Result<Request, wit::SpawnError> {
+    let Some(access) = processes.access.as_mut() else {
+        return Err(wit::SpawnError::Denied(format!(
+            "the plugin {plugin} may not start programs: it was not granted any `processes` \
+             (and check phases never start anything)"
+        )));
+    };
+    if processes.started >= MAX_CHILDREN {
+        return Err(wit::SpawnError::Failed(format!("a call may start at most {MAX_CHILDREN} programs")));
+    }
+    let (argv, line) = match options.command {
+        wit::Command::Argv(words) => {
+            let argv: Vec<String> = words.split('\0').map(str::to_string).collect();
+            if argv.first().is_none_or(String::is_empty) {
+                return Err(wit::SpawnError::Invalid("the command is empty".into()));
+            }
+            let line = argv.iter().map(|w| crate::shell::quote(w)).collect::<Vec<_>>().join(" ");
+            (argv, line)
+        }
+        wit::Command::Shell(line) => {
+            if line.trim().is_empty() {
+                return Err(wit::SpawnError::Invalid("the command line is empty".into()));
+            }
+            (vec![shell_program(), "-c".into(), line.clone()], line)
+        }
+    };
+    let directory = folder(&access.workspace, &options.directory)?;
+    if !access.read_write.iter().chain(&access.read_only).any(|granted| directory.starts_with(granted)) {
+        return Err(wit::SpawnError::Denied(format!(
+            "{} is not a folder this call may use; it may run commands in: {}",
+            directory.display(),
+            access
+                .read_write
+                .iter()
+                .chain(&access.read_only)
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let env = environment(&options.env, &access.env_names)?;
+    access.gate.check(&line, &directory, &access.read_write).map_err(|refusal| match refusal {
+        gate::Refusal::Denied(message) => wit::SpawnError::Denied(message),
+        gate::Refusal::Unreadable(message) => wit::SpawnError::Denied(message),
+    })?;
+    processes.started += 1;
+    // A child is killed a little before the call's deadline, so its tool can still tell
+    // the model it timed out, with the output so far.
+    let limit = remaining.saturating_sub(REPORT_MARGIN.min(remaining / 10));
+    // Never zero: to the process manager that means no limit at all.
+    let timeout = match options.timeout_ms {
+        0 => limit,
+        ms => Duration::from_millis(ms).min(limit),
+    }
+    .max(Duration::from_millis(1));
+    let background_log = match options.background {
+        false => None,
+        true => Some(log_file(access.log_dir.as_deref())?),
+    };
+    let spec = Spec {
+        argv,
+        cwd: directory,
+        env,
+        read_write: access.read_write.clone(),
+        read_only: access.read_only.clone(),
+        network: access.network,
+    };
+    Ok(Request { spec, path_extra: access.path_extra.clone(), stdin: options.stdin, timeout, background_log })
+}
+
+/// bash where it is (the gate reads lines as bash does), else the POSIX shell.
+fn shell_program() -> String {
+    ["/bin/bash", "/usr/bin/bash"].into_iter().find(|path| Path::new(path).is_file()).unwrap_or("/bin/sh").to_string()
+}
+
+/// The folder a child starts in, canonical: the workspace when `raw` is empty.
+fn folder(workspace: &Path, raw: &str) -> Result<PathBuf, wit::SpawnError> {
+    let joined = if raw.is_empty() { workspace.to_path_buf() } else { workspace.join(raw) };
+    let canonical = joined.canonicalize().map_err(|e| {
+        wit::SpawnError::Invalid(format!(
+            "the folder {} cannot be used: {e}",
+            crate::sanitize::line(&joined.to_string_lossy())
+        ))
+    })?;
+    if !canonical.is_dir() {
+        return Err(wit::SpawnError::Invalid(format!("{} is not a folder", canonical.display())));
+    }
+    Ok(canonical)
+}
+
+/// The extra variables of a spawn: `NAME=value` entries joined by NUL, each a name the tool
+/// was granted and never one of the dynamic loader's.
+fn environment(raw: &str, granted: &[String]) -> Result<Vec<(String, String)>, wit::SpawnError> {
+    let mut env = Vec::new();
+    for entry in raw.split('\0').filter(|e| !e.is_empty()) {
+        let Some((name, value)) = entry.split_once('=') else {
+            return Err(wit::SpawnError::Invalid(format!("`{}` is not NAME=value", crate::sanitize::line(entry))));
+        };
+        if name.starts_with("LD_") || name.starts_with("GLIBC_") || ["PATH", "HOME", "TMPDIR"].contains(&name) {
+            return Err(wit::SpawnError::Invalid(format!("the variable {name} cannot be set for a program")));
+        }
+        if !granted.iter().any(|g| g == name) {
+            return Err(wit::SpawnError::Invalid(format!(
+                "the variable {} was not granted to this tool, so it cannot pass it on",
+                crate::sanitize::line(name)
+            )));
+        }
+        env.push((name.to_string(), value.to_string()));
+    }
+    Ok(env)
+}
+
+/// A new log file's path for a background child, in the session's outputs folder (made
+/// private to the user when it does not exist yet).
+fn log_file(dir: Option<&Path>) -> Result<PathBuf, wit::SpawnError> {
+    let Some(dir) = dir else {
+        return Err(wit::SpawnError::Failed("background commands need a session folder for their logs".into()));
+    };
+    let dir = dir.join("commands");
+    let made = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir);
+    made.map_err(|e| wit::SpawnError::Failed(format!("cannot make {} for the log: {e}", dir.display())))?;
+    Ok(dir.join(format!("background-{}-{}.log", std::process::id(), next_log_number())))
+}
+
+/// A number for each background log of this process.
+fn next_log_number() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}

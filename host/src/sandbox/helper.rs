@@ -1,0 +1,185 @@
+//! The helper process: from `airlock __sandbox <spec-json> [parent-pid]` to the program,
+//! `exec`ed inside the sandbox.
+//!
+//! The order matters: the parent-death signal first (so a helper whose parent is already
+//! gone never runs anything), then capabilities (dropping the bounding set needs
+//! `CAP_SETPCAP`, which goes last), `no_new_privs`, Landlock, and seccomp last, because the
+//! filter also denies calls the earlier steps make. Nothing here returns into airlock: the
+//! helper either becomes the program or exits 126/127 after one line on stderr.
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use rustix::io::Errno;
+use rustix::process::{Pid, Signal};
+use rustix::thread::{CapabilitiesSecureBits, CapabilitySet, CapabilitySets};
+
+use super::{Spec, filesystem, syscalls};
+
+/// The `PATH` used to find the program when the spec's environment has none.
+const FALLBACK_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// Exit status when the sandbox could not be set up or the program could not be run.
+const CANNOT_RUN: u8 = 126;
+/// Exit status when the program does not exist (the shell's convention).
+const NOT_FOUND: u8 = 127;
+
+/// Why the helper stopped before `exec`: one line for the person reading stderr.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Failure {
+    #[error("usage: airlock {} <spec-json> [parent-pid]", super::HELPER_ARG)]
+    Usage,
+    #[error("invalid spec: {0}")]
+    Spec(#[from] serde_json::Error),
+    #[error("the parent process is gone")]
+    Orphaned,
+    #[error("cannot set the parent-death signal: {0}")]
+    DeathSignal(io::Error),
+    #[error("cannot drop capabilities: {0}")]
+    Capabilities(io::Error),
+    #[error("cannot set no_new_privs: {0}")]
+    NoNewPrivs(io::Error),
+    #[error("cannot apply the Landlock rules: {0}")]
+    Landlock(String),
+    #[error("cannot install the seccomp filter: {0}")]
+    Seccomp(String),
+    #[error("no program to run (argv is empty)")]
+    NoProgram,
+    #[error("cannot enter the working folder {}: {error}", folder.display())]
+    Cwd { folder: PathBuf, error: io::Error },
+    #[error("{0}: command not found")]
+    NotFound(String),
+    #[error("cannot run {0}: {1}")]
+    Exec(String, io::Error),
+}
+
+/// 127 when the program does not exist, 126 for everything else.
+pub(super) fn exit_code_of(failure: &Failure) -> u8 {
+    match failure {
+        Failure::NotFound(_) => NOT_FOUND,
+        Failure::Exec(_, error) if error.kind() == io::ErrorKind::NotFound => NOT_FOUND,
+        _ => CANNOT_RUN,
+    }
+}
+
+/// Sandboxes this process and `exec`s the program; returns only when that failed.
+pub(super) fn run(args: Vec<OsString>) -> ExitCode {
+    let failure = sandbox_and_exec(&args);
+    let _ = writeln!(io::stderr(), "airlock sandbox: {failure}");
+    ExitCode::from(exit_code_of(&failure))
+}
+
+fn sandbox_and_exec(args: &[OsString]) -> Failure {
+    match prepare(args) {
+        Ok((spec, program)) => exec(&spec, &program),
+        Err(failure) => failure,
+    }
+}
+
+/// Every step before `exec`; returns the spec and the program's resolved path.
+fn prepare(args: &[OsString]) -> Result<(Spec, PathBuf), Failure> {
+    let (json, parent) = match args {
+        [json] => (json, None),
+        [json, parent] => (json, Some(parent.to_str().and_then(|p| p.parse::<i32>().ok()).ok_or(Failure::Usage)?)),
+        _ => return Err(Failure::Usage),
+    };
+    let spec: Spec = serde_json::from_str(json.to_str().ok_or(Failure::Usage)?)?;
+    die_with_parent(parent)?;
+    drop_capabilities().map_err(|e| Failure::Capabilities(e.into()))?;
+    rustix::thread::set_no_new_privs(true).map_err(|e| Failure::NoNewPrivs(e.into()))?;
+    // Found with the full view so "not found" (127) is told apart from "not allowed" (126,
+    // from `exec` under Landlock).
+    let program = resolve(&spec)?;
+    filesystem::restrict(&spec).map_err(Failure::Landlock)?;
+    syscalls::install(spec.network).map_err(Failure::Seccomp)?;
+    Ok((spec, program))
+}
+
+/// `PR_SET_PDEATHSIG` is cleared on nothing we do later (`exec` of a non-setuid program keeps
+/// it), so the program dies with airlock; the re-check closes the race where airlock died
+/// before the signal was armed.
+fn die_with_parent(expected: Option<i32>) -> Result<(), Failure> {
+    let before = Pid::as_raw(rustix::process::getppid());
+    rustix::process::set_parent_process_death_signal(Some(Signal::KILL)).map_err(|e| Failure::DeathSignal(e.into()))?;
+    let now = Pid::as_raw(rustix::process::getppid());
+    if now != expected.unwrap_or(before) || now <= 1 {
+        return Err(Failure::Orphaned);
+    }
+    Ok(())
+}
+
+/// Empties every capability set. As root, `exec` would hand the program the full bounding set
+/// again, so that goes too, and the `NO_ROOT` secure bits lock uid 0's implicit capabilities off.
+fn drop_capabilities() -> Result<(), Errno> {
+    let current = rustix::thread::capabilities(None)?;
+    if current.effective.contains(CapabilitySet::SETPCAP) {
+        for bit in 0..64 {
+            match rustix::thread::remove_capability_from_bounding_set(CapabilitySet::from_bits_retain(1 << bit)) {
+                // EINVAL: a capability this kernel does not know.
+                Ok(()) | Err(Errno::INVAL) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        rustix::thread::set_capabilities_secure_bits(
+            CapabilitiesSecureBits::NO_ROOT
+                | CapabilitiesSecureBits::NO_ROOT_LOCKED
+                | CapabilitiesSecureBits::NO_SETUID_FIXUP
+                | CapabilitiesSecureBits::NO_SETUID_FIXUP_LOCKED
+                | CapabilitiesSecureBits::KEEP_CAPS_LOCKED,
+        )?;
+    }
+    match rustix::thread::clear_ambient_capability_set() {
+        Ok(()) | Err(Errno::INVAL) => {}
+        Err(error) => return Err(error),
+    }
+    let none = CapabilitySet::empty();
+    rustix::thread::set_capabilities(None, CapabilitySets { effective: none, permitted: none, inheritable: none })
+}
+
+/// The program's path: as given when it has a slash, else the first executable file of that
+/// name in the spec's `PATH`.
+pub(super) fn resolve(spec: &Spec) -> Result<PathBuf, Failure> {
+    let name = spec.argv.first().ok_or(Failure::NoProgram)?;
+    if !spec.cwd.is_dir() {
+        return Err(Failure::Cwd { folder: spec.cwd.clone(), error: io::Error::from(io::ErrorKind::NotFound) });
+    }
+    if name.contains('/') {
+        return if spec.cwd.join(name).exists() {
+            Ok(PathBuf::from(name))
+        } else {
+            Err(Failure::NotFound(name.clone()))
+        };
+    }
+    if name.is_empty() {
+        return Err(Failure::NotFound(name.clone()));
+    }
+    let path = spec.env.iter().rev().find(|(key, _)| key == "PATH").map_or(FALLBACK_PATH, |(_, value)| value);
+    path.split(':')
+        .map(|folder| if folder.is_empty() { Path::new(".") } else { Path::new(folder) })
+        .map(|folder| spec.cwd.join(folder).join(name))
+        .find(|candidate| is_executable(candidate))
+        .ok_or_else(|| Failure::NotFound(name.clone()))
+}
+
+fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+/// Replaces this process with the program; returns only the reason it could not.
+fn exec(spec: &Spec, program: &Path) -> Failure {
+    let Some((name, args)) = spec.argv.split_first() else {
+        return Failure::NoProgram;
+    };
+    let error = Command::new(program)
+        .arg0(name)
+        .args(args)
+        .env_clear()
+        .envs(spec.env.iter().map(|(key, value)| (key, value)))
+        .current_dir(&spec.cwd)
+        .exec();
+    Failure::Exec(name.clone(), error)
+}

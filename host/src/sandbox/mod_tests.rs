@@ -1,0 +1,96 @@
+use std::path::{Path, PathBuf};
+
+use super::helper::Failure;
+use super::*;
+
+#[test]
+fn spec_survives_json() {
+    let spec = Spec {
+        argv: vec!["bash".into(), "-c".into(), "echo 'quoted \" text'\n".into()],
+        cwd: PathBuf::from("/work/space"),
+        env: vec![("PATH".into(), "/usr/bin".into()), ("EMPTY".into(), String::new())],
+        read_write: vec![PathBuf::from("/work/space")],
+        read_only: vec![PathBuf::from("/opt/sdk")],
+        network: true,
+    };
+    let back: Spec = serde_json::from_str(&serde_json::to_string(&spec).expect("json")).expect("spec");
+    assert_eq!(format!("{back:?}"), format!("{spec:?}"));
+}
+
+#[test]
+fn support_reads_as_one_line() {
+    let full = Support { landlock_abi: Some(7), seccomp: true };
+    assert_eq!(full.to_string(), "Landlock ABI 7 + seccomp");
+    let none = Support { landlock_abi: None, seccomp: true };
+    assert!(none.to_string().starts_with("NO file-system sandbox: this kernel has no Landlock"));
+    assert!(!Support { landlock_abi: None, seccomp: false }.to_string().contains('\n'));
+}
+
+#[test]
+fn support_is_probed_on_this_machine() {
+    let first = support();
+    assert_eq!(first, support(), "probed once");
+    // The machines this project runs on have Landlock; a probe that fails would hide it.
+    assert!(first.landlock_abi.is_some_and(|abi| abi >= 1), "{first}");
+    assert!(first.seccomp);
+}
+
+#[test]
+fn seccomp_programs_build_for_both_network_modes() {
+    for network in [false, true] {
+        let programs = syscalls::programs(network).expect("filters");
+        assert_eq!(programs.len(), 2);
+        for program in &programs {
+            assert!(!program.is_empty() && program.len() < 4096);
+        }
+    }
+    let closed = syscalls::programs(false).expect("filters");
+    let open = syscalls::programs(true).expect("filters");
+    assert_ne!(closed[0], open[0], "network changes the socket rule");
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn seccomp_denies_x32_calls_right_after_the_arch_check() {
+    let programs = syscalls::programs(false).expect("filters");
+    let guard = &programs[0][3..6];
+    assert_eq!((guard[0].code, guard[0].k), (0x20, 0), "load the call number");
+    assert_eq!((guard[1].code, guard[1].k), (0x35, 0x4000_0000), "x32 bit");
+    assert_eq!((guard[2].code, guard[2].k), (0x06, 0x0005_0001), "EPERM");
+}
+
+#[test]
+fn failures_map_to_shell_exit_codes() {
+    assert_eq!(helper::exit_code_of(&Failure::NotFound("x".into())), 127);
+    assert_eq!(helper::exit_code_of(&Failure::Exec("x".into(), std::io::ErrorKind::NotFound.into())), 127);
+    assert_eq!(helper::exit_code_of(&Failure::Exec("x".into(), std::io::ErrorKind::PermissionDenied.into())), 126);
+    assert_eq!(helper::exit_code_of(&Failure::Usage), 126);
+    assert_eq!(helper::exit_code_of(&Failure::Landlock("x".into())), 126);
+}
+
+#[test]
+fn programs_are_found_in_the_spec_path_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let spec = |argv: &str, path: &str| Spec {
+        argv: vec![argv.into()],
+        cwd: dir.path().to_path_buf(),
+        env: vec![("PATH".into(), path.into())],
+        ..Spec::default()
+    };
+    assert_eq!(helper::resolve(&spec("sh", "/nowhere:/bin")).expect("sh"), Path::new("/bin/sh"));
+    assert!(matches!(helper::resolve(&spec("sh", "/nowhere")), Err(Failure::NotFound(_))));
+    std::fs::write(dir.path().join("data"), "not a program").expect("file");
+    assert!(matches!(helper::resolve(&spec("data", ".")), Err(Failure::NotFound(_))), "not executable");
+    assert_eq!(helper::resolve(&spec("./data", "")).expect("with a slash"), Path::new("./data"));
+    assert!(matches!(helper::resolve(&spec("./missing", "")), Err(Failure::NotFound(_))));
+    let mut no_cwd = spec("sh", "/bin");
+    no_cwd.cwd = dir.path().join("gone");
+    assert!(matches!(helper::resolve(&no_cwd), Err(Failure::Cwd { .. })));
+    assert!(matches!(helper::resolve(&Spec::default()), Err(Failure::NoProgram)));
+}
+
+#[test]
+fn run_helper_is_inert_for_other_commands() {
+    // The test binary's own arguments are not `__sandbox`.
+    assert!(run_helper_if_asked().is_none());
+}

@@ -1,0 +1,44 @@
+//! Running commands (issue 11), through the real binary: the shell tool end to end
+//! ([`shell`]), the spawn gate against a hostile plugin ([`spawn_gate`]), the operating
+//! system's sandbox of every child ([`os_sandbox`]), and components of both contract
+//! versions in one session ([`contract_versions`]).
+
+mod contract_versions;
+mod os_sandbox;
+mod shell;
+mod spawn_gate;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use airlock_tests::Session;
+
+fn session() -> Session {
+    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
+}
+
+/// Writes the user's `policy.toml`.
+fn write_policy(s: &Session, text: &str) {
+    std::fs::create_dir_all(s.airlock_home()).unwrap_or_else(|e| panic!("mkdir $AIRLOCK_HOME: {e}"));
+    std::fs::write(s.airlock_home().join("policy.toml"), text).unwrap_or_else(|e| panic!("write policy.toml: {e}"));
+}
+
+/// Whether a process runs (a zombie waiting for its parent does not count).
+fn pid_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}
+
+/// Waits for a file holding a pid, and returns the pid.
+fn wait_for_file(path: &Path, limit: Duration) -> u32 {
+    let started = Instant::now();
+    loop {
+        if let Some(pid) = std::fs::read_to_string(path).ok().and_then(|text| text.trim().parse().ok()) {
+            return pid;
+        }
+        assert!(started.elapsed() < limit, "{} did not appear within {limit:?}", path.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
