@@ -351,7 +351,9 @@ fn the_child_sees_none_of_the_hosts_secrets() {
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     let text = &function_responses(&mock.requests()[1])[0].1;
     assert!(text.contains("PATH="), "{text}");
-    for secret in ["sk-host-secret-openai", "sk-host-secret-anthropic", "host-secret-aws", "AIRLOCK_HOME=", "base_delay_ms"] {
+    for secret in
+        ["sk-host-secret-openai", "sk-host-secret-anthropic", "host-secret-aws", "AIRLOCK_HOME=", "base_delay_ms"]
+    {
         assert!(!text.contains(secret), "{secret} reached the command: {text}");
     }
 }
