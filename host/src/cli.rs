@@ -223,11 +223,17 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let options = exec::Options { format: cli.output_format, ask: cli.ask, mode };
         exec::run(session, outputs, prompt, options).await
     };
-    // Commands left running in the background end with airlock.
+    // Commands left running in the background end with airlock, and the user is told which.
+    let running = crate::process::background();
     let stopped = crate::process::stop_background();
     if stopped > 0 {
         let plural = if stopped == 1 { "" } else { "s" };
-        let _ = writeln!(std::io::stderr(), "airlock: stopped {stopped} background command{plural}");
+        let mut message = format!("airlock: stopped {stopped} background command{plural}");
+        for (pid, command, log) in running.iter().take(16) {
+            let line = crate::sanitize::line(command);
+            message.push_str(&format!("\n  pid {pid}: {line} (its output: {})", log.display()));
+        }
+        let _ = writeln!(std::io::stderr(), "{message}");
     }
     Ok(code)
 }

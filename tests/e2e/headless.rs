@@ -684,6 +684,7 @@ fn json_shapes_of_the_listings_keep_their_keys_and_order() {
         "tools[].gets.network",
         "tools[].gets.network[]",
         "tools[].gets.processes",
+        "tools[].gets.processes[]",
         "tools[].kind",
         "tools[].missing",
         "tools[].missing[]",
@@ -700,7 +701,10 @@ fn json_shapes_of_the_listings_keep_their_keys_and_order() {
     let shown = parse_sorted(&listing(&["plugins", "show", "fs_probe", "--json"]), true);
     let expected: Vec<&str> = plugin
         .into_iter()
-        .filter(|k| !k.starts_with("tools[].gets.files[]") && !matches!(*k, "defaults[]" | "tools[].gets.network[]"))
+        .filter(|k| {
+            !k.starts_with("tools[].gets.files[]")
+                && !matches!(*k, "defaults[]" | "tools[].gets.network[]" | "tools[].gets.processes[]")
+        })
         .collect();
     assert_eq!(key_paths(&shown, &free), expected);
 

@@ -93,3 +93,13 @@ fn yolo_runs_what_no_rule_decides_and_a_write_outside_is_refused_first() {
     }
     assert!(matches!(judge(&policy, &ws, "echo $(").verdict, Verdict::Deny(_)));
 }
+
+#[test]
+fn an_ask_rule_is_not_dodged_by_a_path_or_a_run_time_word() {
+    let rules = "[[rule]]\ntool = \"run_shell_command\"\ncommand = \"git push\"\ndecision = \"ask\"\n";
+    let (_dir, ws, policy) = policy(ApprovalMode::Yolo, rules);
+    for line in ["git push", "/usr/bin/git push", "git push $(echo origin)", "git $(echo push)"] {
+        assert_eq!(judge(&policy, &ws, line).verdict, Verdict::Ask, "{line}");
+    }
+    assert_eq!(judge(&policy, &ws, "git status").verdict, Verdict::Allow);
+}

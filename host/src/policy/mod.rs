@@ -319,10 +319,10 @@ impl Policy {
         let writable: &[PathBuf] =
             if names_memory && plugin.source.origin != Origin::Workspace { &self.writable } else { &[] };
         effective.protect(&self.protected, writable);
-        // The shell's commands get the network only from a deliberate grant of every host:
-        // its absence is the default, not something missing to prompt for.
+        // The shell's commands get the network and folders of the home only from a deliberate
+        // grant: their absence is the default, not something missing to prompt for.
         if plugin.source.origin == Origin::Builtin && plugin.info.name == grants::SHELL_PLUGIN {
-            effective.missing.retain(|flag| !flag.starts_with("--net"));
+            effective.missing.retain(|flag| !flag.starts_with("--net") && !flag.starts_with("--read"));
         }
         if let Some(search) = self.search_of(plugin) {
             effective.provided_env = search.environment();

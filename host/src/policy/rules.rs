@@ -100,7 +100,9 @@ impl Rule {
         }
         if let Some(prefix) = &self.command {
             let hit = match (facts.parsed, facts.command) {
-                (Some(parsed), _) if self.decision == RuleDecision::Deny => {
+                // Deny and ask err on stopping: the program by file name, a word known only
+                // at run time counts as a match. Only an allow needs the command written out.
+                (Some(parsed), _) if self.decision != RuleDecision::Allow => {
                     crate::shell::matching::denied_by(prefix, parsed)
                 }
                 (Some(parsed), _) => parsed.covered_by(prefix),

@@ -1,9 +1,10 @@
 //! The children plugins start: spawned through the sandbox helper ([`crate::sandbox`]),
 //! streamed, timed out and killed.
 //!
-//! Every child is `airlock __sandbox <spec>` started from `/proc/self/exe` (a path nobody can
-//! swap), with an empty environment, as the leader of its own process group (which the
-//! sandbox forbids it to leave), with a private home and temp folder.
+//! Every child is `airlock __sandbox - <parent-pid>` (the spec in the helper's environment,
+//! never on its world-readable command line) started from `/proc/self/exe` (a path nobody
+//! can swap), with an environment of that one variable, as the leader of its own process
+//! group (which the sandbox forbids it to leave), with a private home and temp folder.
 //!
 //! Invariants:
 //! - the whole group dies when the leader exits, at the timeout, on [`Child::kill`] and when
@@ -36,7 +37,7 @@ use tokio::time::Instant;
 pub use background::{background, stop_background};
 pub use environment::SYSTEM_PATH;
 
-use crate::sandbox::{HELPER_ARG, Spec};
+use crate::sandbox::{HELPER_ARG, SPEC_FROM_ENV, SPEC_VAR, Spec};
 use group::{Group, Slot};
 
 /// The largest chunk [`Child::next`] returns.
@@ -152,11 +153,14 @@ impl Child {
         let json =
             serde_json::to_string(&spec).map_err(|error| SpawnFailure(format!("cannot encode the spec: {error}")))?;
         let mut command = Command::new(helper);
+        // The spec (with the values of the variables passed on) goes through the helper's
+        // environment, not its arguments, which every process on the machine can read.
         command
             .arg(HELPER_ARG)
-            .arg(json)
+            .arg(SPEC_FROM_ENV)
             .arg(std::process::id().to_string())
             .env_clear()
+            .env(SPEC_VAR, json)
             .process_group(0)
             .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())

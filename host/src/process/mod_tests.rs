@@ -94,3 +94,36 @@ fn spawn_outside_a_runtime_is_refused() {
     let error = Child::spawn(request).expect_err("no runtime");
     assert!(error.to_string().contains("runtime"), "{error}");
 }
+
+/// The spec holds the values of the variables passed on; a process's arguments are readable
+/// by every process on the machine (`/proc/<pid>/cmdline`), sandboxed ones included, for as
+/// long as the helper runs. So the spec travels in the helper's environment instead.
+#[test]
+fn the_spec_is_not_on_the_helpers_command_line() {
+    let dir = tempfile::tempdir().expect("dir");
+    let helper = dir.path().join("helper");
+    std::fs::write(&helper, "#!/bin/sh\nprintf '%s\\n' \"$@\"\necho \"env:$AIRLOCK_SANDBOX_SPEC\"\n").expect("helper");
+    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let spec = Spec {
+        argv: vec!["true".into()],
+        cwd: dir.path().to_path_buf(),
+        env: vec![("API_TOKEN".into(), "hunter2-secret".into())],
+        ..Spec::default()
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let out = runtime.block_on(async {
+        let mut child = Child::spawn_with_helper(&helper, Request { spec, ..Request::default() }).expect("spawn");
+        let mut out = Vec::new();
+        loop {
+            match child.next(Duration::from_secs(5)).await {
+                ChildEvent::Stdout(bytes) => out.extend(bytes),
+                ChildEvent::Exited(_) => break,
+                _ => {}
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    });
+    let (args, env) = out.split_once("env:").expect("the helper's output");
+    assert!(!args.contains("hunter2-secret"), "the secret is on the command line: {args}");
+    assert!(env.contains("hunter2-secret"), "the spec is not in the environment: {out}");
+}

@@ -27,6 +27,11 @@ pub const MAX_CHILDREN: u32 = 64;
 /// Time kept between a child's timeout and its call's deadline (a tenth of what is left, at
 /// most this).
 const REPORT_MARGIN: Duration = Duration::from_secs(2);
+/// Most bytes one spawn may hand its child on standard input. They stay in airlock's memory
+/// until the child reads them, a copy per child, so without a cap a plugin could multiply its
+/// own memory cap by the [`MAX_CHILDREN`] it starts (one buffer, sent 64 times, to children
+/// that never read).
+pub const MAX_STDIN: usize = 16 << 20;
 /// The longest wait one `next` does, whatever the guest asks (the guest's deadline and
 /// cancellation are checked between waits).
 const MAX_WAIT: Duration = Duration::from_millis(1_000);
@@ -146,6 +151,12 @@ fn prepare(
     if processes.started >= MAX_CHILDREN {
         return Err(wit::SpawnError::Failed(format!("a call may start at most {MAX_CHILDREN} programs")));
     }
+    if let Some(stdin) = options.stdin.as_ref().filter(|bytes| bytes.len() > MAX_STDIN) {
+        return Err(wit::SpawnError::Invalid(format!(
+            "the standard input is {} bytes, over the {MAX_STDIN}-byte limit: write it to a file and pass its name",
+            stdin.len()
+        )));
+    }
     let (argv, line) = match options.command {
         wit::Command::Argv(words) => {
             let argv: Vec<String> = words.split('\0').map(str::to_string).collect();
@@ -264,4 +275,44 @@ fn log_file(dir: Option<&Path>) -> Result<PathBuf, wit::SpawnError> {
 fn next_log_number() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn echo_access(workspace: &Path) -> CallProcesses {
+        CallProcesses::new(Some(ProcessAccess {
+            gate: Gate { prefixes: vec!["echo".into()], ..Gate::default() },
+            read_write: vec![workspace.to_path_buf()],
+            workspace: workspace.to_path_buf(),
+            ..ProcessAccess::default()
+        }))
+    }
+
+    fn options(stdin: Option<Vec<u8>>) -> wit::SpawnOptions {
+        wit::SpawnOptions {
+            command: wit::Command::Argv("echo\0hi".into()),
+            directory: String::new(),
+            env: String::new(),
+            stdin,
+            timeout_ms: 0,
+            background: false,
+        }
+    }
+
+    /// One buffer sent with every spawn would be held once per child: the host refuses
+    /// standard input over the cap instead of multiplying the plugin's memory.
+    #[test]
+    fn standard_input_is_capped() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let workspace = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        let mut processes = echo_access(&workspace);
+        let remaining = Duration::from_secs(60);
+        let big = prepare(&mut processes, "probe", options(Some(vec![0; MAX_STDIN + 1])), remaining);
+        assert!(matches!(big, Err(wit::SpawnError::Invalid(ref m)) if m.contains("limit")), "{big:?}");
+        assert_eq!(processes.started, 0, "a refused spawn counts for nothing");
+        let fits = prepare(&mut processes, "probe", options(Some(vec![0; MAX_STDIN])), remaining);
+        assert!(fits.is_ok_and(|request| request.stdin.is_some_and(|s| s.len() == MAX_STDIN)));
+    }
 }

@@ -31,7 +31,7 @@ const NOT_FOUND: u8 = 127;
 /// Why the helper stopped before `exec`: one line for the person reading stderr.
 #[derive(Debug, thiserror::Error)]
 pub(super) enum Failure {
-    #[error("usage: airlock {} <spec-json> [parent-pid]", super::HELPER_ARG)]
+    #[error("usage: airlock {} <spec-json | -> [parent-pid]", super::HELPER_ARG)]
     Usage,
     #[error("invalid spec: {0}")]
     Spec(#[from] serde_json::Error),
@@ -87,6 +87,9 @@ fn prepare(args: &[OsString]) -> Result<(Spec, PathBuf), Failure> {
         [json, parent] => (json, Some(parent.to_str().and_then(|p| p.parse::<i32>().ok()).ok_or(Failure::Usage)?)),
         _ => return Err(Failure::Usage),
     };
+    // `-`: the spec is in the environment, out of sight of `/proc/<pid>/cmdline`.
+    let from_env = (json == super::SPEC_FROM_ENV).then(|| std::env::var_os(super::SPEC_VAR)).flatten();
+    let json = from_env.as_ref().unwrap_or(json);
     let spec: Spec = serde_json::from_str(json.to_str().ok_or(Failure::Usage)?)?;
     die_with_parent(parent)?;
     drop_capabilities().map_err(|e| Failure::Capabilities(e.into()))?;
@@ -174,6 +177,10 @@ fn exec(spec: &Spec, program: &Path) -> Failure {
     let Some((name, args)) = spec.argv.split_first() else {
         return Failure::NoProgram;
     };
+    // Descriptors airlock inherited from whatever started it (a terminal, an editor, a
+    // wrapper) without close-on-exec would reach the program past Landlock: only the three
+    // standard streams go through.
+    close_fds::set_fds_cloexec(3, &[]);
     let error = Command::new(program)
         .arg0(name)
         .args(args)

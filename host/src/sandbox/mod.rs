@@ -1,6 +1,6 @@
 //! The operating system's sandbox of every program a plugin starts.
 //!
-//! `airlock` re-executes itself as a helper (`airlock __sandbox <spec-json> [parent-pid]`,
+//! `airlock` re-executes itself as a helper (`airlock __sandbox <spec-json | -> [parent-pid]`,
 //! started by [`crate::process`]); [`run_helper_if_asked`], the first thing `main` does, turns
 //! that process into the sandbox and then `exec`s the program, so the program inherits:
 //!
@@ -32,6 +32,13 @@ use serde::{Deserialize, Serialize};
 
 /// The first argument that makes `airlock` the sandbox helper.
 pub const HELPER_ARG: &str = "__sandbox";
+/// Given instead of the spec's JSON: the helper reads it from [`SPEC_VAR`]. A process's
+/// arguments are world-readable (`/proc/<pid>/cmdline`, `ps`), to other users and to other
+/// sandboxed programs alike, and the spec holds the values of the variables passed on;
+/// its environment is readable only by whoever may trace it.
+pub const SPEC_FROM_ENV: &str = "-";
+/// The helper's variable holding the spec with [`SPEC_FROM_ENV`]; never passed to the program.
+pub const SPEC_VAR: &str = "AIRLOCK_SANDBOX_SPEC";
 
 /// What one sandboxed program may do.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -46,8 +46,11 @@ impl Scheduler {
         // A proposal longer than a confirmation holds arrived cut: editing it would apply the cut.
         let proposal_cut = matches!(&confirmation, Some(Confirmation::Edit { proposed, .. })
             if proposed.len() > crate::runtime::MAX_EDIT_CONTENT);
+        // Read command by command when the tool may start what it shows; for a tool that
+        // cannot, the command is only words to the person, judged whole.
+        let starts_programs = !access.effective.processes.is_empty();
         let verdict = match (&confirmation, &exec_folder) {
-            (Some(exec), Some(folder)) => {
+            (Some(exec), Some(folder)) if starts_programs => {
                 let writable = access.writable(&tool.info, &writes);
                 self.policy.exec_verdict(&tool.info, &facts, exec, folder, &writable)
             }

@@ -60,9 +60,10 @@ impl Tool for RunShellCommand {
     const STREAMS_OUTPUT: bool = true;
 
     fn capabilities() -> Capabilities {
-        // `*`: exactly the line approved for the call. Every host: commands get the network
-        // only if the user grants this (the default grant leaves it out).
-        Capabilities::none().read_write(".").process("*").network("https://*:*")
+        // `*`: exactly the line approved for the call. The home folder (read) and every host:
+        // what a user may grant commands (`~/.cargo`, the network) — the default grant leaves
+        // both out.
+        Capabilities::none().read_write(".").read("~").process("*").network("https://*:*")
     }
 
     fn validate(args: &Args) -> Result<(), ToolError> {

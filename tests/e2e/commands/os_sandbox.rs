@@ -666,3 +666,17 @@ fn background_children_log_and_stop() {
         assert!(airlock::process::background().is_empty());
     });
 }
+
+#[test]
+fn descriptors_airlock_inherited_do_not_reach_the_program() {
+    let scene = Scene::new();
+    let spec = scene.spec(&["bash", "-c", "cat <&7; ls /proc/self/fd"], false).to_string();
+    // A launcher that leaves a descriptor open without close-on-exec (bash's `exec 7<`): the
+    // secret is outside every granted folder, so only that descriptor could bring it in.
+    let quoted = format!("'{}'", spec.replace('\'', "'\\''"));
+    let script = format!("exec 7< {}/secret; exec {BINARY} {HELPER_ARG} {quoted}", scene.outside.display());
+    let output = Command::new("bash").args(["-c", &script]).stdin(Stdio::null()).output().expect("run bash");
+    let shown = text(&output);
+    assert!(!shown.contains("the secret"), "an inherited descriptor leaked the file: {shown}");
+    assert!(shown.contains("Bad file descriptor"), "{shown}");
+}

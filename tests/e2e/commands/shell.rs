@@ -383,3 +383,36 @@ fn an_approved_command_is_asked_with_its_sandbox() {
     assert!(stderr.contains("programs it starts run under Landlock"), "{stderr}");
     assert!(function_responses(&mock.requests()[1])[0].1.contains("asked\n"));
 }
+
+#[test]
+fn a_home_folder_reaches_commands_only_when_granted_and_its_programs_join_their_path() {
+    let s = session();
+    let home = s.airlock_home().parent().unwrap_or_else(|| panic!("no home")).to_path_buf();
+    let bin = home.join("tools/bin");
+    std::fs::create_dir_all(&bin).unwrap_or_else(|e| panic!("{e}"));
+    let tool = bin.join("hello-tool");
+    std::fs::write(&tool, "#!/bin/sh\necho hello from a home tool\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(home.join("secret.txt"), "home secret").unwrap_or_else(|e| panic!("{e}"));
+    let lines = ["hello-tool", &format!("cat {}", home.join("secret.txt").display())];
+    let run = |s: &Session| {
+        let mock = MockModel::start(Wire::OpenAi);
+        mock.push_turn(Turn::calls(lines.iter().map(|c| call("run_shell_command", json!({ "command": c }))).collect()));
+        mock.push_turn(Turn::text("done"));
+        let mut command = s.command(&mock);
+        command.args(["-p", "go", "--approval-mode", "yolo"]).env("PATH", format!("{}:/usr/bin:/bin", bin.display()));
+        let done = Session::run(command);
+        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        function_responses(&mock.requests()[1]).into_iter().map(|(_, text)| text).collect::<Vec<_>>()
+    };
+    // By default nothing of the home: the program is not found, the file not read.
+    let sent = run(&s);
+    assert!(sent[0].contains("Exit Code: 127"), "{}", sent[0]);
+    assert!(!sent[1].contains("home secret") && sent[1].contains("Permission denied"), "{}", sent[1]);
+    // Granted `~/tools`: its program runs from the command's PATH; the rest of the home stays shut.
+    write_policy(&s, "[grants.run-shell-command]\nfiles = [\".:read-write\", \"~/tools:read\"]\n");
+    let sent = run(&s);
+    assert!(sent[0].contains("hello from a home tool") && sent[0].contains("Exit Code: 0"), "{}", sent[0]);
+    assert!(!sent[1].contains("home secret"), "{}", sent[1]);
+}
