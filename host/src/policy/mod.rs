@@ -41,7 +41,7 @@ pub use mode::{ApprovalMode, Verdict};
 use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
 use trust::{TrustStatus, TrustStore};
 
-pub use grants::Granted;
+pub use grants::{Granted, SHELL_PLUGIN, SHELL_TIMEOUT_SECS};
 
 use crate::capability::search::{self, SearchEndpoint};
 use crate::capability::{self, CallLimits, Effective, Grant, Roots};

@@ -252,7 +252,7 @@ impl Scheduler {
             Writes::Nothing => Sandboxing::Edit(None),
         };
         let processes = self.process_access(tool, access, writes, approved_line.clone());
-        match self.instance_with(tool, call, access, sandboxing, cancel, live.clone(), processes).await {
+        match self.instance(tool, call, access, sandboxing, cancel, live.clone(), processes).await {
             Ok(mut instance) => {
                 let result = match instance.execute(&tool.info.name, args).await {
                     Ok(Ok(output)) => {
@@ -268,21 +268,10 @@ impl Scheduler {
         }
     }
 
-    pub(super) async fn instance(
-        &self,
-        tool: &RegisteredTool,
-        call: &FunctionCall,
-        access: &Access,
-        sandboxing: impl Into<Sandboxing<'_>>,
-        cancel: &Cancellation,
-        live_output: Option<mpsc::UnboundedSender<String>>,
-    ) -> Result<Instance, ToolError> {
-        self.instance_with(tool, call, access, sandboxing, cancel, live_output, None).await
-    }
-
-    /// [`Self::instance`] whose calls may start the children `processes` allows.
+    /// A fresh instance of `tool` for one phase of `call`, holding what `access` gives that
+    /// phase; its calls may start the children `processes` allows (executions only).
     #[allow(clippy::too_many_arguments)]
-    pub(super) async fn instance_with(
+    pub(super) async fn instance(
         &self,
         tool: &RegisteredTool,
         call: &FunctionCall,

@@ -125,7 +125,7 @@ impl Scheduler {
         access: &Access,
         cancel: &Cancellation,
     ) -> Result<(String, Option<Confirmation>), ToolError> {
-        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None).await?;
+        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None, None).await?;
         let name = &tool.info.name;
         instance.validate(name, args).await.map_err(|f| fault_error(tool, f))??;
         let description = one_line(&instance.describe_call(name, args).await.map_err(|f| fault_error(tool, f))?);
@@ -143,7 +143,7 @@ impl Scheduler {
         access: &Access,
         cancel: &Cancellation,
     ) -> Result<String, ToolError> {
-        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None).await?;
+        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None, None).await?;
         let name = &tool.info.name;
         let new_args = instance.modify_args(name, args, proposed).await.map_err(|f| fault_error(tool, f))??;
         let parsed = parse_args(&new_args).map_err(|reason| {

@@ -53,6 +53,11 @@ fn granted_by(plugin: &Plugin, granted: &Granted<'_>) -> String {
         (Origin::Builtin, None) if plugin.info.name == crate::capability::search::PLUGIN => {
             "its built-in default: the search API of [tools.web_search] in config.toml".into()
         }
+        (Origin::Builtin, None) if plugin.info.name == crate::policy::SHELL_PLUGIN => {
+            "its built-in default: what it requests but the network and folders of your home, which only \
+             a grant of yours gives its commands"
+                .into()
+        }
         (Origin::Builtin, None) => "its built-in default: what it requests".into(),
         (Origin::Builtin, Some(file)) if !granted.defaults.is_empty() => {
             format!("{file}; (default) marks what the built-in requests, kept until its table sets that list")
@@ -178,6 +183,10 @@ pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl
             .collect();
         gets.extend(effective.network.iter().map(|n| format!("net {}", line(&n.to_string()))));
         gets.extend(effective.env.iter().map(|e| format!("env {}", line(e))));
+        gets.extend(effective.processes.iter().map(|p| match p.as_str() {
+            "*" => "process `*` (the command line approved for each call)".to_string(),
+            prefix => format!("process `{}`", line(prefix)),
+        }));
         let gets = if gets.is_empty() { "nothing".into() } else { gets.join(", ") };
         writeln!(out, "  {} gets: {gets}", line(&tool.name))?;
         if !effective.missing.is_empty() {
