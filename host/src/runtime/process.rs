@@ -278,41 +278,5 @@ fn next_log_number() -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn echo_access(workspace: &Path) -> CallProcesses {
-        CallProcesses::new(Some(ProcessAccess {
-            gate: Gate { prefixes: vec!["echo".into()], ..Gate::default() },
-            read_write: vec![workspace.to_path_buf()],
-            workspace: workspace.to_path_buf(),
-            ..ProcessAccess::default()
-        }))
-    }
-
-    fn options(stdin: Option<Vec<u8>>) -> wit::SpawnOptions {
-        wit::SpawnOptions {
-            command: wit::Command::Argv("echo\0hi".into()),
-            directory: String::new(),
-            env: String::new(),
-            stdin,
-            timeout_ms: 0,
-            background: false,
-        }
-    }
-
-    /// One buffer sent with every spawn would be held once per child: the host refuses
-    /// standard input over the cap instead of multiplying the plugin's memory.
-    #[test]
-    fn standard_input_is_capped() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let workspace = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
-        let mut processes = echo_access(&workspace);
-        let remaining = Duration::from_secs(60);
-        let big = prepare(&mut processes, "probe", options(Some(vec![0; MAX_STDIN + 1])), remaining);
-        assert!(matches!(big, Err(wit::SpawnError::Invalid(ref m)) if m.contains("limit")), "{big:?}");
-        assert_eq!(processes.started, 0, "a refused spawn counts for nothing");
-        let fits = prepare(&mut processes, "probe", options(Some(vec![0; MAX_STDIN])), remaining);
-        assert!(fits.is_ok_and(|request| request.stdin.is_some_and(|s| s.len() == MAX_STDIN)));
-    }
-}
+#[path = "process_tests.rs"]
+mod tests;
