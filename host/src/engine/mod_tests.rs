@@ -654,3 +654,17 @@ async fn a_private_address_refused_to_a_wildcard_is_offered_exactly_and_never_th
     assert_eq!(server.requests(), ["/page.html"]);
     session.shutdown().await;
 }
+
+#[test]
+fn a_kernel_without_landlock_is_said_once_for_the_tools_that_start_programs() {
+    use crate::sandbox::Support;
+    let bare = Support { landlock_abi: None, seccomp: true };
+    let warning = start::unsandboxed_warning(bare, &["run_shell_command"]).unwrap();
+    assert!(warning.contains("run_shell_command") && warning.contains("WITHOUT a file-system sandbox"), "{warning}");
+    assert!(warning.contains("seccomp still keeps them off the network"), "{warning}");
+    let nothing = Support { landlock_abi: None, seccomp: false };
+    assert!(!start::unsandboxed_warning(nothing, &["x"]).unwrap().contains("seccomp"));
+    // Confined, or nothing that starts programs: no warning.
+    assert_eq!(start::unsandboxed_warning(Support { landlock_abi: Some(7), seccomp: true }, &["x"]), None);
+    assert_eq!(start::unsandboxed_warning(bare, &[]), None);
+}

@@ -226,22 +226,25 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
 /// Said once at start, when a tool offered this session can start programs and this kernel
 /// cannot confine them: never a silent downgrade.
 fn unsandboxed_commands(registry: &Registry, policy: &Policy) -> Option<String> {
-    let support = crate::sandbox::support();
-    if support.landlock_abi.is_some() {
-        return None;
-    }
     let tools: Vec<&str> = registry
         .tools()
         .iter()
         .filter(|tool| !tool.info.capabilities.processes.is_empty() && policy.offers(&tool.info))
         .map(|tool| tool.info.name.as_str())
         .collect();
-    (!tools.is_empty()).then(|| {
-        format!(
-            "this kernel has no Landlock: programs that {} start run WITHOUT a file-system sandbox \
-             (they can write wherever your user can){}",
-            tools.join(", "),
-            if support.seccomp { "; seccomp still keeps them off the network" } else { "" }
-        )
-    })
+    unsandboxed_warning(crate::sandbox::support(), &tools)
+}
+
+/// The warning for `tools` that start programs under what `support` says this kernel enforces;
+/// none when Landlock confines them.
+pub(super) fn unsandboxed_warning(support: crate::sandbox::Support, tools: &[&str]) -> Option<String> {
+    if support.landlock_abi.is_some() || tools.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "this kernel has no Landlock: programs that {} start run WITHOUT a file-system sandbox \
+         (they can write wherever your user can){}",
+        tools.join(", "),
+        if support.seccomp { "; seccomp still keeps them off the network" } else { "" }
+    ))
 }

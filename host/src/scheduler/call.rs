@@ -142,7 +142,11 @@ impl Access {
 /// The OS sandbox of the programs a call starts, in one line for the person asked — never a
 /// silent downgrade: a kernel without Landlock is named.
 pub(super) fn commands_sandbox(network: bool) -> String {
-    let support = crate::sandbox::support();
+    commands_sandbox_under(crate::sandbox::support(), network)
+}
+
+/// [`commands_sandbox`] on a kernel that enforces what `support` says.
+pub(super) fn commands_sandbox_under(support: crate::sandbox::Support, network: bool) -> String {
     let network = if network { "with the network" } else { "no network" };
     let seccomp = if support.seccomp { " + seccomp" } else { " (no seccomp)" };
     match support.landlock_abi {

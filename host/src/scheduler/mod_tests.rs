@@ -292,3 +292,12 @@ async fn a_cancelled_question_asks_no_more() {
     assert!(done.iter().all(|d| d.status == CallStatus::Cancelled), "{done:?}");
     assert_eq!(*asked.lock().unwrap(), ["0"]);
 }
+
+#[test]
+fn every_question_says_what_commands_run_under_and_names_a_missing_landlock() {
+    use crate::sandbox::Support;
+    let confined = call::commands_sandbox_under(Support { landlock_abi: Some(7), seccomp: true }, false);
+    assert_eq!(confined, "programs it starts run under Landlock ABI 7 + seccomp, no network");
+    let open = call::commands_sandbox_under(Support { landlock_abi: None, seccomp: true }, true);
+    assert!(open.contains("WITHOUT a file-system sandbox") && open.ends_with("with the network"), "{open}");
+}
