@@ -72,7 +72,7 @@
 //! - `shell`: `files`
 //! - `cli` (front end): `agent`, `commands`, `config`, `engine`, `frontends`, `paths`, `policy`, `process`, `sanitize`, `session`
 //! - `commands` (front end): `capability`, `contract`, `frontends`, `paths`, `policy`, `registry`, `runtime`, `sanitize`
-//! - `frontends` (front end): `agent`, `capability`, `contract`, `engine`, `events`, `model`, `policy`, `registry`, `sanitize`, `session`
+//! - `frontends` (front end): `agent`, `capability`, `contract`, `engine`, `events`, `model`, `policy`, `process`, `registry`, `sanitize`, `session`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;

@@ -24,6 +24,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("compress", "summarise older history now to free context"),
     ("clear", "start a new session"),
     ("stats", "tokens, calls, time and cost per tool"),
+    ("processes", "commands running in the background; /processes stop ends them"),
     ("quit", "leave airlock"),
 ];
 
@@ -70,10 +71,36 @@ pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
             app.status.context_left = None;
         }
         "stats" => stats(app),
+        "processes" => processes(app, args),
         "quit" | "exit" => return Effect::Quit,
         other => app.notice(&format!("unknown command /{other}: /help lists them"), NoticeKind::Warning),
     }
     Effect::None
+}
+
+/// `/processes`: the commands tools left running in the background (each with its log);
+/// `/processes stop` ends them all (off the UI's thread: reaping may take a moment).
+fn processes(app: &mut App, args: &str) {
+    let running = crate::process::background();
+    if running.is_empty() {
+        app.notice("no command runs in the background", NoticeKind::Info);
+        return;
+    }
+    match args {
+        "stop" => {
+            std::thread::spawn(crate::process::stop_background);
+            app.notice(&format!("stopping {} background command(s)", running.len()), NoticeKind::Info);
+        }
+        "" => {
+            for (pid, command, log) in running {
+                let line = format!("pid {pid}: {} (output: {})", command, log.display());
+                app.notice(&sanitize::line(&line), NoticeKind::Info);
+            }
+        }
+        other => {
+            app.notice(&format!("unknown /processes {other}: use /processes or /processes stop"), NoticeKind::Warning)
+        }
+    }
 }
 
 /// A picker's choice.
