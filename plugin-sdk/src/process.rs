@@ -76,7 +76,7 @@ impl Spawn {
     }
 
     /// Kills the program's whole process group after `timeout` (at most the call's deadline,
-    /// which is also the default).
+    /// which is also the default; a background program has none unless given one).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self

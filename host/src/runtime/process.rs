@@ -196,12 +196,13 @@ fn prepare(
     // A child is killed a little before the call's deadline, so its tool can still tell
     // the model it timed out, with the output so far.
     let limit = remaining.saturating_sub(REPORT_MARGIN.min(remaining / 10));
-    // Never zero: to the process manager that means no limit at all.
-    let timeout = match options.timeout_ms {
-        0 => limit,
-        ms => Duration::from_millis(ms).min(limit),
-    }
-    .max(Duration::from_millis(1));
+    // Never zero, which means no limit at all to the process manager — except for a
+    // background command without a timeout of its own: a server runs until airlock exits.
+    let timeout = match (options.timeout_ms, options.background) {
+        (0, true) => Duration::ZERO,
+        (0, false) => limit.max(Duration::from_millis(1)),
+        (ms, _) => Duration::from_millis(ms).min(limit).max(Duration::from_millis(1)),
+    };
     let background_log = match options.background {
         false => None,
         true => Some(log_file(access.log_dir.as_deref())?),
