@@ -104,6 +104,19 @@ impl Spawn {
     }
 }
 
+/// A refused start as the tool's error, so `Spawn::start()?` passes the host's reason on to
+/// the model: not allowed → `permission-denied`, malformed → `invalid-params`, could not
+/// start → `execution`.
+impl From<SpawnError> for crate::ToolError {
+    fn from(error: SpawnError) -> Self {
+        match error {
+            SpawnError::Denied(message) => Self::PermissionDenied(message),
+            SpawnError::Invalid(message) => Self::InvalidParams(message),
+            SpawnError::Failed(message) => Self::Execution(message),
+        }
+    }
+}
+
 /// The operating system's sandbox programs run in, in one line for people.
 pub fn sandbox() -> String {
     host::sandbox()

@@ -19,7 +19,7 @@ use super::Policy;
 use super::mode::{self, Verdict};
 use super::rules::{self, CallFacts, RuleDecision};
 use crate::contract::{Confirmation, ToolInfo};
-use crate::shell::{self, Word};
+use crate::shell;
 
 /// The verdict on a command line, and what a question is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,17 +63,11 @@ impl Policy {
                 )));
             }
         };
-        for redirect in parsed.redirects.iter().filter(|r| r.writes) {
-            let inside = match &redirect.target {
-                Word::Literal(target) => shell::matching::writes_inside(directory, target, writable),
-                Word::Dynamic(_) => false,
-            };
-            if !inside {
-                return ExecVerdict::plain(Verdict::Deny(format!(
-                    "`{}` writes outside the folders this call may write; write inside the workspace",
-                    redirect.text
-                )));
-            }
+        if let Some(redirect) = shell::matching::write_outside(&parsed, directory, writable) {
+            return ExecVerdict::plain(Verdict::Deny(format!(
+                "`{}` writes outside the folders this call may write; write inside the workspace",
+                redirect.text
+            )));
         }
         let mut undecided: Option<&shell::Command> = None;
         let mut ask_rule = false;

@@ -6,15 +6,14 @@ use std::path::{Path, PathBuf};
 
 use super::SpawnFailure;
 
-/// The system's program folders, the start of every child's `PATH`.
-pub const SYSTEM_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+pub use crate::sandbox::SYSTEM_PATH;
 
 /// The locale when the host's `LANG` is unset or not a plain locale name.
 const DEFAULT_LANG: &str = "C.UTF-8";
 
 /// Names the caller may not set: the ones that decide which programs and libraries load and
 /// where the private folders are.
-fn is_reserved(name: &str) -> bool {
+pub fn is_reserved(name: &str) -> bool {
     matches!(name, "PATH" | "HOME" | "TMPDIR") || name.starts_with("LD_") || name.starts_with("GLIBC_")
 }
 

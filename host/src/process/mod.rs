@@ -35,7 +35,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 pub use background::{background, stop_background};
-pub use environment::SYSTEM_PATH;
+pub use environment::{SYSTEM_PATH, is_reserved as is_reserved_variable};
 
 use crate::sandbox::{HELPER_ARG, SPEC_FROM_ENV, SPEC_VAR, Spec};
 use group::{Group, Slot};

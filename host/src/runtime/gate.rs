@@ -59,23 +59,15 @@ impl Gate {
                 )));
             }
         }
-        for redirect in parsed.redirects.iter().filter(|r| r.writes) {
-            let target = match &redirect.target {
-                Word::Literal(target) => target,
+        if let Some(redirect) = shell::matching::write_outside(&parsed, dir, writable) {
+            return Err(Refusal::Denied(match &redirect.target {
                 Word::Dynamic(_) => {
-                    return Err(Refusal::Denied(format!(
-                        "`{}` writes to a file known only when the line runs; name the file",
-                        redirect.text
-                    )));
+                    format!("`{}` writes to a file known only when the line runs; name the file", redirect.text)
                 }
-            };
-            if !shell::matching::writes_inside(dir, target, writable) {
-                return Err(Refusal::Denied(format!(
-                    "`{}` writes outside the folders this call may write ({})",
-                    redirect.text,
-                    list(writable)
-                )));
-            }
+                Word::Literal(_) => {
+                    format!("`{}` writes outside the folders this call may write ({})", redirect.text, list(writable))
+                }
+            }));
         }
         if self.prefixes.iter().any(|p| p == "*")
             && self.approved.as_ref().is_some_and(|(approved, folder)| approved == line && folder == dir)

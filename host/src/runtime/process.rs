@@ -246,7 +246,7 @@ fn environment(raw: &str, granted: &[String]) -> Result<Vec<(String, String)>, w
         let Some((name, value)) = entry.split_once('=') else {
             return Err(wit::SpawnError::Invalid(format!("`{}` is not NAME=value", crate::sanitize::line(entry))));
         };
-        if name.starts_with("LD_") || name.starts_with("GLIBC_") || ["PATH", "HOME", "TMPDIR"].contains(&name) {
+        if crate::process::is_reserved_variable(name) {
             return Err(wit::SpawnError::Invalid(format!("the variable {name} cannot be set for a program")));
         }
         if !granted.iter().any(|g| g == name) {

@@ -20,9 +20,6 @@ use rustix::thread::{CapabilitiesSecureBits, CapabilitySet, CapabilitySets};
 
 use super::{Spec, filesystem, syscalls};
 
-/// The `PATH` used to find the program when the spec's environment has none.
-const FALLBACK_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
 /// Exit status when the sandbox could not be set up or the program could not be run.
 const CANNOT_RUN: u8 = 126;
 /// Exit status when the program does not exist (the shell's convention).
@@ -160,7 +157,7 @@ pub(super) fn resolve(spec: &Spec) -> Result<PathBuf, Failure> {
     if name.is_empty() {
         return Err(Failure::NotFound(name.clone()));
     }
-    let path = spec.env.iter().rev().find(|(key, _)| key == "PATH").map_or(FALLBACK_PATH, |(_, value)| value);
+    let path = spec.env.iter().rev().find(|(key, _)| key == "PATH").map_or(super::SYSTEM_PATH, |(_, value)| value);
     path.split(':')
         .map(|folder| if folder.is_empty() { Path::new(".") } else { Path::new(folder) })
         .map(|folder| spec.cwd.join(folder).join(name))

@@ -30,6 +30,10 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+/// The system's program folders: the start of every child's `PATH`, and where the helper
+/// looks for a program when the spec sets no `PATH`.
+pub const SYSTEM_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
 /// The first argument that makes `airlock` the sandbox helper.
 pub const HELPER_ARG: &str = "__sandbox";
 /// Given instead of the spec's JSON: the helper reads it from [`SPEC_VAR`]. A process's

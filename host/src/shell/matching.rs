@@ -1,23 +1,18 @@
 //! How a rule's or a grant's command prefix meets a parsed command, where the two differ:
 //! a prefix that *allows* must cover the command written out whole
-//! ([`super::Command::covered_by`]); a prefix that *denies* matches the program by its file
-//! name (`/bin/rm` is `rm`) and counts a word known only at run time as a match, so a deny
-//! rule errs on refusing.
+//! ([`super::Command::covered_by`]); a prefix that *denies* (or asks) matches the program by
+//! its file name (`/bin/rm` is `rm`) and counts a word known only at run time as a match, so
+//! such a rule errs on stopping. And where a line's redirections write.
 
 use std::path::{Path, PathBuf};
 
-use super::{Command, Word};
+use super::{Command, Line, Redirect, Word, base_name};
 
 /// Whether the deny prefix `prefix` (`rm`, `git push`) covers `command`.
 pub fn denied_by(prefix: &str, command: &Command) -> bool {
     let mut wanted = prefix.split_whitespace();
     let Some(program) = wanted.next() else { return false };
-    let program = Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or(program);
-    let base = match command.words.first() {
-        Some(Word::Literal(first)) => Path::new(first).file_name().and_then(|n| n.to_str()).unwrap_or(first),
-        _ => return false,
-    };
-    if base != program {
+    if command.base_name() != Some(base_name(program)) {
         return false;
     }
     let mut words = command.words.iter().skip(1);
@@ -43,4 +38,13 @@ pub fn writes_inside(dir: &Path, target: &str, writable: &[PathBuf]) -> bool {
     }
     let full = crate::files::canonical_lenient(&dir.join(target));
     writable.iter().any(|folder| full.starts_with(folder))
+}
+
+/// The first redirection of `line`, run in `dir`, that writes outside `writable` — or to a
+/// file known only when the line runs, which cannot be checked.
+pub fn write_outside<'a>(line: &'a Line, dir: &Path, writable: &[PathBuf]) -> Option<&'a Redirect> {
+    line.redirects.iter().filter(|redirect| redirect.writes).find(|redirect| match &redirect.target {
+        Word::Literal(target) => !writes_inside(dir, target, writable),
+        Word::Dynamic(_) => true,
+    })
 }

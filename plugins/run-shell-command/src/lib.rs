@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use airlock_plugin_sdk::display_path;
 use airlock_plugin_sdk::prelude::*;
-use airlock_plugin_sdk::process::{Event, ExitStatus, Spawn, SpawnError};
+use airlock_plugin_sdk::process::{Event, ExitStatus, Spawn};
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
@@ -107,11 +107,7 @@ impl Tool for RunShellCommand {
         if args.is_background {
             spawn = spawn.background();
         }
-        let child = spawn.start().map_err(|error| match error {
-            SpawnError::Denied(message) => ToolError::PermissionDenied(message),
-            SpawnError::Invalid(message) => ToolError::InvalidParams(message),
-            SpawnError::Failed(message) => ToolError::Execution(message),
-        })?;
+        let child = spawn.start()?;
         if args.is_background {
             let log = child.log_path().unwrap_or_default();
             let text = format!(
