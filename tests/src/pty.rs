@@ -23,7 +23,8 @@ struct Shared {
 /// A program running in a pseudo-terminal.
 pub struct Pty {
     master: Box<dyn MasterPty + Send>,
-    writer: Box<dyn Write + Send>,
+    /// The terminal's keyboard: the test types into it, the reader thread answers queries.
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
     child: Box<dyn portable_pty::Child + Send + Sync>,
     shared: Arc<Shared>,
 }
@@ -62,7 +63,9 @@ impl Pty {
             changed: Condvar::new(),
             raw: Mutex::new(Vec::new()),
         });
-        let answers = pair.master.take_writer().ok();
+        // The pty hands out one writer; the test and the reader thread share it.
+        let writer = Arc::new(Mutex::new(writer));
+        let answers = writer.clone();
         let thread_shared = shared.clone();
         std::thread::spawn(move || read_loop(reader, answers, &thread_shared));
         Pty { master: pair.master, writer, child, shared }
@@ -70,8 +73,9 @@ impl Pty {
 
     /// Types `text` (bytes as a terminal sends them: `\r` is Enter, `\x1b` is Esc).
     pub fn send(&mut self, text: &str) {
-        self.writer.write_all(text.as_bytes()).unwrap_or_else(|e| panic!("write to the pty: {e}"));
-        let _ = self.writer.flush();
+        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        writer.write_all(text.as_bytes()).unwrap_or_else(|e| panic!("write to the pty: {e}"));
+        let _ = writer.flush();
     }
 
     /// Pastes `text` the way a terminal with bracketed paste does.
@@ -190,7 +194,7 @@ impl Drop for Pty {
 }
 
 /// Feeds the program's output to the emulator and answers its cursor-position queries.
-fn read_loop(mut reader: Box<dyn Read + Send>, mut answers: Option<Box<dyn Write + Send>>, shared: &Shared) {
+fn read_loop(mut reader: Box<dyn Read + Send>, answers: Arc<Mutex<Box<dyn Write + Send>>>, shared: &Shared) {
     let mut buffer = [0u8; 8192];
     loop {
         let n = match reader.read(&mut buffer) {
@@ -206,10 +210,9 @@ fn read_loop(mut reader: Box<dyn Read + Send>, mut answers: Option<Box<dyn Write
             while let Some(at) = find(rest, b"\x1b[6n") {
                 parser.process(&rest[..at]);
                 let (row, col) = parser.screen().cursor_position();
-                if let Some(answers) = answers.as_mut() {
-                    let _ = answers.write_all(format!("\x1b[{};{}R", row + 1, col + 1).as_bytes());
-                    let _ = answers.flush();
-                }
+                let mut answers = answers.lock().unwrap_or_else(PoisonError::into_inner);
+                let _ = answers.write_all(format!("\x1b[{};{}R", row + 1, col + 1).as_bytes());
+                let _ = answers.flush();
                 rest = &rest[at + 4..];
             }
             parser.process(rest);
