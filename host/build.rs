@@ -1,6 +1,8 @@
 //! Builds the built-in tool components (`plugins/`) for `wasm32-wasip2` and embeds them in
 //! the binary, so a user installs nothing beside `airlock`. The guest workspace is built by
 //! a nested `cargo` with its own target directory (the outer build holds the lock on ours).
+//! Also embeds what `airlock plugins new` writes: each language kit's template and the kit
+//! files a new project needs (`$OUT_DIR/templates.rs`).
 
 #[path = "build/guest.rs"]
 mod guest;
@@ -32,6 +34,7 @@ fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = manifest_dir.parent().map(Path::to_path_buf).unwrap_or_default();
     guest::watch_sources(&["plugins", "plugin-sdk", "wit", "rust-toolchain.toml"].map(|p| root.join(p)));
+    write_templates(&root.join("plugin-sdk"));
     let target_dir = root.join("target").join("wasm");
     let wasm_dir = guest::build_workspace(&root.join("plugins").join("Cargo.toml"), &target_dir);
 
@@ -47,4 +50,89 @@ fn main() {
     generated.push_str("];\n");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap_or_default()).join("builtins.rs");
     fs::write(&out, generated).unwrap_or_else(|e| guest::fail(&format!("cannot write {}: {e}", out.display())));
+}
+
+/// The languages `airlock plugins new` knows, by kit folder.
+const KITS: &[&str] = &["rust", "python", "js", "c"];
+
+/// Writes `$OUT_DIR/templates.rs`: `TEMPLATE_FILES`, every file a new project of each
+/// language gets — (language, path in the project, executable, is a template, bytes). The
+/// contract (`plugin-sdk/wit`) goes to `wit/` for every language; each kit's `template/` to
+/// the project's root (placeholders filled); the kit files its `new-project-files` lists
+/// (`kit path -> project path`, one per line) as they are.
+fn write_templates(sdk: &Path) {
+    let mut generated = String::from(
+        "/// (language, path in the project, executable, is a template, bytes).\n\
+         pub static TEMPLATE_FILES: &[(&str, &str, bool, bool, &[u8])] = &[\n",
+    );
+    let mut add = |lang: &str, source: &Path, to: &str, template: bool| {
+        println!("cargo:rerun-if-changed={}", source.display());
+        let executable = {
+            use std::os::unix::fs::PermissionsExt;
+            fs::metadata(source).map(|m| m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+        };
+        let _ = writeln!(
+            generated,
+            "    ({lang:?}, {to:?}, {executable}, {template}, include_bytes!({:?})),",
+            source.display().to_string()
+        );
+    };
+    for lang in KITS {
+        for (path, relative) in files_below(&sdk.join("wit")) {
+            add(lang, &path, &format!("wit/{relative}"), false);
+        }
+        let kit = sdk.join(lang);
+        // A file added to a folder changes the folder.
+        for folder in [kit.join("template"), kit.join("new-project-files")] {
+            println!("cargo:rerun-if-changed={}", folder.display());
+        }
+        for (path, relative) in files_below(&kit.join("template")) {
+            add(lang, &path, &relative, true);
+        }
+        let list = kit.join("new-project-files");
+        let Ok(text) = fs::read_to_string(&list) else { continue };
+        for entry in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            let (from, to) = entry.split_once("->").map_or((entry, entry), |(f, t)| (f.trim(), t.trim()));
+            let source = kit.join(from);
+            if source.is_dir() {
+                for (path, relative) in files_below(&source) {
+                    add(lang, &path, &format!("{to}/{relative}"), false);
+                }
+            } else if source.is_file() {
+                add(lang, &source, to, false);
+            } else {
+                guest::fail(&format!("{} names {from}, which does not exist", list.display()));
+            }
+        }
+    }
+    generated.push_str("];\n");
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap_or_default()).join("templates.rs");
+    fs::write(&out, generated).unwrap_or_else(|e| guest::fail(&format!("cannot write {}: {e}", out.display())));
+}
+
+/// The files below `dir` (no build output, nothing hidden but `.gitignore`), with their
+/// paths relative to it, sorted.
+fn files_below(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&folder) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let skipped = ["target", "node_modules", "__pycache__"].contains(&name.as_str())
+                || (name.starts_with('.') && name != ".gitignore")
+                || name.ends_with(".wasm");
+            if skipped {
+                continue;
+            }
+            if path.is_dir() {
+                pending.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                found.push((path.clone(), relative.display().to_string()));
+            }
+        }
+    }
+    found.sort();
+    found
 }

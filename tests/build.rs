@@ -44,7 +44,13 @@ fn main() {
     let root = manifest_dir.parent().map(Path::to_path_buf).unwrap_or_default();
     let fixtures = manifest_dir.join("fixtures");
     // The fixture workspace (every member, its manifest and lock file), and the contract.
-    guest::watch_sources(&[fixtures.clone(), root.join("wit"), root.join("rust-toolchain.toml")]);
+    guest::watch_sources(&[
+        fixtures.clone(),
+        root.join("plugin-sdk/rust"),
+        root.join("plugin-sdk/wit"),
+        root.join("wit"),
+        root.join("rust-toolchain.toml"),
+    ]);
 
     let wasm_dir = guest::build_workspace(&fixtures.join("Cargo.toml"), &root.join("target").join("wasm"));
 

@@ -71,7 +71,7 @@
 //! - `session`: `model`
 //! - `shell`: `files`
 //! - `cli` (front end): `agent`, `commands`, `config`, `engine`, `frontends`, `paths`, `policy`, `process`, `sanitize`, `session`
-//! - `commands` (front end): `capability`, `contract`, `frontends`, `paths`, `policy`, `registry`, `runtime`, `sanitize`
+//! - `commands` (front end): `capability`, `contract`, `files`, `frontends`, `paths`, `policy`, `registry`, `runtime`, `sanitize`
 //! - `frontends` (front end): `agent`, `capability`, `contract`, `engine`, `events`, `model`, `policy`, `process`, `registry`, `sanitize`, `session`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -1,5 +1,5 @@
 //! The guest workspaces' own tests, run by the one test command: the built-in tools
-//! (`plugins/`) and the SDK (`plugin-sdk/`) hold unit tests of plain Rust logic (globbing,
+//! (`plugins/`) and the SDK (`plugin-sdk/rust/`) hold unit tests of plain Rust logic (globbing,
 //! line ranges, argument errors, schemas) that no `--workspace` run reaches, since those
 //! crates build for `wasm32-wasip2` in workspaces of their own. They run here on the host
 //! target, each workspace with its own lock file.
@@ -45,6 +45,6 @@ fn the_built_in_tools_pass_their_own_tests() {
 
 #[test]
 fn the_plugin_sdk_passes_its_own_tests() {
-    let passed = cargo_test("plugin-sdk/Cargo.toml");
+    let passed = cargo_test("plugin-sdk/rust/Cargo.toml");
     assert!(passed >= 10, "only {passed} tests of the SDK ran");
 }

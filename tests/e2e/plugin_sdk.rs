@@ -1,5 +1,5 @@
 //! The SDK as a plugin author meets it (issue 8, item 11): the plugin of
-//! `plugin-sdk/README.md` — the SDK's `examples/hello.rs`, kept equal to the README's own code
+//! `plugin-sdk/rust/README.md` — the SDK's `examples/hello.rs`, kept equal to the README's own code
 //! blocks — builds with the dependency line the README gives, from a folder outside the
 //! checkout and from one inside it, and the component it builds loads and runs in the real
 //! binary.
@@ -11,7 +11,7 @@ use airlock_tests::{MockModel, Session, Turn, Wire, call, function_responses};
 use serde_json::{Value, json};
 
 /// Where the README's dependency line points; the test puts the real path there.
-const SDK_PLACEHOLDER: &str = "/path/to/airlock/plugin-sdk";
+const SDK_PLACEHOLDER: &str = "/path/to/airlock/plugin-sdk/rust";
 
 fn root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -43,10 +43,11 @@ fn blocks(markdown: &str, language: &str) -> Vec<String> {
 /// Writes the README's plugin into `dir` (one crate with both of its tools) and builds it
 /// as the README says; returns the component.
 fn build_readme_plugin(dir: &Path) -> PathBuf {
-    let readme = std::fs::read_to_string(root().join("plugin-sdk/README.md")).unwrap_or_else(|e| panic!("README: {e}"));
+    let readme =
+        std::fs::read_to_string(root().join("plugin-sdk/rust/README.md")).unwrap_or_else(|e| panic!("README: {e}"));
     let manifest = blocks(&readme, "toml").into_iter().next().unwrap_or_else(|| panic!("no toml block"));
     assert!(manifest.contains(SDK_PLACEHOLDER), "the README's dependency line changed: {manifest}");
-    let sdk = root().join("plugin-sdk").canonicalize().unwrap_or_else(|e| panic!("plugin-sdk: {e}"));
+    let sdk = root().join("plugin-sdk/rust").canonicalize().unwrap_or_else(|e| panic!("plugin-sdk/rust: {e}"));
     let manifest = manifest.replace(SDK_PLACEHOLDER, &sdk.display().to_string());
     let rust = blocks(&readme, "rust");
     assert!(rust.len() >= 2, "the README has its two examples");
@@ -55,11 +56,11 @@ fn build_readme_plugin(dir: &Path) -> PathBuf {
     assert_ne!(hello, rust[0], "the README's export line changed");
     // The SDK's `examples/hello.rs` (compiled by the SDK's own `cargo test`) is that crate,
     // character for character; it is what gets built here.
-    let example = root().join("plugin-sdk/examples/hello.rs");
+    let example = root().join("plugin-sdk/rust/examples/hello.rs");
     let source = std::fs::read_to_string(&example).unwrap_or_else(|e| panic!("{}: {e}", example.display()));
     assert!(
         source == format!("{hello}\n{}", rust[1]),
-        "plugin-sdk/examples/hello.rs must be the README's plugin: its first Rust block (exporting both \
+        "plugin-sdk/rust/examples/hello.rs must be the README's plugin: its first Rust block (exporting both \
          tools), a blank line, its second Rust block"
     );
 

@@ -28,6 +28,7 @@
 
 mod describe;
 mod diagnose;
+pub mod lock;
 pub mod names;
 mod source;
 
@@ -247,7 +248,12 @@ impl Registry {
 
     /// Loads one component file on its own (for `airlock plugins inspect`).
     pub async fn inspect(runtime: &Runtime, path: &Path) -> Result<Plugin, LoadProblem> {
-        let source = PluginSource::file(path.to_path_buf(), Origin::User)
+        Self::inspect_from(runtime, path, Origin::User).await
+    }
+
+    /// [`Registry::inspect`], for a file of the folder of `origin` (`airlock plugins install`).
+    pub async fn inspect_from(runtime: &Runtime, path: &Path, origin: Origin) -> Result<Plugin, LoadProblem> {
+        let source = PluginSource::file(path.to_path_buf(), origin)
             .map_err(|e| LoadProblem { path: path.display().to_string(), reason: format!("cannot read: {e}") })?;
         load_plugin(runtime, source).await
     }

@@ -21,6 +21,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::LoadProblem;
+use super::lock::{self, Lock};
 use crate::files::{self, FileError};
 use crate::runtime::RuntimeError;
 use crate::runtime::cache::{CompileCache, EntryKind};
@@ -165,6 +166,11 @@ pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<Pl
         paths.sort();
         paths.into_iter().map(|path| (path.clone(), files::open_user_file(&path))).collect()
     };
+    // What `airlock plugins install` recorded: a file that no longer matches is not loaded.
+    let lock = Lock::read(dir, origin == Origin::Workspace).unwrap_or_else(|error| {
+        problems.push(problem(&lock::path_in(dir), format!("{error}; its entries are not checked")));
+        Lock::default()
+    });
     let mut sources = Vec::new();
     for (path, opened) in names {
         let identified = opened.and_then(|(file, stat)| match cache {
@@ -172,7 +178,10 @@ pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<Pl
             None => files::sha256_bounded(&file, &stat, max_bytes(origin)),
         });
         match identified {
-            Ok(content_hash) => sources.push(PluginSource { origin, path, content_hash, embedded: None }),
+            Ok(content_hash) => match lock::check(&lock, &path, &content_hash) {
+                Some(mismatch) => problems.push(problem(&path, mismatch)),
+                None => sources.push(PluginSource { origin, path, content_hash, embedded: None }),
+            },
             Err(e) => problems.push(problem(&path, format!("ignored: {e}"))),
         }
     }

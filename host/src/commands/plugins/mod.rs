@@ -1,4 +1,5 @@
-//! `airlock plugins list | inspect FILE | grant NAME … | revoke NAME … | show NAME`.
+//! `airlock plugins list | inspect FILE | check FILE | install PATH|URL | remove NAME |
+//! grant NAME … | revoke NAME … | show NAME | new NAME --lang LANG`.
 //!
 //! A plugin may be named by any name it goes by — its own (`word-count`), one of its tools
 //! (`word_count`), its file (`word_count.wasm`, with or without `.wasm`) — and the command
@@ -12,6 +13,8 @@
 //! the `--json` outputs are data.
 
 mod change;
+mod lifecycle;
+pub mod new;
 mod show;
 
 use std::io::Write;
@@ -49,6 +52,35 @@ pub enum PluginsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Check a component against the contract without installing it: it loads, describes
+    /// itself, its names and schemas are valid; and what it requests.
+    Check {
+        /// The component file (`.wasm`).
+        file: PathBuf,
+    },
+    /// Install a plugin from a file or an https URL into your plugin folder (checked first,
+    /// its source and sha-256 recorded in plugins.lock).
+    Install {
+        /// A `.wasm` file, or an `https://` URL.
+        source: String,
+        /// The sha-256 the file must have (64 hex digits); nothing is installed otherwise.
+        #[arg(long, value_name = "HEX")]
+        sha256: Option<String>,
+        /// Install into the workspace's `.airlock/plugins/` instead of `$AIRLOCK_HOME/plugins/`.
+        #[arg(long)]
+        in_workspace: bool,
+    },
+    /// Remove an installed plugin: its file, its lock entry and its grant.
+    Remove {
+        /// The plugin: its name, one of its tools, or its file name.
+        name: String,
+        /// Keep what it is granted (by default the grant goes too, so that no later plugin
+        /// of the same name inherits it).
+        #[arg(long)]
+        keep_grant: bool,
+    },
+    /// Start a new plugin project that builds as written: `airlock plugins new weather --lang python`.
+    New(new::NewArgs),
     /// Grant a plugin capabilities; it gets them only where it also requests them.
     Grant {
         /// The plugin: its name, one of its tools, or its file name.
@@ -175,6 +207,13 @@ pub async fn run(context: &Context<'_>, command: PluginsCommand) -> Result<(), C
     match command {
         PluginsCommand::List { json } => show::list(context, json, &mut out),
         PluginsCommand::Inspect { file, json } => inspect(context, &file, json, &mut out).await,
+        PluginsCommand::Check { file } => lifecycle::check(context, &file, &mut out).await,
+        PluginsCommand::Install { source, sha256, in_workspace } => {
+            lifecycle::install(context, &source, sha256.as_deref(), in_workspace, &mut out).await
+        }
+        PluginsCommand::Remove { name, keep_grant } => lifecycle::remove(context, &name, keep_grant, &mut out),
+        // Handled before any plugin is loaded (cli.rs): it needs no runtime.
+        PluginsCommand::New(args) => new::run(&args, &mut out),
         PluginsCommand::Grant { name, flags } => change::change(context, &name, &flags, false),
         PluginsCommand::Revoke { name, all, flags } => {
             if all {

@@ -171,6 +171,16 @@ pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl
     writeln!(out, "{}", header(plugin))?;
     writeln!(out, "granted ({}): {}", line(&granted_by(plugin, &granted)), describe_granted(&granted))?;
     write_tools(&plugin.info, false, out)?;
+    write_gets(context, plugin, out)?;
+    Ok(())
+}
+
+/// What each tool of `plugin` gets under the policy, and the grant command for the rest.
+pub(super) fn write_gets(
+    context: &Context<'_>,
+    plugin: &std::sync::Arc<Plugin>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     for tool in &plugin.info.tools {
         let effective = context.policy.effective(plugin, tool);
         let mut gets: Vec<String> = effective

@@ -39,7 +39,7 @@ pub mod bindings {
     #![allow(missing_docs, clippy::all, clippy::unwrap_used, clippy::expect_used)]
     wit_bindgen::generate!({
         world: "plugin",
-        path: "wit",
+        path: "../wit",
         generate_all,
         pub_export_macro: true,
         default_bindings_module: "airlock_plugin_sdk::bindings",
