@@ -253,6 +253,7 @@ struct airlock_json {
     const char *str; /* decoded string value */
     size_t str_len;
     const char *key; /* member key when inside an object */
+    size_t key_len;  /* its length in bytes (a key may hold an escaped NUL) */
     size_t count;    /* children */
     size_t first_i, next_i, last_i; /* indices while parsing (0 = none; the root is 0) */
     const airlock_json *first, *next;
@@ -441,9 +442,10 @@ static bool json_literal(json_parser *p, const char *word) {
     return true;
 }
 
-static void json_attach(json_parser *p, size_t parent, size_t child, const char *key) {
+static void json_attach(json_parser *p, size_t parent, size_t child, const char *key, size_t key_len) {
     airlock_json *nodes = p->doc->nodes;
     nodes[child].key = key;
+    nodes[child].key_len = key_len;
     if (nodes[parent].count == 0) nodes[parent].first_i = child;
     else nodes[nodes[parent].last_i].next_i = child;
     nodes[parent].last_i = child;
@@ -502,7 +504,7 @@ airlock_json_doc *airlock_json_parse(const char *text, size_t len, char *error, 
         if (c == '{' || c == '[') {
             if (depth == JSON_MAX_DEPTH) { p.error = "nested too deeply"; break; }
             node = json_new_node(&p, c == '{' ? AIRLOCK_JSON_OBJECT : AIRLOCK_JSON_ARRAY);
-            if (depth) json_attach(&p, stack[depth - 1], node, key);
+            if (depth) json_attach(&p, stack[depth - 1], node, key, key_len);
             stack[depth++] = node;
             p.pos++;
             json_ws(&p);
@@ -535,7 +537,7 @@ airlock_json_doc *airlock_json_parse(const char *text, size_t len, char *error, 
             ok = false;
         }
         if (!ok) break;
-        if (depth) json_attach(&p, stack[depth - 1], node, key);
+        if (depth) json_attach(&p, stack[depth - 1], node, key, key_len);
         key = NULL;
         after_value = true;
     }
@@ -580,8 +582,10 @@ const char *airlock_json_type_name(airlock_json_type t) {
 const airlock_json *airlock_json_get(const airlock_json *object, const char *key) {
     if (!object || object->type != AIRLOCK_JSON_OBJECT) return NULL;
     const airlock_json *found = NULL;
+    size_t n = strlen(key);
+    /* Compared with the key's full length: "path\u0000x" is not "path". */
     for (const airlock_json *c = object->first; c; c = c->next)
-        if (strcmp(c->key, key) == 0) found = c; /* the last one wins, as in serde_json */
+        if (c->key_len == n && memcmp(c->key, key, n) == 0) found = c; /* the last one wins, as in serde_json */
     return found;
 }
 
@@ -793,6 +797,14 @@ bool airlock_args_enum(airlock_args *args, const char *field, const char *const 
     return false;
 }
 
+/* Whether d is a finite whole number, without converting an out-of-range double (undefined
+ * behaviour in C, and a trap in wasm without the non-trapping conversions). */
+static bool is_integral(double d) {
+    if (d - d != 0) return false;                                    /* inf, nan */
+    if (d >= 4503599627370496.0 || d <= -4503599627370496.0) return true; /* |d| >= 2^52 */
+    return d == (double)(int64_t)d;
+}
+
 /* Checks the arguments against the shallow part of the tool's own schema: every name in
  * "required" is present, and every present property has the declared "type" (and, for
  * arrays, the declared "items" type). Deeper checks are the tool's business. */
@@ -805,7 +817,9 @@ static bool type_matches(const airlock_json *v, const char *type) {
     case AIRLOCK_JSON_OBJECT: return strcmp(type, "object") == 0;
     case AIRLOCK_JSON_NUMBER:
         if (strcmp(type, "number") == 0) return true;
-        return strcmp(type, "integer") == 0 && v->number == (double)(int64_t)v->number;
+        /* No (int64_t) cast before the range check: converting 1e300 is undefined behaviour
+         * (and may trap in wasm). Integral values of any size are JSON Schema integers. */
+        return strcmp(type, "integer") == 0 && is_integral(v->number);
     }
     return false;
 }

@@ -20,7 +20,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PROJECT="$(cd "${1:-$HERE}" && pwd)"
 # The default name: the plugin's, from AIRLOCK_EXPORT_TOOLS("name", ...) in the project's
 # sources, else the folder's.
-NAME="$(sed -n 's/^[[:space:]]*AIRLOCK_EXPORT_TOOLS("\([a-z][a-z0-9_-]*\)".*/\1/p' "$PROJECT"/*.c 2>/dev/null | head -n 1)"
+NAME="$(sed -n 's/^[[:space:]]*AIRLOCK_EXPORT_TOOLS("\([a-z][a-z0-9_-]*\)".*/\1/p' "$PROJECT"/*.c 2>/dev/null | head -n 1 || true)"
 OUT="${2:-$PROJECT/${NAME:-$(basename "$PROJECT")}.wasm}"
 
 die() { echo "build.sh: $*" >&2; exit 1; }

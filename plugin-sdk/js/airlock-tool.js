@@ -199,6 +199,9 @@ export function resolveIn(root, path) {
       'the path is empty; give a path relative to the workspace root or an absolute path inside it',
     );
   }
+  if (path.includes('\0')) {
+    throw new InvalidParams('the path contains a NUL character; give a plain file path');
+  }
   const base = normalize(root);
   const resolved = normalize(path.startsWith('/') ? path : `${base}/${path}`);
   if (!isWithin(resolved, base)) {
@@ -314,8 +317,19 @@ function safeJson(value) {
   try {
     return JSON.stringify(value);
   } catch {
-    return String(value);
+    // Too deep for JSON.stringify (a RangeError), a BigInt, a cycle: String() may throw too.
+    try {
+      return String(value);
+    } catch {
+      return `[${typeOf(value)}]`;
+    }
   }
+}
+
+// A value for an error message, at most 80 characters (the model may send megabytes).
+function shortJson(value) {
+  const shown = safeJson(value) ?? String(value);
+  return shown.length <= 80 ? shown : `${shown.slice(0, 77)}...`;
 }
 
 function typeOf(value) {
@@ -336,11 +350,11 @@ function checkValue(value, schema, where) {
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     if (!types.some((type) => typeMatches(value, type))) {
-      throw new InvalidParams(`${at}: expected ${types.join(' or ')}, got ${typeOf(value)} ${safeJson(value)}`);
+      throw new InvalidParams(`${at}: expected ${types.join(' or ')}, got ${typeOf(value)} ${shortJson(value)}`);
     }
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((option) => option === value)) {
-    throw new InvalidParams(`${at}: must be one of ${schema.enum.map(safeJson).join(', ')}, got ${safeJson(value)}`);
+    throw new InvalidParams(`${at}: must be one of ${schema.enum.map(safeJson).join(', ')}, got ${shortJson(value)}`);
   }
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) {
@@ -369,14 +383,16 @@ function checkValue(value, schema, where) {
   }
   if (typeOf(value) === 'object' && (schema.properties || schema.required)) {
     const out = { ...value };
+    // Own properties only: `toString` or `constructor` must not count as present.
+    const has = (name) => Object.prototype.hasOwnProperty.call(out, name) && out[name] !== undefined;
     for (const name of schema.required ?? []) {
-      if (out[name] === undefined) {
+      if (!has(name)) {
         throw new InvalidParams(`missing field \`${where ? `${where}.${name}` : name}\``);
       }
     }
     for (const [name, sub] of Object.entries(schema.properties ?? {})) {
       const path = where ? `${where}.${name}` : name;
-      if (out[name] === undefined) {
+      if (!has(name)) {
         if (sub && sub.default !== undefined) out[name] = structuredCloneSafe(sub.default);
         continue;
       }
@@ -411,6 +427,7 @@ export function parseArgs(spec, argsJson) {
     return checkValue(value, spec.parameters, '');
   } catch (error) {
     if (error instanceof InvalidParams) throw new InvalidParams(prefix + error.message + suffix);
+    if (error instanceof RangeError) throw new InvalidParams(`${prefix}the arguments nest too deeply${suffix}`);
     throw error;
   }
 }

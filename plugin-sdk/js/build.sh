@@ -4,7 +4,7 @@
 #   build.sh [PROJECT_DIR [OUT.wasm]]
 #
 # PROJECT_DIR (default: this script's folder) holds app.js, the module that calls
-# definePlugin; OUT defaults to PROJECT_DIR/<folder name>.wasm. The contract is found at
+# definePlugin; OUT defaults to PROJECT_DIR/<package.json name>.wasm, else <folder name>.wasm. The contract is found at
 # $HERE/wit or $HERE/../wit, the kit's WIT (wit-js/) and helper layer (airlock-tool.js,
 # airlock-wasi.js) next to this script (HERE). Needs node and componentize-js 0.23.0 (on
 # PATH, or in node_modules/.bin of the project or of this folder: `npm install`).
@@ -16,7 +16,9 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PROJECT="$(cd "${1:-$HERE}" && pwd)"
-OUT="${2:-$PROJECT/$(basename "$PROJECT").wasm}"
+# The default name: the project's (package.json "name"), else its folder's.
+NAME="$(sed -n 's/^[[:space:]]*"name":[[:space:]]*"\([a-z][a-z0-9_-]*\)".*/\1/p' "$PROJECT/package.json" 2>/dev/null | head -n 1 || true)"
+OUT="${2:-$PROJECT/${NAME:-$(basename "$PROJECT")}.wasm}"
 case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 COMPONENTIZE_JS_VERSION=0.23.0
 

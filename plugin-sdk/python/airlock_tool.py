@@ -348,6 +348,8 @@ def resolve_in(root, path):
         raise InvalidParams(
             "the path is empty; give a path relative to the workspace root or an absolute "
             "path inside it")
+    if "\x00" in path:
+        raise InvalidParams("the path contains a NUL character; give a plain file path")
     root = normalize(root)
     resolved = normalize(posixpath.join(root, path))
     if not _inside(resolved, root):
@@ -540,12 +542,26 @@ def _parse_args(spec, args):
         except ValueError as error:
             raise InvalidParams("%sthe arguments are not valid JSON (%s)%s" % (
                 prefix, error.msg if hasattr(error, "msg") else error, suffix)) from None
+        except RecursionError:
+            raise InvalidParams("%sthe arguments nest too deeply%s" % (prefix, suffix)) from None
     else:
         value = json.loads(json.dumps(args))  # a private copy, JSON types only
     if not isinstance(value, dict):
         raise InvalidParams("%sthe arguments must be a JSON object, got %s%s" % (
             prefix, _type_name(value), suffix))
-    found = _check(value, spec.parameters, "")
+    try:
+        # json.loads lets "\ud800" escapes through as lone surrogates: a str that cannot
+        # be encoded, so echoing it in a result or an error would trap the instance.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidParams("%sa string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF)%s" % (
+            prefix, suffix)) from None
+    except RecursionError:
+        raise InvalidParams("%sthe arguments nest too deeply%s" % (prefix, suffix)) from None
+    try:
+        found = _check(value, spec.parameters, "")
+    except RecursionError:
+        raise InvalidParams("%sthe arguments nest too deeply%s" % (prefix, suffix)) from None
     if found:
         where, message = found
         raise InvalidParams("%s%s%s%s" % (
@@ -658,12 +674,37 @@ def _as_tool_error(error, spec):
     if isinstance(error, ToolError):
         return error
     if isinstance(error, OSError):
-        return io_error(getattr(error, "filename", None), error)
+        filename = getattr(error, "filename", None)
+        if isinstance(filename, bytes):
+            filename = os.fsdecode(filename)
+        try:
+            return io_error(filename if isinstance(filename, str) else None, error)
+        except Exception:  # noqa: BLE001 - an odd OSError must not trap the instance
+            return ExecutionError("tool %s failed: %s" % (spec.name, _safe_str(error)))
     if isinstance(error, RecursionError):
         return ExecutionError("tool %s failed: the input nests too deeply" % spec.name)
-    log.error("tool %s failed: %s: %s" % (spec.name, type(error).__name__, error))
+    log.error("tool %s failed: %s: %s" % (spec.name, type(error).__name__, _safe_str(error)))
     return ExecutionError("tool %s failed unexpectedly: %s: %s" % (
-        spec.name, type(error).__name__, error))
+        spec.name, type(error).__name__, _safe_str(error)))
+
+
+def _safe_str(value):
+    """str(value), never raising (an exception's __str__ may fail)."""
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001
+        return "<unprintable %s>" % type(value).__name__
+
+
+def _clean(value):
+    """A string the canonical ABI can carry: lone surrogates (file names decoded with
+    surrogateescape, "\\ud800" escapes) would trap the instance when lowered to UTF-8."""
+    value = value if isinstance(value, str) else _safe_str(value)
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace").decode("utf-8")
 
 
 def _run_validate(spec, args):
@@ -770,7 +811,7 @@ def _wit_error(error):
         "timeout": types.ToolError_Timeout,
         "cancelled": types.ToolError_Cancelled,
     }.get(error.kind, types.ToolError_Execution)
-    return Err(variant(error.message))
+    return Err(variant(_clean(error.message)))
 
 
 def _wit_output(output):
@@ -778,17 +819,18 @@ def _wit_output(output):
     parts = []
     for part in output.parts:
         if part[0] == "text":
-            parts.append(types.ContentPart_Text(part[1]))
+            parts.append(types.ContentPart_Text(_clean(part[1])))
         elif part[0] == "json":
-            parts.append(types.ContentPart_Json(part[1]))
+            parts.append(types.ContentPart_Json(_clean(part[1])))
         else:
-            parts.append(types.ContentPart_Media(types.Media(part[1], part[2])))
+            parts.append(types.ContentPart_Media(types.Media(_clean(part[1]), bytes(part[2]))))
     display = None
     if output.display and output.display[0] == "markdown":
-        display = types.Display_Markdown(output.display[1])
+        display = types.Display_Markdown(_clean(output.display[1]))
     elif output.display:
         _, path, original, proposed = output.display
-        display = types.Display_Diff(types.FileDiff(path, original or "", proposed or ""))
+        display = types.Display_Diff(types.FileDiff(
+            _clean(path), _clean(original or ""), _clean(proposed or "")))
     return types.ToolOutput(parts, display)
 
 
@@ -799,13 +841,15 @@ def _wit_confirmation(confirmation):
     tag = confirmation[0]
     if tag == "edit":
         _, path, original, proposed, is_new = confirmation
-        return types.Confirmation_Edit(types.EditConfirmation(path, original, proposed, is_new))
+        return types.Confirmation_Edit(types.EditConfirmation(
+            _clean(path), _clean(original), _clean(proposed), bool(is_new)))
     if tag == "exec":
         _, command, root, directory, risk = confirmation
         return types.Confirmation_Exec(types.ExecConfirmation(
-            command, root, directory, getattr(types.Risk, risk.upper())))
+            _clean(command), _clean(root), _clean(directory), getattr(types.Risk, risk.upper())))
     _, prompt, urls = confirmation
-    return types.Confirmation_Info(types.InfoConfirmation(prompt, urls))
+    return types.Confirmation_Info(types.InfoConfirmation(
+        _clean(prompt), [_clean(url) for url in urls]))
 
 
 class Tool:
@@ -841,13 +885,13 @@ class Tool:
 
     def describe_call(self, tool, args):
         spec = _TOOLS.get(tool)
-        return tool if spec is None else _do_describe_call(spec, args)
+        return tool if spec is None else _clean(_do_describe_call(spec, args))
 
     def confirm(self, tool, args):
         return _wit_confirmation(self._wit(tool, lambda spec: _do_confirm(spec, args)))
 
     def modify_args(self, tool, args, proposed):
-        return self._wit(tool, lambda spec: _do_modify_args(spec, args, proposed))
+        return _clean(self._wit(tool, lambda spec: _do_modify_args(spec, args, proposed)))
 
     def execute(self, tool, args):
         return _wit_output(self._wit(tool, lambda spec: _do_execute(spec, args)))

@@ -281,7 +281,7 @@ fn new_project(s: &Session, lang: &str, parent: &Path) -> PathBuf {
 }
 
 #[test]
-fn new_python_js_and_c_projects_pass_their_own_tests_and_c_builds_as_written() {
+fn new_python_js_and_c_projects_pass_their_own_tests_and_build_as_written() {
     let s = session();
     let projects = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
 
@@ -303,12 +303,28 @@ fn new_python_js_and_c_projects_pass_their_own_tests_and_c_builds_as_written() {
     let package = std::fs::read_to_string(js.join("package.json")).unwrap_or_default();
     assert!(package.contains("\"name\": \"demo-tool\"") && package.contains("componentize-js"), "{package}");
 
+    // Python and JavaScript build as written too, with the kits' pinned toolchains on PATH
+    // (what `pip install -r requirements.txt` and `npm install` put there).
+    let tools = airlock_tests::kits::toolchains();
+    for project in [&python, &js] {
+        let built = Command::new(project.join("build.sh"))
+            .current_dir(project)
+            .env("PATH", tools.path())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .unwrap_or_else(|e| panic!("build.sh: {e}"));
+        succeeded(&format!("{}'s build.sh", project.display()), &built);
+        let component = project.join("demo-tool.wasm");
+        let checked = plugins(&s, &["check", &component.display().to_string()]);
+        assert_eq!(checked.code, Some(0), "{}: {}", project.display(), checked.stderr);
+        assert!(checked.stdout.contains("tool demo_tool"), "{}", checked.stdout);
+    }
+
     let c = new_project(&s, "c", projects.path());
     let tested = Command::new(c.join("test.sh")).output().unwrap_or_else(|e| panic!("test.sh: {e}"));
     succeeded("the C project's test.sh", &tested);
     // Its one build command, with the kits' pinned toolchain (zig cc, wasm-tools) on PATH and
     // the WASI adapter `plugins new` wrote beside it.
-    let tools = airlock_tests::kits::toolchains();
     let built = Command::new(c.join("build.sh"))
         .current_dir(&c)
         .env("PATH", tools.path())
@@ -320,4 +336,37 @@ fn new_python_js_and_c_projects_pass_their_own_tests_and_c_builds_as_written() {
     let checked = plugins(&s, &["check", &component.display().to_string()]);
     assert_eq!(checked.code, Some(0), "{}", checked.stderr);
     assert!(checked.stdout.contains("tool demo_tool"), "{}", checked.stdout);
+}
+
+#[test]
+fn a_hostile_workspace_cannot_steer_install_or_remove_outside_its_plugin_folder() {
+    let s = session();
+    // A lock entry that names a file outside the folder: remove deletes nothing out there.
+    let victim = s.workspace.join("victim.wasm");
+    std::fs::write(&victim, b"keep me").unwrap_or_else(|e| panic!("{e}"));
+    s.write(
+        ".airlock/plugins/plugins.lock",
+        "[plugins.\"../../victim.wasm\"]\nname = \"evil\"\nversion = \"1\"\nsource = \"x\"\nsha256 = \"00\"\ninstalled_at = 0\n",
+    );
+    let removed = plugins(&s, &["remove", "evil"]);
+    assert_ne!(removed.code, Some(0), "{}", removed.stdout);
+    assert_eq!(std::fs::read(&victim).ok().as_deref(), Some(&b"keep me"[..]), "remove deleted a file outside");
+
+    // A workspace whose plugin folder is a link to the user's own: install refuses to write
+    // through it, and the user's folder stays as it was.
+    std::fs::remove_dir_all(s.workspace.join(".airlock/plugins")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(installed(&s)).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(installed(&s), s.workspace.join(".airlock/plugins")).unwrap_or_else(|e| panic!("{e}"));
+    let refused = plugins(&s, &["install", fixtures::ECHO_TOOLS, "--in-workspace"]);
+    assert_ne!(refused.code, Some(0), "{}", refused.stdout);
+    assert!(refused.stderr.contains("symbolic link"), "{}", refused.stderr);
+    assert_eq!(std::fs::read_dir(installed(&s)).map(Iterator::count).unwrap_or(99), 0);
+
+    // Without the link, --in-workspace installs into the workspace's folder and locks it there.
+    std::fs::remove_file(s.workspace.join(".airlock/plugins")).unwrap_or_else(|e| panic!("{e}"));
+    let done = plugins(&s, &["install", fixtures::ECHO_TOOLS, "--in-workspace"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(s.workspace.join(".airlock/plugins/echo_tools.wasm").is_file());
+    let lock = std::fs::read_to_string(s.workspace.join(".airlock/plugins/plugins.lock")).unwrap_or_default();
+    assert!(lock.contains("echo_tools.wasm"), "{lock}");
 }

@@ -164,6 +164,26 @@ static void test_args(void) {
                  "at most 3 entries");
     expect_error(airlock_call_execute("loose", "{\"items\":[\"x\"],\"mode\":\"c\"}"), AIRLOCK_ERR_INVALID_PARAMS,
                  "field `mode`: \"c\" is not one of \"a\", \"b\"");
+    /* Regression: a key with an escaped NUL is its own key, not the field before the NUL
+     * (the last "file_path" must not be "file_path\u0000x", which the host's schema check
+     * never saw as file_path). */
+    r = airlock_call_execute("probe", "{\"file_path\":\"ok\",\"file_path\\u0000x\":\"../evil\"}");
+    CHECK(r.status == AIRLOCK_OK && strcmp(r.text, "{\"path\":\"ok\",\"start\":1}") == 0);
+    airlock_result_free(&r);
+    expect_error(airlock_call_execute("probe", "{\"file_path\\u0000\":\"a\"}"), AIRLOCK_ERR_INVALID_PARAMS,
+                 "missing field `file_path`");
+    /* Regression: huge numbers against an "integer" schema are checked without an
+     * out-of-range double-to-int64 conversion (UB natively, a trap risk in wasm); they are
+     * whole numbers, so the schema passes and the getter says they are out of range. */
+    expect_error(airlock_call_execute("probe", "{\"file_path\":\"a\",\"start_line\":1e300}"),
+                 AIRLOCK_ERR_INVALID_PARAMS, "field `start_line`: expected an integer, got 1e+300");
+    expect_error(airlock_call_execute("probe", "{\"file_path\":\"a\",\"start_line\":-1e19}"),
+                 AIRLOCK_ERR_INVALID_PARAMS, "field `start_line`: expected an integer, got -1e+19");
+    expect_error(airlock_call_execute("probe", "{\"file_path\":\"a\",\"start_line\":1e999}"),
+                 AIRLOCK_ERR_INVALID_PARAMS, "field `start_line`: expected an integer");
+    r = airlock_call_execute("probe", "{\"file_path\":\"a\",\"start_line\":9007199254740992}");
+    CHECK(r.status == AIRLOCK_OK && strstr(r.text, "\"start\":9007199254740992"));
+    airlock_result_free(&r);
     r = airlock_call_execute("loose", "{\"items\":[\"x\"],\"mode\":null}");
     CHECK(r.status == AIRLOCK_OK && strcmp(r.text, "1 x a") == 0);
     airlock_result_free(&r);

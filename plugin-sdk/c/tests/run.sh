@@ -4,7 +4,7 @@
 set -euo pipefail
 KIT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HOSTCC="${HOSTCC:-cc}"
-SANITIZE="${SANITIZE--fsanitize=address,undefined}"
+SANITIZE="${SANITIZE--fsanitize=address,undefined,float-cast-overflow}"
 BIN="$(mktemp -d "${TMPDIR:-/tmp}/airlock-c-tests.XXXXXX")"
 trap 'rm -rf "$BIN"' EXIT
 cc_test() { # OUT SOURCES...

@@ -69,6 +69,23 @@ test('arguments: defaults, named fields, bad JSON', () => {
   assert.deepEqual(parseArgs(edit, ''), {});
 });
 
+test('regressions: hostile arguments', () => {
+  const message = (args) => { try { parseArgs(probe, args); } catch (e) { return e.message; } return 'no error'; };
+  // Inherited names are not arguments: a schema requiring `constructor` or `toString`.
+  const inherited = defineTool({ name: 'inherited', kind: 'think', parameters: {
+    type: 'object', properties: { toString: { type: 'string', default: 'd' } }, required: ['constructor'] } }, () => 'x');
+  assert.throws(() => parseArgs(inherited, '{}'), /missing field `constructor`/);
+  assert.deepEqual(parseArgs(inherited, '{"constructor":1}'), { constructor: 1, toString: 'd' });
+  // A huge mistyped value is not echoed whole.
+  const long = message(JSON.stringify({ file_path: 'x'.repeat(100000), start_line: 'y'.repeat(100000) }));
+  assert.match(long, /field `start_line`: expected integer, got string "yyy+\.\.\./);
+  assert.ok(long.length < 400, long.length);
+  // A NUL in a path is bad arguments, not an execution error.
+  assert.throws(() => resolveIn('/ws/proj', 'src/a\0.md'), InvalidParams);
+  // Deep nesting is bad JSON or a type error, never a crash.
+  assert.match(message(`{"file_path":"a","tags":${'['.repeat(100000)}${']'.repeat(100000)}}`), /invalid arguments/);
+});
+
 test('describe lists every tool with its capabilities', () => {
   const info = airlockTool.describe();
   assert.equal(info.name, 'probes');

@@ -111,6 +111,49 @@ class ArgumentsTest(unittest.TestCase):
         self.assertIn("ZeroDivisionError", str(raised.exception))
 
 
+class HostileInputTest(unittest.TestCase):
+    """Regressions: odd input must give invalid-params, never an unencodable string or an
+    uncaught exception (either would trap the component)."""
+
+    def test_deep_nesting_is_invalid_params(self):
+        deep = '{"file_path": "a", "items": ' + "[" * 100000 + "]" * 100000 + "}"
+        self.assertIn("nest too deeply", invalid_message(deep))
+        self.assertIn("nest too deeply", invalid_message('{"x": ' + "[" * 100000 + "]" * 100000 + "}",
+                                                         tool="echo"))
+
+    def test_lone_surrogates_are_invalid_params(self):
+        self.assertIn("lone UTF-16 surrogate", invalid_message('{"file_path": "a\\ud800b"}'))
+        self.assertIn("lone UTF-16 surrogate", invalid_message('{"\\udfff": 1}', tool="echo"))
+        # A proper pair is fine.
+        self.assertEqual(airlock.call("echo", '{"x": "\\ud83d\\ude00"}').json, {"got": {"x": "\U0001F600"}})
+
+    def test_a_nul_in_a_path_is_invalid_params(self):
+        with self.assertRaises(airlock.InvalidParams):
+            airlock.resolve_in("/home/u/proj", "a\x00b")
+        with tempfile.TemporaryDirectory() as root:
+            with self.assertRaises(airlock.InvalidParams):
+                airlock.call("probe", {"file_path": "a.txt\x00"}, workspace=root)
+
+    def test_odd_oserrors_and_exceptions_still_become_tool_errors(self):
+        spec = airlock._TOOLS["boom"]
+        error = airlock._as_tool_error(FileNotFoundError(2, "No such file", b"/nowhere/x"), spec)
+        self.assertIsInstance(error, airlock.ToolError)
+        error = airlock._as_tool_error(OSError(9, "Bad file descriptor", 3), spec)
+        self.assertIsInstance(error, airlock.ToolError)
+
+        class Unprintable(Exception):
+            def __str__(self):
+                raise RuntimeError("no")
+
+        error = airlock._as_tool_error(Unprintable(), spec)
+        self.assertIsInstance(error, airlock.ExecutionError)
+        self.assertIn("unprintable", error.message)
+
+    def test_outgoing_strings_are_encodable(self):
+        self.assertEqual(airlock._clean("ok \u00e9"), "ok \u00e9")
+        self.assertEqual(airlock._clean("bad \udcff name"), "bad ? name")
+
+
 class WorkspaceTest(unittest.TestCase):
     def test_resolves_relative_and_absolute_paths(self):
         root = "/home/u/proj"

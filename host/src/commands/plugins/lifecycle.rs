@@ -85,6 +85,21 @@ fn write_request_hint(plugin: &Plugin, out: &mut impl Write) -> std::io::Result<
     }
 }
 
+/// Refuses a workspace plugin folder reached through a link (`.airlock` or `.airlock/plugins`
+/// of a cloned repository pointing elsewhere, at the user's own plugin folder, say): sessions
+/// never load plugins through one, and nothing is written through one.
+fn refuse_links(workspace: &Path, dir: &Path) -> Result<(), CommandError> {
+    for path in [workspace.join(".airlock"), dir.to_path_buf()] {
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(CommandError::Unloadable(format!(
+                "{} is a symbolic link; the workspace's plugins are never read or written through one",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The normalised hex digest given with `--sha256`.
 fn expected_digest(text: &str) -> Result<String, CommandError> {
     let digest = text.trim().to_ascii_lowercase();
@@ -159,6 +174,9 @@ pub(super) async fn install(
         )));
     }
     let dir = folder(context, in_workspace);
+    if in_workspace {
+        refuse_links(&context.policy.roots().workspace, &dir)?;
+    }
     std::fs::create_dir_all(&dir)
         .map_err(|e| CommandError::Unloadable(format!("cannot create {}: {e}", dir.display())))?;
     // Written and checked under a name no session loads (not `*.wasm`), then moved into place.
@@ -304,14 +322,20 @@ fn remove_unloaded(context: &Context<'_>, name: &str, out: &mut impl Write) -> R
     for in_workspace in [false, true] {
         let dir = folder(context, in_workspace);
         let Ok(mut lock) = Lock::read(&dir, in_workspace) else { continue };
+        // A workspace's lock comes from its repository: only a plain `*.wasm` name in the
+        // folder itself may be removed, never a path that climbs out of it.
+        let plain = |file: &str| file.ends_with(".wasm") && !file.starts_with('.') && !file.contains(['/', '\\', '\0']);
         let Some(file_name) = lock
             .plugins
             .iter()
-            .find(|(file, entry)| entry.name == wanted || file.trim_end_matches(".wasm") == wanted)
+            .find(|(file, entry)| plain(file) && (entry.name == wanted || file.trim_end_matches(".wasm") == wanted))
             .map(|(file, _)| file.clone())
         else {
             continue;
         };
+        if in_workspace {
+            refuse_links(&context.policy.roots().workspace, &dir)?;
+        }
         let file = dir.join(&file_name);
         match std::fs::remove_file(&file) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {

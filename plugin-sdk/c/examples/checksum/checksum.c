@@ -75,7 +75,7 @@ static airlock_result hash_file(const char *path, const char *algorithm, airlock
         if (crc) crc_value = crc32_update(crc_value, chunk, n);
         if (sha) sha256_update(&ctx, chunk, n);
     }
-    int read_error = ferror(f) ? errno : 0;
+    int read_error = ferror(f) ? (errno ? errno : EIO) : 0; /* never a silent short read */
     fclose(f);
     if (read_error) {
         r = airlock_file_error(abs, read_error);

@@ -11,7 +11,7 @@ function heading(level, raw, line) {
 // Links and images show their text; code spans their content.
 function inlineText(raw) {
   return raw
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/!?\[([^[\]]*)\]\([^()]*\)/g, '$1') // no [ or ( inside: linear on `[[[[...`
     .replace(/`([^`]*)`/g, '$1')
     .trim();
 }
@@ -32,7 +32,21 @@ export function slug(title) {
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
+
+// An ATX heading's text without its optional closing sequence: #s after a space or tab (or
+// alone: `### ###` is empty). Written without a regular expression, which would backtrack
+// quadratically on a long run of spaces.
+function atxText(raw) {
+  let end = raw.length;
+  while (end > 0 && (raw[end - 1] === ' ' || raw[end - 1] === '\t')) end--;
+  const text = raw.slice(0, end);
+  let start = text.length;
+  while (start > 0 && text[start - 1] === '#') start--;
+  if (start === text.length) return text;
+  if (start === 0) return '';
+  return text[start - 1] === ' ' || text[start - 1] === '\t' ? text.slice(0, start) : text;
+}
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 
 /**
@@ -60,7 +74,7 @@ export function headings(markdown) {
     }
     const atx = line.match(ATX);
     if (atx) {
-      found.push(heading(atx[1].length, atx[2] ?? '', number));
+      found.push(heading(atx[1].length, atxText(atx[2] ?? ''), number));
       paragraph = null;
       return;
     }
@@ -81,12 +95,20 @@ export function headings(markdown) {
     // A setext heading's text is its whole paragraph; its line is the paragraph's first.
     paragraph = paragraph ? { text: `${paragraph.text} ${line.trim()}`, line: paragraph.line } : { text: line.trim(), line: number };
   });
+  // GitHub's de-duplication (github-slugger): a repeated anchor gets -1, -2, ..., skipping
+  // any anchor already taken, also by a heading whose own text ends in -1 (# a, # a, # a-1
+  // give a, a-1, a-1-1).
   const seen = new Map();
   for (const h of found) {
     const base = slug(h.title);
-    const count = seen.get(base) ?? 0;
-    h.anchor = count === 0 ? base : `${base}-${count}`;
-    seen.set(base, count + 1);
+    let anchor = base;
+    while (seen.has(anchor)) {
+      const count = seen.get(base) + 1;
+      seen.set(base, count);
+      anchor = `${base}-${count}`;
+    }
+    seen.set(anchor, 0);
+    h.anchor = anchor;
   }
   return found;
 }

@@ -105,3 +105,29 @@ test('the contract entrypoints', () => {
   assert.throws(() => airlockTool.modifyArgs('markdown_toc', '{"file_path":"a"}', ''), (e) => e.tag === 'invalid-params');
   assert.throws(() => airlockTool.execute('markdown_toc', '{"file_path":"gone.md"}'), (e) => e.tag === 'not-found' && /gone.md/.test(e.val));
 });
+
+test('regression: anchors stay unique against headings that end in -N (as github-slugger)', () => {
+  const anchors = (md) => headings(md).map((h) => h.anchor);
+  assert.deepEqual(anchors('# a\n# a\n# a-1\n'), ['a', 'a-1', 'a-1-1']);
+  assert.deepEqual(anchors('# a-1\n# a\n# a\n# a\n'), ['a-1', 'a', 'a-2', 'a-3']);
+});
+
+test('regression: an ATX closing sequence alone leaves an empty heading', () => {
+  assert.deepEqual(headings('### ###\n# #\n## Title ##\n# foo#\n# C# #\n').map((h) => [h.level, h.title]), [
+    [3, ''], [1, ''], [2, 'Title'], [1, 'foo#'], [1, 'C#'],
+  ]);
+});
+
+test('fences: a shorter or other-character fence does not close a block', () => {
+  const md = '````\n```\n# in\n~~~~\n````\n# out\n~~~~ js\n```\n~~~\n# in too\n~~~~~\n# out2\n``` a`b\n# not code\n';
+  assert.deepEqual(headings(md).map((h) => h.title), ['out', 'out2', 'not code']);
+});
+
+test('regression: long hostile heading lines take linear time', () => {
+  const lines = ['# a' + ' '.repeat(200000) + '#', '# ' + '['.repeat(100000), '# ' + '[x]('.repeat(50000)];
+  for (const line of lines) {
+    const start = Date.now();
+    assert.equal(headings(line).length, 1);
+    assert.ok(Date.now() - start < 1000, `${line.slice(0, 8)}... took ${Date.now() - start} ms`);
+  }
+});

@@ -6,6 +6,7 @@ Test:  python3 -m unittest               (natively, no wasm needed)
 
 import csv
 import io
+import re
 
 import airlock_tool as airlock
 
@@ -82,14 +83,23 @@ def check_args(args):
                 "where[%d].value must be a text or a number, got %r" % (index, value))
     if len(set(args.get("columns", []))) != len(args.get("columns", [])):
         raise airlock.InvalidParams("`columns` names a column twice")
+    # The csv module refuses these (Python 3.13+, which componentize-py bundles, raises
+    # ValueError: it would surface as an execution error instead of a hint to the model).
+    if args.get("delimiter", ",") in ('"', "\r", "\n"):
+        raise airlock.InvalidParams(
+            "`delimiter` cannot be %r (a quote or a line break); use `,`, `;`, `|` or a tab"
+            % args["delimiter"])
+
+
+# A plain decimal number. float() alone also takes "1_000", "inf", "nan" and "Infinity",
+# which would make the cell "1_2" equal to 12 and "Inf" equal to "inf".
+NUMBER = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*")
 
 
 def as_number(text):
-    try:
-        number = float(text)
-    except (TypeError, ValueError):
+    if not isinstance(text, str) or not NUMBER.fullmatch(text):
         return None
-    return number if number == number else None  # NaN compares with nothing
+    return float(text)  # "1e999" is inf: a number, larger than every other
 
 
 def matches(cell, op, value):

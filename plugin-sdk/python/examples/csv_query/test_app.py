@@ -80,6 +80,26 @@ class CsvQueryTest(unittest.TestCase):
         self.write("empty.csv", "")
         self.assertIn("is empty", self.error(airlock.InvalidParams, file_path="empty.csv"))
 
+    def test_a_quote_or_line_break_delimiter_is_invalid_params(self):
+        # Regression: Python 3.13+ raises ValueError for these, an execution error before.
+        for delimiter in ['"', "\n", "\r"]:
+            message = self.error(airlock.InvalidParams, file_path="people.csv", delimiter=delimiter)
+            self.assertIn("`delimiter` cannot be", message)
+
+    def test_only_plain_decimals_compare_as_numbers(self):
+        # Regression: float() took "1_2" as 12 and "Inf" as a number.
+        self.write("codes.csv", "code\n1_2\n12\n12.0\ninf\nInf\n 7 \n1e999\n")
+        rows = self.query(file_path="codes.csv", format="json",
+                          where=[{"column": "code", "op": "=", "value": 12}]).json
+        self.assertEqual([row["code"] for row in rows["rows"]], ["12", "12.0"])
+        rows = self.query(file_path="codes.csv", format="json",
+                          where=[{"column": "code", "op": "=", "value": "inf"}]).json
+        self.assertEqual([row["code"] for row in rows["rows"]], ["inf"])
+        rows = self.query(file_path="codes.csv", format="json",
+                          where=[{"column": "code", "op": "<", "value": 8}]).json
+        # "1_2" is text and compares as text ("1_2" < "8"); 1e999 is a (huge) number.
+        self.assertEqual([row["code"] for row in rows["rows"]], ["1_2", " 7 "])
+
 
 if __name__ == "__main__":
     unittest.main()
