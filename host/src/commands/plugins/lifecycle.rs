@@ -35,6 +35,7 @@ fn folder(context: &Context<'_>, in_workspace: bool) -> PathBuf {
 pub(super) async fn check(context: &Context<'_>, file: &Path, out: &mut impl Write) -> Result<(), CommandError> {
     let bytes = files::read_user_file(file, MAX_PLUGIN_BYTES)
         .map_err(|e| CommandError::Unloadable(format!("{}: cannot read: {e}", file.display())))?;
+    announce(file, bytes.len());
     let started = Instant::now();
     let plugin = Registry::inspect(context.runtime, file)
         .await
@@ -71,6 +72,20 @@ pub(super) async fn check(context: &Context<'_>, file: &Path, out: &mut impl Wri
     show::write_tools(&plugin.info, true, out)?;
     write_request_hint(&plugin, out)?;
     Ok(())
+}
+
+/// Says on stderr that a large component is being loaded: its first compile takes seconds
+/// (a Python or JavaScript component: 6–20 s), and silence would look like a hang.
+fn announce(file: &Path, size: usize) {
+    if size >= 1 << 20 {
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let _ = writeln!(
+            std::io::stderr(),
+            "loading {} ({:.1} MB): the first time, compiling it takes a few seconds…",
+            line(&name),
+            size as f64 / 1e6
+        );
+    }
 }
 
 /// The command that grants what `plugin` requests, or that it needs none.
@@ -130,17 +145,27 @@ async fn download(url: &str) -> Result<Vec<u8>, CommandError> {
         )));
     }
     let failed = |e: String| CommandError::Unloadable(format!("{url}: {e}"));
+    // reqwest's own message hides its cause ("error sending request"): say the whole chain.
+    let chain = |e: reqwest::Error| {
+        let mut text = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(cause) = source {
+            text.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        text
+    };
     let client = reqwest::Client::builder()
         .timeout(DOWNLOAD_TIMEOUT)
         .user_agent(concat!("airlock/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| failed(e.to_string()))?;
-    let mut response = client.get(parsed).send().await.map_err(|e| failed(e.to_string()))?;
+    let mut response = client.get(parsed).send().await.map_err(|e| failed(chain(e)))?;
     if !response.status().is_success() {
         return Err(failed(format!("the server answered {}", response.status())));
     }
     let mut bytes = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| failed(e.to_string()))? {
+    while let Some(chunk) = response.chunk().await.map_err(|e| failed(chain(e)))? {
         if (bytes.len() + chunk.len()) as u64 > MAX_PLUGIN_BYTES {
             return Err(failed(format!("larger than {} MiB, the most a plugin may have", MAX_PLUGIN_BYTES >> 20)));
         }
@@ -189,6 +214,7 @@ pub(super) async fn install(
         .write_all(&bytes)
         .and_then(|()| staged.as_file().sync_all())
         .map_err(|e| CommandError::Unloadable(format!("cannot write in {}: {e}", dir.display())))?;
+    announce(Path::new(source.rsplit('/').next().unwrap_or(source)), bytes.len());
     let checked = Registry::inspect(context.runtime, staged.path())
         .await
         .map_err(|p| CommandError::Unloadable(format!("{source}: {}; nothing was installed", p.reason)))?;

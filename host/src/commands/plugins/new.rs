@@ -160,9 +160,15 @@ pub fn run(args: &NewArgs, out: &mut impl Write) -> Result<(), CommandError> {
     writeln!(out, "next:")?;
     writeln!(out, "  cd {shown}")?;
     writeln!(out, "  {}", args.lang.toolchain())?;
-    writeln!(out, "  ./build.sh                          # writes {name}.wasm")?;
-    writeln!(out, "  airlock plugins check {name}.wasm     # what it is and what it requests")?;
-    writeln!(out, "  airlock plugins install {name}.wasm   # then grant what it requests")?;
+    let steps = [
+        ("./build.sh".to_string(), format!("writes {name}.wasm")),
+        (format!("airlock plugins check {name}.wasm"), "what it is and what it requests".to_string()),
+        (format!("airlock plugins install {name}.wasm"), "then grant what it requests".to_string()),
+    ];
+    let width = steps.iter().map(|(command, _)| command.len()).max().unwrap_or(0);
+    for (command, what) in steps {
+        writeln!(out, "  {command:<width$}   # {what}")?;
+    }
     writeln!(out, "its README.md says how to run its own test")?;
     Ok(())
 }
