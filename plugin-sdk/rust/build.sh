@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds a Rust plugin crate into a component: build.sh [CRATE_DIR [OUT.wasm]]
-# (defaults: the current folder;
-# OUT defaults to CRATE_DIR/<package name>.wasm). Honours CARGO_TARGET_DIR.
+# CRATE_DIR defaults to this script's folder (a project made by `airlock plugins new`), OUT to
+# CRATE_DIR/<package name>.wasm. Honours CARGO_TARGET_DIR.
 set -euo pipefail
-project="$(cd "${1:-.}" && pwd)"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+project="$(cd "${1:-$here}" && pwd)"
 package="$(sed -n 's/^name *= *"\(.*\)"/\1/p' "$project/Cargo.toml" | head -n 1)"
 if [ -z "$package" ]; then
     echo "build.sh: no package name in $project/Cargo.toml" >&2
