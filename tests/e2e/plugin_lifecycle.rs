@@ -370,3 +370,15 @@ fn a_hostile_workspace_cannot_steer_install_or_remove_outside_its_plugin_folder(
     let lock = std::fs::read_to_string(s.workspace.join(".airlock/plugins/plugins.lock")).unwrap_or_default();
     assert!(lock.contains("echo_tools.wasm"), "{lock}");
 }
+
+#[test]
+fn install_never_overwrites_a_file_that_holds_another_plugin() {
+    let s = session();
+    // `fs_probe.wasm`, dropped in by hand, holds the plugin `echo_tools`.
+    std::fs::create_dir_all(installed(&s)).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(fixtures::ECHO_TOOLS, installed(&s).join("fs_probe.wasm")).unwrap_or_else(|e| panic!("{e}"));
+    let refused = plugins(&s, &["install", fixtures::FS_PROBE]);
+    assert_ne!(refused.code, Some(0), "{}", refused.stdout);
+    assert!(refused.stderr.contains("holds another plugin, `echo_tools`"), "{}", refused.stderr);
+    assert_eq!(std::fs::read(installed(&s).join("fs_probe.wasm")).ok(), std::fs::read(fixtures::ECHO_TOOLS).ok());
+}

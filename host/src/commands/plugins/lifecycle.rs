@@ -241,8 +241,16 @@ pub(super) async fn install(
             other.source.display()
         )));
     }
-    let replaced =
-        context.registry.plugins().into_iter().find(|p| p.source.path == target).map(|p| p.info.version.clone());
+    // The file of that name holds another plugin (dropped in by hand): never overwritten.
+    let present = context.registry.plugins().into_iter().find(|p| p.source.path == target);
+    if let Some(other) = present.filter(|p| p.info.name != name) {
+        return Err(CommandError::Unloadable(format!(
+            "{source}: {} holds another plugin, `{}`; remove or rename it first; nothing was installed",
+            target.display(),
+            other.info.name
+        )));
+    }
+    let replaced = present.map(|p| p.info.version.clone());
     let mut lock = Lock::read(&dir, in_workspace).map_err(CommandError::Unloadable)?;
     staged.persist(&target).map_err(|e| {
         CommandError::Unloadable(format!("cannot move the plugin to {}: {}", target.display(), e.error))
