@@ -2,7 +2,8 @@
 //! warm compile cache:
 //!
 //! - (a) the model answers in plain text;
-//! - (b) the model makes 8 parallel `read_file` calls, then answers in plain text;
+//! - (b) the model makes 8 parallel `read_file` calls (`AIRLOCK_BENCH_PARALLEL_READS`: 64 for
+//!   issue 14's batch), then answers in plain text;
 //! - (e) the peak RSS of both (`/usr/bin/time -f %M`);
 //! - a breakdown of where a run's time goes (`-o json`: the agent loop's own duration and
 //!   each call's, against the process's wall time);
@@ -29,7 +30,10 @@ use support::{Summary, count_from_env, header, report};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_airlock");
 const ANSWER: &str = "Hello from the mock model.";
-const PARALLEL_READS: usize = 8;
+/// How many `read_file` calls (b) makes in one response: `AIRLOCK_BENCH_PARALLEL_READS` (8).
+fn parallel_reads() -> usize {
+    count_from_env("AIRLOCK_BENCH_PARALLEL_READS", 8)
+}
 const WARMUP: usize = 5;
 
 fn main() {
@@ -79,14 +83,14 @@ impl Scenario {
     fn label(self) -> &'static str {
         match self {
             Self::Plain => "(a) plain-text run",
-            Self::ParallelReads => "(b) 8 parallel read_file + text",
+            Self::ParallelReads => "(b) parallel read_file calls + text",
         }
     }
 
     fn script(self, mock: &MockModel) {
         if let Self::ParallelReads = self {
             let calls =
-                (0..PARALLEL_READS).map(|i| call("read_file", json!({ "file_path": format!("src/file_{i}.rs") })));
+                (0..parallel_reads()).map(|i| call("read_file", json!({ "file_path": format!("src/file_{i}.rs") })));
             mock.push_turn(Turn::calls(calls.collect()));
         }
         mock.push_turn(Turn::text(ANSWER));
@@ -119,7 +123,7 @@ impl Scenario {
         if let Self::ParallelReads = self {
             let requests = mock.requests();
             let responses = function_responses(&requests[before + 1]);
-            assert_eq!(responses.len(), PARALLEL_READS, "{responses:?}");
+            assert_eq!(responses.len(), parallel_reads(), "{responses:?}");
             for (i, (name, content)) in responses.iter().enumerate() {
                 assert_eq!(name, "read_file");
                 assert!(content.contains(&format!("fn function_{i}_0()")), "read_file result {i}: {content}");
@@ -240,7 +244,7 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
 
 /// Eight small source files for `read_file`.
 fn write_workspace(session: &Session) {
-    for i in 0..PARALLEL_READS {
+    for i in 0..parallel_reads() {
         let body: String = (0..40).map(|n| format!("fn function_{i}_{n}() -> u32 {{\n    {n}\n}}\n\n")).collect();
         session.write(&format!("src/file_{i}.rs"), &body);
     }
