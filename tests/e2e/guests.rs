@@ -17,11 +17,7 @@ fn cargo_test(manifest: &str) -> usize {
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo.args(["test", "--locked", "--manifest-path"]).arg(root().join(manifest));
     // Settings meant for the outer build must not leak into this one.
-    for var in
-        ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_MANIFEST_DIR"]
-    {
-        cargo.env_remove(var);
-    }
+    airlock_tests::kits::without_outer_cargo_env(&mut cargo);
     cargo.env("CARGO_TARGET_DIR", root().join("target").join("guest-native"));
     let output = cargo.output().unwrap_or_else(|e| panic!("cannot run cargo: {e}"));
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -36,11 +36,7 @@ fn installed(s: &Session) -> PathBuf {
 fn cargo(dir: &Path) -> Command {
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo.current_dir(dir);
-    for var in
-        ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_MANIFEST_DIR"]
-    {
-        cargo.env_remove(var);
-    }
+    airlock_tests::kits::without_outer_cargo_env(&mut cargo);
     cargo
 }
 
@@ -71,12 +67,9 @@ fn a_new_rust_plugin_passes_its_own_test_builds_as_written_and_the_model_calls_i
     assert!(tested.contains("test result: ok. 2 passed"), "{tested}");
 
     // Its one build command.
-    let build = Command::new(dir.join("build.sh"))
+    let build = airlock_tests::kits::without_outer_cargo_env(&mut Command::new(dir.join("build.sh")))
         .env("CARGO_TARGET_DIR", root().join("target/wasm"))
         .env("CARGO_NET_OFFLINE", "true")
-        .env_remove("CARGO_MANIFEST_DIR")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .output()
         .unwrap_or_else(|e| panic!("build.sh: {e}"));
     succeeded("build.sh", &build);

@@ -74,11 +74,7 @@ fn build_readme_plugin(dir: &Path) -> PathBuf {
     let target = root().join("target").join("wasm");
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo.args(["build", "--release", "--offline", "--target", "wasm32-wasip2"]).current_dir(dir);
-    for var in
-        ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_MANIFEST_DIR"]
-    {
-        cargo.env_remove(var);
-    }
+    airlock_tests::kits::without_outer_cargo_env(&mut cargo);
     cargo.env("CARGO_TARGET_DIR", &target);
     let output = cargo.output().unwrap_or_else(|e| panic!("cannot run cargo: {e}"));
     assert!(

@@ -88,6 +88,18 @@ fn digest(inputs: &[PathBuf]) -> String {
     format!("{:x}", hasher.finalize())
 }
 
+/// Settings of the outer `cargo test` that must not leak into a guest build it starts.
+const OUTER_CARGO_ENV: [&str; 5] =
+    ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_MANIFEST_DIR"];
+
+/// `command` without the outer cargo's settings ([`OUTER_CARGO_ENV`]), for a guest build.
+pub fn without_outer_cargo_env(command: &mut Command) -> &mut Command {
+    for var in OUTER_CARGO_ENV {
+        command.env_remove(var);
+    }
+    command
+}
+
 /// Runs `command`, panicking with its output when it fails.
 pub fn run(what: &str, command: &mut Command) -> String {
     let output = command.output().unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
@@ -178,11 +190,7 @@ pub fn build(name: &str, build_script: &Path, project: &Path, inputs: &[PathBuf]
         .env("WASI_ADAPTER", &tools.adapter)
         .env("CARGO_TARGET_DIR", root().join("target/wasm"))
         .env("CARGO_NET_OFFLINE", "true");
-    for var in
-        ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_MANIFEST_DIR"]
-    {
-        command.env_remove(var);
-    }
+    without_outer_cargo_env(&mut command);
     run(&format!("building {name} with {}", build_script.display()), &mut command);
     assert!(out.is_file(), "{} wrote no {}", build_script.display(), out.display());
     std::fs::write(&stamp_file, stamp).unwrap_or_else(|e| panic!("{e}"));

@@ -13,13 +13,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{Context, find, show};
+use super::{Context, find, show, write_request_hint};
 use crate::commands::CommandError;
 use crate::files;
 use crate::registry::lock::{self, Entry, Lock};
-use crate::registry::{MAX_PLUGIN_BYTES, Origin, Plugin, Registry, is_reserved};
+use crate::registry::{MAX_PLUGIN_BYTES, Origin, Registry, is_reserved};
 use crate::sanitize::line;
 
+/// Before the grant command, after `check` and `install`.
+const REQUEST_LEAD: &str = "it gets nothing it requests until you run";
 /// How long a download may take.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -33,9 +35,8 @@ fn folder(context: &Context<'_>, in_workspace: bool) -> PathBuf {
 }
 
 pub(super) async fn check(context: &Context<'_>, file: &Path, out: &mut impl Write) -> Result<(), CommandError> {
-    let bytes = files::read_user_file(file, MAX_PLUGIN_BYTES)
-        .map_err(|e| CommandError::Unloadable(format!("{}: cannot read: {e}", file.display())))?;
-    announce(file, bytes.len());
+    let size = std::fs::metadata(file).map_or(0, |m| m.len());
+    announce(file, usize::try_from(size).unwrap_or(usize::MAX));
     let started = Instant::now();
     let plugin = Registry::inspect(context.runtime, file)
         .await
@@ -48,7 +49,7 @@ pub(super) async fn check(context: &Context<'_>, file: &Path, out: &mut impl Wri
     writeln!(out, "{}: a valid airlock plugin", line(&file.display().to_string()))?;
     writeln!(out, "  contract   airlock:tool@{version}")?;
     writeln!(out, "  plugin     {} {}", line(&plugin.info.name), line(&plugin.info.version))?;
-    writeln!(out, "  size       {} bytes, sha-256 {}", bytes.len(), files::content_hash(&bytes))?;
+    writeln!(out, "  size       {size} bytes, sha-256 {}", plugin.source.content_hash)?;
     writeln!(out, "  loaded in  {} ms (compiled, instantiated with no capabilities, described)", elapsed.as_millis())?;
     writeln!(
         out,
@@ -70,7 +71,7 @@ pub(super) async fn check(context: &Context<'_>, file: &Path, out: &mut impl Wri
         }
     }
     show::write_tools(&plugin.info, true, out)?;
-    write_request_hint(&plugin, out)?;
+    write_request_hint(&plugin, REQUEST_LEAD, out)?;
     Ok(())
 }
 
@@ -85,18 +86,6 @@ fn announce(file: &Path, size: usize) {
             line(&name),
             size as f64 / 1e6
         );
-    }
-}
-
-/// The command that grants what `plugin` requests, or that it needs none.
-fn write_request_hint(plugin: &Plugin, out: &mut impl Write) -> std::io::Result<()> {
-    let flags = super::grant_flags(&crate::capability::Grant::requested_by(&plugin.info.tools));
-    if flags.is_empty() {
-        writeln!(out, "it requests nothing, so it needs no grant")
-    } else {
-        let command =
-            format!("airlock plugins grant {} {}", crate::sanitize::shell_word(&plugin.info.name), flags.join(" "));
-        writeln!(out, "it gets nothing it requests until you run: {}", line(&command))
     }
 }
 
@@ -297,7 +286,7 @@ pub(super) async fn install(
     show::write_tools(&plugin.info, false, out)?;
     show::write_gets(context, &plugin, out)?;
     if context.policy.grant(&plugin).grant.is_empty() {
-        write_request_hint(&plugin, out)?;
+        write_request_hint(&plugin, REQUEST_LEAD, out)?;
     }
     Ok(())
 }

@@ -244,17 +244,21 @@ async fn inspect(context: &Context<'_>, file: &Path, json: bool, out: &mut impl 
         line(&file.display().to_string())
     )?;
     show::write_tools(&plugin.info, true, out)?;
+    write_request_hint(&plugin, "once installed, it gets nothing until you run", out)?;
+    Ok(())
+}
+
+/// The command that grants what `plugin` requests, after `lead`; or that it needs none.
+fn write_request_hint(plugin: &Plugin, lead: &str, out: &mut impl Write) -> std::io::Result<()> {
     let flags = grant_flags(&Grant::requested_by(&plugin.info.tools));
     if flags.is_empty() {
-        writeln!(out, "it requests nothing, so it needs no grant")?;
-    } else {
-        // Each flag's value is shell-quoted (request paths with hidden characters are
-        // refused at load, so quoting is all a pasted command needs).
-        let command =
-            format!("airlock plugins grant {} {}", crate::sanitize::shell_word(&plugin.info.name), flags.join(" "));
-        writeln!(out, "once installed, it gets nothing until you run: {}", line(&command))?;
+        return writeln!(out, "it requests nothing, so it needs no grant");
     }
-    Ok(())
+    // Each flag's value is shell-quoted (request paths with hidden characters are refused at
+    // load, so quoting is all a pasted command needs).
+    let command =
+        format!("airlock plugins grant {} {}", crate::sanitize::shell_word(&plugin.info.name), flags.join(" "));
+    writeln!(out, "{lead}: {}", line(&command))
 }
 
 /// The `airlock plugins grant` flags that grant `grant`, each value shell-quoted.
