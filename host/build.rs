@@ -1,9 +1,14 @@
 //! Builds the built-in tool components (`plugins/`) for `wasm32-wasip2` and embeds them in
 //! the binary, so a user installs nothing beside `airlock`. The guest workspace is built by
 //! a nested `cargo` with its own target directory (the outer build holds the lock on ours).
+//! Each built-in is also precompiled to native code with the runtime's own engine settings
+//! (`src/runtime/code_config.rs`), so a first run loads it in a millisecond instead of
+//! compiling it (the runtime checks that the code fits its engine, and compiles otherwise).
 //! Also embeds what `airlock plugins new` writes: each language kit's template and the kit
 //! files a new project needs (`$OUT_DIR/templates.rs`).
 
+#[path = "src/runtime/code_config.rs"]
+mod code_config;
 #[path = "build/guest.rs"]
 mod guest;
 
@@ -38,18 +43,62 @@ fn main() {
     let target_dir = root.join("target").join("wasm");
     let wasm_dir = guest::build_workspace(&root.join("plugins").join("Cargo.toml"), &target_dir);
 
-    let mut generated = String::from("/// The built-in tool components: (file name, sha-256 of the bytes, bytes).\n");
-    generated.push_str("pub static BUILTIN_COMPONENTS: &[(&str, &str, &[u8])] = &[\n");
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap_or_default());
+    let precompiler = Precompiler::new();
+    let mut generated = String::from(
+        "/// The built-in tool components: (file name, sha-256 of the bytes, bytes, native code\n\
+         /// precompiled for the runtime's engine settings, when it could be).\n",
+    );
+    generated.push_str("pub static BUILTIN_COMPONENTS: &[(&str, &str, &[u8], Option<&[u8]>)] = &[\n");
     for name in BUILTINS {
         let path = wasm_dir.join(format!("{name}.wasm"));
         let bytes = fs::read(&path).unwrap_or_else(|e| guest::fail(&format!("cannot read {}: {e}", path.display())));
         let hash = hex::encode(Sha256::digest(&bytes));
-        let _ =
-            writeln!(generated, "    (\"{name}.wasm\", \"{hash}\", include_bytes!({:?})),", path.display().to_string());
+        let native = precompiler.as_ref().map(|p| p.precompile(name, &bytes, &out_dir));
+        let native =
+            native.map_or("None".to_string(), |path| format!("Some(include_bytes!({:?}))", path.display().to_string()));
+        let _ = writeln!(
+            generated,
+            "    (\"{name}.wasm\", \"{hash}\", include_bytes!({:?}), {native}),",
+            path.display().to_string()
+        );
     }
     generated.push_str("];\n");
-    let out = PathBuf::from(env::var("OUT_DIR").unwrap_or_default()).join("builtins.rs");
+    let out = out_dir.join("builtins.rs");
     fs::write(&out, generated).unwrap_or_else(|e| guest::fail(&format!("cannot write {}: {e}", out.display())));
+}
+
+/// Compiles the built-ins to native code as the runtime would (`code_config`), for the
+/// machine the build runs on.
+struct Precompiler {
+    engine: wasmtime::Engine,
+}
+
+impl Precompiler {
+    /// `None` when the binary is built for another target than the build's own: the code
+    /// would be for the wrong machine (the runtime then compiles on first use, as for any
+    /// plugin).
+    fn new() -> Option<Self> {
+        println!("cargo:rerun-if-changed=src/runtime/code_config.rs");
+        if env::var("TARGET").ok() != env::var("HOST").ok() {
+            println!("cargo:warning=cross build: the built-in tools are compiled on first use, not at build time");
+            return None;
+        }
+        let engine = wasmtime::Engine::new(&code_config::code_config())
+            .unwrap_or_else(|e| guest::fail(&format!("cannot make the precompiling engine: {e:#}")));
+        Some(Self { engine })
+    }
+
+    /// Writes `<name>.cwasm` in `out_dir` and returns its path.
+    fn precompile(&self, name: &str, wasm: &[u8], out_dir: &Path) -> PathBuf {
+        let native = self
+            .engine
+            .precompile_component(wasm)
+            .unwrap_or_else(|e| guest::fail(&format!("cannot precompile the built-in {name}: {e:#}")));
+        let path = out_dir.join(format!("{name}.cwasm"));
+        fs::write(&path, native).unwrap_or_else(|e| guest::fail(&format!("cannot write {}: {e}", path.display())));
+        path
+    }
 }
 
 /// The languages `airlock plugins new` knows, by kit folder.

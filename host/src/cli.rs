@@ -174,7 +174,16 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
     // Checked when the file was read.
     let search = file.tools.search().ok().flatten();
-    let tools = Tools::load(&paths, &workspace, mode, search).await.map_err(start_failed)?;
+    // A component compiled on load (a new plugin, or a built-in whose precompiled code does
+    // not fit this machine) is said on stderr: it can take seconds. The plugins commands say
+    // it their own way.
+    let announce: Option<crate::runtime::Announce> = match cli.command {
+        Some(Command::Plugins { .. }) => None,
+        _ => Some(std::sync::Arc::new(|line: &str| {
+            let _ = writeln!(std::io::stderr(), "airlock: {}", crate::sanitize::line(line));
+        })),
+    };
+    let tools = Tools::load(&paths, &workspace, mode, search, announce).await.map_err(start_failed)?;
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {

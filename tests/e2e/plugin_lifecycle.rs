@@ -375,3 +375,43 @@ fn install_never_overwrites_a_file_that_holds_another_plugin() {
     assert!(refused.stderr.contains("holds another plugin, `echo_tools`"), "{}", refused.stderr);
     assert_eq!(std::fs::read(installed(&s).join("fs_probe.wasm")).ok(), std::fs::read(fixtures::ECHO_TOOLS).ok());
 }
+
+#[test]
+fn a_first_run_compiles_no_built_in_and_says_which_new_plugins_it_compiles() {
+    // An empty compile cache of its own: what a new user's first run meets.
+    let cache = tempfile::tempdir().unwrap();
+    let s = Session::new(env!("CARGO_BIN_EXE_airlock"), cache.path());
+    s.install_plugin(fixtures::ECHO_TOOLS);
+    s.install_plugin(fixtures::ENV_PEEK);
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![
+        call("read_file", json!({"file_path": "a.txt"})),
+        call("echo", json!({"text": "hi"})),
+    ]));
+    mock.push_turn(Turn::text("Done."));
+    s.write("a.txt", "alpha\n");
+    let first = s.airlock(&mock, &["-p", "go"]);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    // Both new plugins are announced before they are compiled, the built-ins never are.
+    for file in ["echo_tools.wasm", "env_peek.wasm"] {
+        assert!(
+            first
+                .stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("airlock: compiling {file} (")) && l.ends_with(" MB)…")),
+            "{file} not announced: {}",
+            first.stderr
+        );
+    }
+    assert_eq!(first.stderr.matches("compiling").count(), 2, "{}", first.stderr);
+    let sent = function_responses(&mock.requests()[1]);
+    assert_eq!((sent[0].1.trim_end(), sent[1].1.as_str()), ("alpha", "hi"), "{sent:?}");
+    let compiled = std::fs::read_dir(cache.path().join("components")).unwrap().count();
+    assert_eq!(compiled, 2, "only the two plugins were compiled and cached");
+
+    // The next run compiles nothing and says nothing.
+    mock.push_turn(Turn::text("Again."));
+    let second = s.airlock(&mock, &["-p", "again"]);
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    assert!(!second.stderr.contains("compiling"), "{}", second.stderr);
+}

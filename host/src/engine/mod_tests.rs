@@ -26,7 +26,7 @@ const PATIENCE: Duration = Duration::from_secs(60);
 
 async fn start(setup: &Setup, mock: &MockModel, mode: ApprovalMode) -> (Session, UnboundedReceiver<Output>) {
     let paths = Paths::new(setup.home.path(), Some(&shared_cache())).unwrap();
-    let tools = Tools::load(&paths, &setup.workspace, mode, None).await.unwrap();
+    let tools = Tools::load(&paths, &setup.workspace, mode, None, None).await.unwrap();
     let settings = Settings {
         paths,
         workspace: setup.workspace.clone(),

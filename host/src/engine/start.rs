@@ -15,7 +15,7 @@ use crate::model::{ModelClient, ModelError, ProviderConfig};
 use crate::paths::Paths;
 use crate::policy::{ApprovalMode, Policy, PolicyError};
 use crate::registry::{PluginDirs, Registry};
-use crate::runtime::{Runtime, RuntimeError};
+use crate::runtime::{Announce, Runtime, RuntimeError};
 use crate::scheduler::Scheduler;
 use crate::session::{self, SessionError};
 
@@ -51,15 +51,23 @@ pub struct Tools {
 
 impl Tools {
     /// Loads the policy, the runtime and the plugins of `workspace` (absolute and canonical),
-    /// then binds the policy's names to the loaded plugins.
+    /// then binds the policy's names to the loaded plugins. `announce` is told of each
+    /// component compiled (a new plugin's first load).
     pub async fn load(
         paths: &Paths,
         workspace: &Path,
         mode: ApprovalMode,
         search: Option<SearchEndpoint>,
+        announce: Option<Announce>,
     ) -> Result<Self, StartError> {
         let runtime = Arc::new(Runtime::with_key(paths.cache.clone(), &paths.cache_key())?);
-        Self::load_with(runtime, paths, workspace, mode, search).await
+        // For this load only: a later reload runs under a front end that has the terminal.
+        runtime.announce_compiles(announce);
+        let tools = Self::load_with(runtime, paths, workspace, mode, search).await;
+        if let Ok(tools) = &tools {
+            tools.runtime.announce_compiles(None);
+        }
+        tools
     }
 
     /// [`Tools::load`] on an existing runtime (a reload: the components of one session are

@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{PluginInfo, ToolInfo};
 use crate::runtime::cache::EntryKind;
-use crate::runtime::{CacheOutcome, LoadedComponent, Runtime, RuntimeError, Sandbox};
+use crate::runtime::{LoadedComponent, Runtime, RuntimeError, Sandbox};
 pub use describe::{MAX_SCHEMA, check as check_description, declared_bytes, is_tool_name};
 pub use source::{MAX_PLUGIN_BYTES, Origin, PluginSource, is_reserved};
 
@@ -80,7 +80,8 @@ impl Plugin {
         if let Some(component) = self.component.get() {
             return Ok(component.clone());
         }
-        let (component, _) = runtime.load(&self.source.content_hash, || self.source.bytes())?;
+        let source = &self.source;
+        let (component, _) = runtime.load_native(&source.content_hash, source.precompiled, || source.bytes())?;
         Ok(self.component.get_or_init(|| component).clone())
     }
 }
@@ -343,12 +344,23 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
         let info = cached.result.map_err(problem)?;
         return Ok(Plugin { source, info, component: OnceLock::new() });
     }
+    let announce = runtime.announcer();
+    let name = match source.origin {
+        Origin::Builtin => format!("the built-in {}", source.file_name()),
+        _ => source.file_name(),
+    };
+    let read = source.clone();
+    let compiling = move |size: usize| {
+        tracing::info!("compiling {name} ({size} bytes)");
+        if let Some(announce) = announce {
+            announce(&format!("compiling {name} ({})…", megabytes(size)));
+        }
+    };
     let (component, outcome) = runtime
-        .load(&source.content_hash, || source.bytes())
+        .load_in_background(&source.content_hash, source.precompiled, move || read.bytes(), compiling)
+        .await
         .map_err(|e| problem(diagnose::load_failure(source.bytes().ok().as_deref(), &e)))?;
-    if outcome == CacheOutcome::Compiled {
-        tracing::info!("compiled {}", source.display());
-    }
+    tracing::debug!("{} loaded: {outcome:?}", source.display());
     let label: Arc<str> = source.display().into();
     let sandbox = Sandbox::empty(DESCRIBE_MEMORY, DESCRIBE_DEADLINE);
     let described = async {
@@ -372,6 +384,11 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
     }
     let info = cached.result.map_err(problem)?;
     Ok(Plugin { source, info, component: OnceLock::from(component) })
+}
+
+/// A size for people: `21.2 MB`, `0.2 MB`.
+fn megabytes(bytes: usize) -> String {
+    format!("{:.1} MB", (bytes as f64 / 1e6).max(0.1))
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use airlock_tests::fixtures;
 
 use super::*;
+use crate::runtime::CacheOutcome;
 use crate::testing::{Setup, runtime};
 
 fn problem_for<'a>(registry: &'a Registry, file: &str) -> &'a LoadProblem {
@@ -81,7 +82,7 @@ async fn a_changed_wasm_file_is_recompiled_and_described_again() {
     let registry = Registry::load(&runtime, &setup.dirs()).await;
     assert!(registry.get("echo").is_some());
     let after_first = compiled();
-    assert_eq!(after_first, 13, "twelve built-ins and the plugin are compiled once");
+    assert_eq!(after_first, 1, "the plugin is compiled once; the built-ins come precompiled");
 
     // Unchanged: nothing is compiled again.
     let registry = Registry::load(&runtime, &setup.dirs()).await;
@@ -94,6 +95,44 @@ async fn a_changed_wasm_file_is_recompiled_and_described_again() {
     assert!(registry.get("echo").is_none());
     assert!(registry.get("peek_env").is_some());
     assert_eq!(compiled(), after_first + 1);
+}
+
+#[tokio::test]
+async fn every_built_in_loads_from_the_code_precompiled_for_this_engine() {
+    let runtime = runtime();
+    let builtins = source::builtins();
+    assert_eq!(builtins.len(), 12);
+    for builtin in builtins {
+        let native = builtin.precompiled.unwrap_or_else(|| panic!("{} was not precompiled", builtin.display()));
+        // The build script's engine and the runtime's must agree (`code_config`), or every
+        // first run would compile after all.
+        let (_, outcome) = runtime.load_native(&builtin.content_hash, Some(native), || builtin.bytes()).unwrap();
+        assert_eq!(outcome, CacheOutcome::Precompiled, "{}", builtin.display());
+    }
+}
+
+#[tokio::test]
+async fn precompiled_code_that_does_not_fit_the_engine_is_compiled_instead() {
+    let runtime = runtime();
+    let read_file = source::builtins().into_iter().find(|b| b.path.ends_with("read_file.wasm")).unwrap();
+    // Another engine's code (fuel metering changes the generated code), and no code at all.
+    let mut other = crate::runtime::code_config_for_tests();
+    other.consume_fuel(true);
+    let foreign: &'static [u8] = Box::leak(
+        wasmtime::Engine::new(&other)
+            .unwrap()
+            .precompile_component(&read_file.bytes().unwrap())
+            .unwrap()
+            .into_boxed_slice(),
+    );
+    for native in [Some(foreign), Some(&b"not native code"[..]), None] {
+        let (component, outcome) = runtime.load_native(&read_file.content_hash, native, || read_file.bytes()).unwrap();
+        assert_ne!(outcome, CacheOutcome::Precompiled);
+        let sandbox = Sandbox::empty(DESCRIBE_MEMORY, DESCRIBE_DEADLINE);
+        let info =
+            runtime.instantiate(&component, "read_file".into(), &sandbox).await.unwrap().describe().await.unwrap();
+        assert_eq!(info.tools[0].name, "read_file");
+    }
 }
 
 #[test]
@@ -189,12 +228,14 @@ async fn a_compiled_entry_copied_over_another_is_discarded_and_the_real_code_run
     let setup = Setup::new(&[fixtures::ECHO_TOOLS]);
     Registry::load(&runtime, &setup.dirs()).await;
     let read_file = builtin_hash("read_file.wasm");
+    // Built-ins load precompiled: read_file's cache entry is made by compiling it.
+    let source = source::builtins().into_iter().find(|s| s.content_hash == read_file).unwrap();
+    runtime.load(&read_file, || source.bytes()).unwrap();
     let echo = content_hash(&std::fs::read(fixtures::ECHO_TOOLS).unwrap());
     // The impostor: echo's native code (with its valid tag) under read_file's name.
     std::fs::copy(cwasm(cache.path(), &echo), cwasm(cache.path(), &read_file)).unwrap();
 
     let runtime = Runtime::new(cache.path().to_path_buf()).unwrap();
-    let source = source::builtins().into_iter().find(|s| s.content_hash == read_file).unwrap();
     let (component, outcome) = runtime.load(&read_file, || source.bytes()).unwrap();
     assert_eq!(outcome, CacheOutcome::Compiled, "the swapped entry was believed");
     assert_eq!(described_name(&runtime, &component).await, "read-file");

@@ -62,6 +62,8 @@ pub struct PluginSource {
     pub path: PathBuf,
     pub content_hash: String,
     embedded: Option<&'static [u8]>,
+    /// A built-in's native code, compiled at build time for the runtime's engine settings.
+    pub precompiled: Option<&'static [u8]>,
 }
 
 impl PluginSource {
@@ -103,11 +105,12 @@ impl PluginSource {
 pub fn builtins() -> Vec<PluginSource> {
     builtin::BUILTIN_COMPONENTS
         .iter()
-        .map(|(name, hash, bytes)| PluginSource {
+        .map(|(name, hash, bytes, native)| PluginSource {
             origin: Origin::Builtin,
             path: PathBuf::from(name),
             content_hash: (*hash).to_string(),
             embedded: Some(bytes),
+            precompiled: *native,
         })
         .collect()
 }
@@ -116,7 +119,7 @@ pub fn builtins() -> Vec<PluginSource> {
 /// other plugin may take it, or it would inherit the user's grant of the built-in.
 pub fn is_reserved(name: &str) -> bool {
     let wanted = name.replace('_', "-");
-    builtin::BUILTIN_COMPONENTS.iter().any(|(file, _, _)| file.trim_end_matches(".wasm").replace('_', "-") == wanted)
+    builtin::BUILTIN_COMPONENTS.iter().any(|(file, ..)| file.trim_end_matches(".wasm").replace('_', "-") == wanted)
 }
 
 fn problem(path: &Path, reason: impl std::fmt::Display) -> LoadProblem {
@@ -180,7 +183,7 @@ pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<Pl
         match identified {
             Ok(content_hash) => match lock::check(&lock, &path, &content_hash) {
                 Some(mismatch) => problems.push(problem(&path, mismatch)),
-                None => sources.push(PluginSource { origin, path, content_hash, embedded: None }),
+                None => sources.push(PluginSource { origin, path, content_hash, embedded: None, precompiled: None }),
             },
             Err(e) => problems.push(problem(&path, format!("ignored: {e}"))),
         }
@@ -194,7 +197,7 @@ impl PluginSource {
     pub fn file(path: PathBuf, origin: Origin) -> Result<Self, FileError> {
         let (file, stat) = files::open_user_file(&path)?;
         let content_hash = files::sha256_bounded(&file, &stat, MAX_PLUGIN_BYTES)?;
-        Ok(Self { origin, path, content_hash, embedded: None })
+        Ok(Self { origin, path, content_hash, embedded: None, precompiled: None })
     }
 }
 

@@ -89,6 +89,8 @@ pub enum CacheOutcome {
     Hit,
     /// The component was compiled (and the result stored).
     Compiled,
+    /// A built-in's native code, compiled when airlock was built, was used.
+    Precompiled,
 }
 
 impl CompileCache {
@@ -180,6 +182,17 @@ impl CompileCache {
         content_hash: &str,
         bytes: impl FnOnce() -> Result<Vec<u8>, RuntimeError>,
     ) -> Result<(Component, CacheOutcome), RuntimeError> {
+        self.load_announcing(engine, content_hash, bytes, |_| {})
+    }
+
+    /// [`Self::load`], calling `compiling` with the component's bytes just before a compile.
+    pub fn load_announcing(
+        &self,
+        engine: &Engine,
+        content_hash: &str,
+        bytes: impl FnOnce() -> Result<Vec<u8>, RuntimeError>,
+        compiling: impl FnOnce(&[u8]),
+    ) -> Result<(Component, CacheOutcome), RuntimeError> {
         let path = self.component_path(content_hash);
         if let Some(native) = self.read_entry(EntryKind::Component, content_hash.as_bytes(), &path) {
             // SAFETY: `native` is in memory (it cannot change after the check) and carries
@@ -193,6 +206,7 @@ impl CompileCache {
             }
         }
         let bytes = bytes()?;
+        compiling(&bytes);
         let component = Component::new(engine, &bytes).map_err(|e| RuntimeError::Compile(format!("{e:#}")))?;
         match component.serialize() {
             Ok(native) => {
@@ -203,6 +217,24 @@ impl CompileCache {
             Err(error) => tracing::warn!("cannot serialize compiled component: {error}"),
         }
         Ok((component, CacheOutcome::Compiled))
+    }
+}
+
+/// A built-in's native code as the build script made it (`host/build.rs`), when it fits
+/// `engine`; `None` (and why, in the log) when it does not — another CPU, another wasmtime —
+/// and the component must be compiled.
+pub fn precompiled(engine: &Engine, native: &'static [u8]) -> Option<Component> {
+    // SAFETY: `native` is part of this binary (embedded by its build script from the
+    // built-in's own bytes, with the settings of `code_config`), so it is exactly the code
+    // the build produced and cannot change. wasmtime checks its header against `engine`
+    // (version, target, CPU features, settings) and refuses a mismatch, which is then compiled.
+    #[allow(unsafe_code)]
+    match unsafe { Component::deserialize(engine, native) } {
+        Ok(component) => Some(component),
+        Err(error) => {
+            tracing::info!("the built-in's precompiled code does not fit this engine ({error:#}); compiling it");
+            None
+        }
     }
 }
 

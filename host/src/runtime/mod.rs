@@ -18,6 +18,7 @@
 mod bindings;
 mod budget;
 pub mod cache;
+mod code_config;
 mod connect;
 mod convert;
 mod metered;
@@ -40,7 +41,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use wasmtime::component::{Component, Linker};
-use wasmtime::{Config, Engine, Store, UpdateDeadline};
+use wasmtime::{Engine, Store, UpdateDeadline};
 
 use crate::capability::Preopen;
 use crate::capability::net::NetRule;
@@ -48,6 +49,8 @@ use crate::contract::{Confirmation, PluginInfo, ToolOutput};
 use budget::{Budget, Permits};
 pub use budget::{DEFAULT_LIVE_INSTANCES, DEFAULT_MEMORY_BUDGET, ProcessLimits};
 pub use cache::{CacheOutcome, CompileCache};
+#[cfg(test)]
+pub use code_config::code_config as code_config_for_tests;
 pub use fault::CallFault;
 use fault::classify;
 pub use gate::Gate;
@@ -185,12 +188,17 @@ impl Sandbox {
     }
 }
 
+/// Told, in a line for people, when a component is about to be compiled (it can take
+/// seconds): the front end shows it, so a first load is not silence.
+pub type Announce = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The process-wide runtime.
 pub struct Runtime {
     engine: Engine,
     linker: Linker<CallState>,
     cache: CompileCache,
     budget: Budget,
+    announce: std::sync::Mutex<Option<Announce>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -218,9 +226,7 @@ impl Runtime {
     }
 
     fn build(cache_dir: PathBuf, key_file: &Path, limits: ProcessLimits) -> Result<Self, RuntimeError> {
-        let mut config = Config::new();
-        config.epoch_interruption(true);
-        config.wasm_component_model(true);
+        let config = code_config::code_config();
         // Address space: wasmtime's defaults reserve 4 GiB plus 32 MiB guards per linear
         // memory, 32- or 64-bit alike (a larger one only when its initial size is larger,
         // which the store's limiter refuses first). The memories of a store and the live
@@ -239,7 +245,17 @@ impl Runtime {
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         spawn_epoch_ticker(&engine);
         let cache = CompileCache::new(cache_dir, key_file, &engine);
-        Ok(Self { engine, linker, cache, budget: Budget::new(limits) })
+        Ok(Self { engine, linker, cache, budget: Budget::new(limits), announce: std::sync::Mutex::new(None) })
+    }
+
+    /// Who is told of compiles from now on; `None`: nobody.
+    pub fn announce_compiles(&self, announce: Option<Announce>) {
+        *self.announce.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = announce;
+    }
+
+    /// Who is told of compiles, if anyone.
+    pub fn announcer(&self) -> Option<Announce> {
+        self.announce.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     pub fn cache(&self) -> &CompileCache {
@@ -259,6 +275,41 @@ impl Runtime {
     ) -> Result<(LoadedComponent, CacheOutcome), RuntimeError> {
         let (component, outcome) = self.cache.load(&self.engine, content_hash, bytes)?;
         Ok((self.link(&component)?, outcome))
+    }
+
+    /// Loads a component on a blocking thread, so several compile at once, and links it.
+    /// `native` is a built-in's precompiled code, used when it fits the engine. Before a
+    /// compile, `compiling` gets the component's size.
+    pub async fn load_in_background(
+        &self,
+        content_hash: &str,
+        native: Option<&'static [u8]>,
+        bytes: impl FnOnce() -> Result<Vec<u8>, RuntimeError> + Send + 'static,
+        compiling: impl FnOnce(usize) + Send + 'static,
+    ) -> Result<(LoadedComponent, CacheOutcome), RuntimeError> {
+        if let Some(component) = native.and_then(|native| cache::precompiled(&self.engine, native)) {
+            return Ok((self.link(&component)?, CacheOutcome::Precompiled));
+        }
+        let (engine, cache, hash) = (self.engine.clone(), self.cache.clone(), content_hash.to_string());
+        let (component, outcome) = tokio::task::spawn_blocking(move || {
+            cache.load_announcing(&engine, &hash, bytes, |bytes| compiling(bytes.len()))
+        })
+        .await
+        .map_err(|e| RuntimeError::Compile(format!("the compile stopped: {e}")))??;
+        Ok((self.link(&component)?, outcome))
+    }
+
+    /// Like [`Self::load`] for a component that may have precompiled code (`native`).
+    pub fn load_native(
+        &self,
+        content_hash: &str,
+        native: Option<&'static [u8]>,
+        bytes: impl FnOnce() -> Result<Vec<u8>, RuntimeError>,
+    ) -> Result<(LoadedComponent, CacheOutcome), RuntimeError> {
+        match native.and_then(|native| cache::precompiled(&self.engine, native)) {
+            Some(component) => Ok((self.link(&component)?, CacheOutcome::Precompiled)),
+            None => self.load(content_hash, bytes),
+        }
     }
 
     /// Links a component of whichever contract version it exports (the newest first).

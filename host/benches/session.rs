@@ -1,0 +1,300 @@
+//! Long sessions, (i): one headless run of the release binary in which the scripted model
+//! makes N `read_file` calls one turn after another (each on another file: identical calls
+//! would trip loop detection), then answers. For N = 10, 100 and 1,000 (`AIRLOCK_BENCH_CALLS`
+//! sets the largest) it reports the peak RSS, the wall time and the CPU time of the airlock
+//! process (`/usr/bin/time`), each per call and between the sizes, so growth per call shows;
+//! the session file's size against the bytes the process wrote into it (append-only: the
+//! two are equal when nothing is rewritten); and the largest request the mock received.
+//!
+//! Then (j): `--resume` of a 10,000-message session (built from the 1,000-call session's
+//! own lines, repeated), a plain answer, against the same run without `--resume`.
+//!
+//! `cargo bench -p airlock --bench session`; `AIRLOCK_BENCH_RUNS` sets the runs of each
+//! size (3) and of the resume (20).
+
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark is a test program: it prints its report and stops loudly on a broken setup"
+)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use airlock_tests::{MockModel, Session, Turn, Wire, call};
+use serde_json::{Value, json};
+use support::{Summary, count_from_env, header, report};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_airlock");
+const ANSWER: &str = "Done reading.";
+
+fn main() {
+    let largest = count_from_env("AIRLOCK_BENCH_CALLS", 1000);
+    let runs = count_from_env("AIRLOCK_BENCH_RUNS", 3);
+    header("long sessions (release binary, warm compile cache)", &format!("{runs} runs of each size"));
+    let cache = tempfile::tempdir().expect("temp cache");
+    let mock = MockModel::start(Wire::OpenAi);
+    let mut sizes: Vec<usize> = [10, 100, 1000].into_iter().filter(|&n| n < largest).collect();
+    sizes.push(largest);
+
+    let mut rows = Vec::new();
+    let mut last_session = None;
+    for &calls in &sizes {
+        let mut samples = Vec::new();
+        for _ in 0..runs {
+            let session = Session::new(BINARY, cache.path());
+            write_workspace(&session, calls);
+            samples.push(long_run(&session, &mock, calls));
+            last_session = Some(session);
+        }
+        let (written, file) = appended(cache.path(), &mock, calls.min(100)).unwrap_or_default();
+        samples[0].written_bytes = written;
+        samples[0].file_bytes = file;
+        let median = |f: fn(&Sample) -> f64| {
+            let mut values: Vec<f64> = samples.iter().map(f).collect();
+            values.sort_by(f64::total_cmp);
+            values[(values.len() - 1) / 2]
+        };
+        let row = Row {
+            calls,
+            rss_mib: median(|s| s.rss_kib as f64 / 1024.0),
+            wall_s: median(|s| s.wall_s),
+            cpu_s: median(|s| s.cpu_s),
+            file: samples[0].file_bytes,
+            written: samples[0].written_bytes,
+            request: samples[0].largest_request,
+        };
+        println!(
+            "{:>5} calls: peak RSS {:>6.1} MiB  wall {:>7.3} s ({:>6.2} ms/call)  CPU {:>7.3} s ({:>6.2} ms/call)  \
+             largest request {} B  (strace, {} calls: session file {} B, written to it {} B)",
+            calls,
+            row.rss_mib,
+            row.wall_s,
+            row.wall_s * 1000.0 / calls as f64,
+            row.cpu_s,
+            row.cpu_s * 1000.0 / calls as f64,
+            row.request,
+            calls.min(100),
+            row.file,
+            row.written,
+        );
+        rows.push(row);
+    }
+    for pair in rows.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let more = (b.calls - a.calls) as f64;
+        println!(
+            "from {:>4} to {:>4} calls: RSS {:+.1} MiB, each further call {:.2} ms wall, {:.2} ms CPU",
+            a.calls,
+            b.calls,
+            b.rss_mib - a.rss_mib,
+            (b.wall_s - a.wall_s) * 1000.0 / more,
+            (b.cpu_s - a.cpu_s) * 1000.0 / more
+        );
+    }
+
+    let session = last_session.expect("a long session ran");
+    resume(&session, &mock, count_from_env("AIRLOCK_BENCH_RUNS", 20));
+}
+
+struct Row {
+    calls: usize,
+    rss_mib: f64,
+    wall_s: f64,
+    cpu_s: f64,
+    file: u64,
+    written: u64,
+    request: usize,
+}
+
+struct Sample {
+    rss_kib: u64,
+    wall_s: f64,
+    cpu_s: f64,
+    file_bytes: u64,
+    written_bytes: u64,
+    largest_request: usize,
+}
+
+/// One file per call, so no two calls are the same.
+fn write_workspace(session: &Session, calls: usize) {
+    for i in 0..calls {
+        session.write(&format!("notes/note_{i}.txt"), &format!("note {i}: {}\n", "lorem ipsum ".repeat(8)));
+    }
+}
+
+/// One run of `calls` calls under `/usr/bin/time` (and `strace`, for the bytes written to the
+/// session file, when it is installed), checked: every call's result reached the model.
+fn long_run(session: &Session, mock: &MockModel, calls: usize) -> Sample {
+    for i in 0..calls {
+        mock.push_turn(Turn::calls(vec![call("read_file", json!({ "file_path": format!("notes/note_{i}.txt") }))]));
+    }
+    mock.push_turn(Turn::text(ANSWER));
+    let before = mock.recorded().len();
+    let time_out = tempfile::NamedTempFile::new().expect("temp file");
+    let inner = session.command(mock);
+    let mut command = Command::new("/usr/bin/time");
+    command.args(["-f", "%M %e %U %S", "-o"]).arg(time_out.path()).arg(inner.get_program()).args(inner.get_args());
+    command.args(["-p", "Read every note", "--max-turns", &(calls + 10).to_string()]);
+    command.env_clear().envs(inner.get_envs().filter_map(|(k, v)| v.map(|v| (k, v)))).env_remove("AIRLOCK_LOG");
+    command.current_dir(&session.workspace).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let output = command.output().expect("run airlock");
+    assert!(output.status.success(), "{calls} calls: {}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim_end(), ANSWER);
+    assert_eq!(mock.pending_turns(), 0, "the binary did not take every scripted turn");
+    let recorded = mock.recorded();
+    assert_eq!(recorded.len() - before, calls + 1, "one request per turn");
+    let largest_request = recorded[before..].iter().map(|r| r.body.to_string().len()).max().unwrap_or_default();
+    let last = &recorded[recorded.len() - 1].body;
+    let results = last["messages"].as_array().expect("messages").iter().filter(|m| m["role"] == "tool").count();
+    assert_eq!(results, calls, "every result is in the last request");
+
+    let text = std::fs::read_to_string(time_out.path()).expect("time output");
+    let fields: Vec<f64> = text.split_whitespace().map(|f| f.parse().expect("a number")).collect();
+    let file = session_file(session);
+    let file_bytes = std::fs::metadata(&file).expect("session file").len();
+    Sample {
+        rss_kib: fields[0] as u64,
+        wall_s: fields[1],
+        cpu_s: fields[2] + fields[3],
+        file_bytes,
+        written_bytes: 0,
+        largest_request,
+    }
+}
+
+/// The one session file of `session`'s home.
+fn session_file(session: &Session) -> PathBuf {
+    let dir = session.airlock_home().join("sessions");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("sessions folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    files.pop().expect("a session file")
+}
+
+/// A run of `calls` calls on a fresh home under `strace`: the bytes the process wrote to its
+/// session file, and the file's size at the end (equal when it only appended); `None` when
+/// strace is not installed.
+fn appended(cache: &Path, mock: &MockModel, calls: usize) -> Option<(u64, u64)> {
+    let strace = ["/usr/bin/strace", "/bin/strace"].into_iter().find(|p| Path::new(p).exists())?;
+    let session = Session::new(BINARY, cache);
+    write_workspace(&session, calls);
+    let log = tempfile::NamedTempFile::new().ok()?;
+    for i in 0..calls {
+        mock.push_turn(Turn::calls(vec![call("read_file", json!({ "file_path": format!("notes/note_{i}.txt") }))]));
+    }
+    mock.push_turn(Turn::text(ANSWER));
+    let inner = session.command(mock);
+    let mut command = Command::new(strace);
+    command.args(["-f", "-qq", "-e", "trace=openat,write,pwrite64,ftruncate,close", "-o"]).arg(log.path());
+    command.arg(inner.get_program()).args(inner.get_args());
+    command.args(["-p", "Read every note", "--max-turns", &(calls + 10).to_string()]);
+    command.env_clear().envs(inner.get_envs().filter_map(|(k, v)| v.map(|v| (k, v)))).env_remove("AIRLOCK_LOG");
+    command.current_dir(&session.workspace).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    assert!(command.status().expect("run strace").success());
+    let trace = std::fs::read_to_string(log.path()).expect("strace log");
+    let file = std::fs::metadata(session_file(&session)).expect("session file").len();
+    Some((bytes_written_to_sessions(&trace), file))
+}
+
+/// From an strace log: the bytes written to files under `sessions/` (a descriptor is followed
+/// from its `openat` to its `close`); a `ftruncate` of one counts as a rewrite and panics.
+fn bytes_written_to_sessions(trace: &str) -> u64 {
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut total = 0;
+    for line in trace.lines() {
+        let mut words = line.splitn(2, ' ');
+        let (pid, call) = (words.next().unwrap_or_default().to_string(), words.next().unwrap_or_default());
+        if call.starts_with("openat(") && call.contains("/sessions/") && call.contains(".jsonl") {
+            if let Some(fd) = call.rsplit("= ").next().filter(|fd| fd.parse::<u32>().is_ok()) {
+                open.push((pid, fd.to_string()));
+            }
+        } else if let Some(rest) = call.strip_prefix("write(").or_else(|| call.strip_prefix("pwrite64(")) {
+            let fd = rest.split(',').next().unwrap_or_default();
+            if open.iter().any(|(_, f)| f == fd)
+                && let Some(n) = call.rsplit("= ").next().and_then(|n| n.trim().parse::<u64>().ok())
+            {
+                total += n;
+            }
+        } else if let Some(rest) = call.strip_prefix("ftruncate(") {
+            let fd = rest.split(',').next().unwrap_or_default();
+            assert!(!open.iter().any(|(_, f)| f == fd), "the session file was truncated: {line}");
+        } else if let Some(rest) = call.strip_prefix("close(") {
+            let fd = rest.split(')').next().unwrap_or_default();
+            open.retain(|(_, f)| f != fd);
+        }
+    }
+    total
+}
+
+/// (j): a 10,000-message session, resumed for one plain answer.
+fn resume(session: &Session, mock: &MockModel, runs: usize) {
+    let source = std::fs::read_to_string(session_file(session)).expect("session file");
+    let mut lines = source.lines();
+    let header: Value = serde_json::from_str(lines.next().expect("header")).expect("header json");
+    let body: Vec<Value> = lines.map(|l| serde_json::from_str(l).expect("record")).collect();
+    // The prompt, then (call, result) message pairs; the pairs are repeated with new turns.
+    let pairs: Vec<&[Value]> = body
+        .windows(2)
+        .filter(|w| w[0]["type"] == "message" && w[0]["role"] == "model" && w[1]["type"] == "message")
+        .map(|w| &w[..])
+        .collect();
+    assert!(!pairs.is_empty(), "the recorded session holds calls");
+    let id = "bench10k0000";
+    let mut out = Vec::new();
+    let mut head = header.clone();
+    head["id"] = json!(id);
+    out.push(head.to_string());
+    out.push(body[0].to_string());
+    let mut messages = 1;
+    let mut turn = 0;
+    while messages < 10_000 {
+        for pair in &pairs {
+            turn += 1;
+            for record in pair.iter() {
+                let mut record = record.clone();
+                record["turn"] = json!(turn);
+                out.push(record.to_string());
+                messages += 1;
+            }
+        }
+    }
+    let text = out.join("\n") + "\n";
+    let started = header["started"].as_str().expect("started").replace(':', "-");
+    let file = session.airlock_home().join("sessions").join(format!("{started}-{id}.jsonl"));
+    println!("(j) resumed session: {messages} messages, {} bytes", text.len());
+
+    let run = |resume: bool| {
+        if resume {
+            std::fs::write(&file, &text).expect("write session");
+        }
+        mock.push_turn(Turn::text(ANSWER));
+        let mut command = session.command(mock);
+        if resume {
+            command.args(["--resume", id]);
+        }
+        command.args(["-p", "One more question"]).env_remove("AIRLOCK_LOG");
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let started = std::time::Instant::now();
+        let output = command.output().expect("run airlock");
+        let elapsed = started.elapsed();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(String::from_utf8_lossy(&output.stdout).trim_end(), ANSWER);
+        elapsed
+    };
+    run(true);
+    let last: Value = mock.last_request().expect("a request");
+    let sent = last["messages"].as_array().map_or(0, Vec::len);
+    assert!(sent > 10_000, "the resumed conversation reached the model: {sent} messages");
+    let fresh: Vec<Duration> = (0..runs).map(|_| run(false)).collect();
+    let resumed: Vec<Duration> = (0..runs).map(|_| run(true)).collect();
+    report("(j) plain run, no --resume (wall)", &Summary::of(&fresh));
+    report("(j) --resume of 10,000 messages + answer (wall)", &Summary::of(&resumed));
+}
