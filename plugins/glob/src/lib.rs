@@ -60,13 +60,14 @@ impl Tool for Glob {
     fn execute(args: Args) -> Result<ToolOutput, ToolError> {
         let base = base_dir(&args)?;
         let matcher = matcher(&args, &base)?;
+        let reach = Reach::of(&args, relative_pattern(&args, &base)?);
         let metadata = std::fs::metadata(&base).map_err(|e| io_error(&base, &e))?;
         if !metadata.is_dir() {
             return Err(ToolError::InvalidParams(format!("dir_path '{}' is not a directory", display_path(&base))));
         }
 
         let mut found: Vec<(PathBuf, Option<SystemTime>)> = Vec::new();
-        for entry in walker(&base).flatten() {
+        for entry in walker(&base, reach).flatten() {
             if !is_file(&entry) {
                 continue;
             }
@@ -113,12 +114,18 @@ fn base_dir(args: &Args) -> Result<PathBuf, ToolError> {
     resolve_in_workspace(args.dir_path.as_deref().unwrap_or("."))
 }
 
-/// The compiled pattern. An absolute pattern must lie inside `base`; it is made relative.
+/// The compiled pattern.
 fn matcher(args: &Args, base: &Path) -> Result<GlobMatcher, ToolError> {
-    let mut pattern = args.pattern.as_str();
-    if pattern.trim().is_empty() {
+    if args.pattern.trim().is_empty() {
         return Err(ToolError::InvalidParams("pattern is empty; give a glob such as **/*.rs".to_string()));
     }
+    component_glob(relative_pattern(args, base)?, args)
+        .map_err(|e| ToolError::InvalidParams(format!("invalid glob pattern '{}': {e}", args.pattern)))
+}
+
+/// The pattern relative to `base`: an absolute pattern must lie inside `base`.
+fn relative_pattern<'a>(args: &'a Args, base: &Path) -> Result<&'a str, ToolError> {
+    let mut pattern = args.pattern.as_str();
     let base_text = base.display().to_string();
     if pattern.starts_with('/') {
         pattern =
@@ -130,24 +137,93 @@ fn matcher(args: &Args, base: &Path) -> Result<GlobMatcher, ToolError> {
                 ))
             })?;
     }
-    let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+    Ok(pattern.strip_prefix("./").unwrap_or(pattern))
+}
+
+fn component_glob(pattern: &str, args: &Args) -> Result<GlobMatcher, globset::Error> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .case_insensitive(!args.case_sensitive.unwrap_or(false))
         .build()
         .map(|glob| glob.compile_matcher())
-        .map_err(|e| ToolError::InvalidParams(format!("invalid glob pattern '{}': {e}", args.pattern)))
+}
+
+/// Which folders can hold a match, from the pattern's leading folder components: in
+/// `src/*/lib/**/*.rs` a match lies in `src/<any>/lib` or below, so the walk enters no other
+/// folder; `*.md` keeps it at the top. `**` anywhere in a component lets every folder
+/// below count.
+#[derive(Clone)]
+struct Reach {
+    /// One glob per folder level, up to the first `**`.
+    levels: Vec<GlobMatcher>,
+    /// Whether folders deeper than `levels` may hold matches (a `**` came).
+    open_ended: bool,
+}
+
+impl Reach {
+    /// The reach of `pattern`; `None` (walk everything) when the pattern cannot be cut into
+    /// components safely: a `/` inside braces or brackets, or an escape.
+    fn of(args: &Args, pattern: &str) -> Option<Self> {
+        let mut depth = 0i32;
+        for c in pattern.chars() {
+            match c {
+                '{' | '[' => depth += 1,
+                '}' | ']' => depth -= 1,
+                '/' if depth != 0 => return None,
+                '\\' => return None,
+                _ => {}
+            }
+        }
+        let parts: Vec<&str> = pattern.split('/').collect();
+        let folders = &parts[..parts.len() - 1];
+        let mut levels = Vec::new();
+        for part in folders {
+            if part.contains("**") {
+                return Some(Self { levels, open_ended: true });
+            }
+            levels.push(component_glob(part, args).ok()?);
+        }
+        let open_ended = parts.last().is_some_and(|last| last.contains("**"));
+        Some(Self { levels, open_ended })
+    }
+
+    /// Whether the folder at `relative` (below the base) can hold a match.
+    fn allows(&self, relative: &Path) -> bool {
+        for (level, component) in relative.components().enumerate() {
+            match self.levels.get(level) {
+                Some(glob) => {
+                    if !glob.is_match(component.as_os_str()) {
+                        return false;
+                    }
+                }
+                None => return self.open_ended,
+            }
+        }
+        true
+    }
 }
 
 /// A single-threaded walk below `base` that honours `.gitignore` files (also outside a git
-/// repository) but shows other hidden files, and never enters `.git`.
-fn walker(base: &Path) -> ignore::Walk {
+/// repository) but shows other hidden files, never enters `.git`, and enters only the
+/// folders within `reach`.
+fn walker(base: &Path, reach: Option<Reach>) -> ignore::Walk {
+    let root = base.to_path_buf();
     WalkBuilder::new(base)
         .hidden(false)
         .require_git(false)
         .git_global(false)
         .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|entry| entry.file_name() != ".git")
+        .filter_entry(move |entry| {
+            if entry.file_name() == ".git" {
+                return false;
+            }
+            match (&reach, entry.file_type()) {
+                (Some(reach), Some(kind)) if kind.is_dir() && entry.depth() > 0 => {
+                    entry.path().strip_prefix(&root).is_ok_and(|relative| reach.allows(relative))
+                }
+                _ => true,
+            }
+        })
         .build()
 }
 
@@ -174,6 +250,31 @@ export_tools!(Glob);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn reach(pattern: &str) -> Option<Reach> {
+        let args = Args { pattern: pattern.to_string(), dir_path: None, case_sensitive: None };
+        Reach::of(&args, pattern)
+    }
+
+    #[test]
+    fn the_walk_enters_only_folders_that_can_hold_a_match() {
+        let allows = |pattern: &str, folder: &str| reach(pattern).is_none_or(|r| r.allows(Path::new(folder)));
+        assert!(allows("src/*/lib/**/*.rs", "src/a/lib/deep/er"));
+        assert!(allows("src/*/lib/**/*.rs", "src/a"));
+        assert!(!allows("src/*/lib/**/*.rs", "src/a/bin"));
+        assert!(!allows("src/*/lib/**/*.rs", "docs"));
+        assert!(!allows("*.md", "docs"));
+        assert!(!allows("docs/*", "docs/sub"));
+        assert!(allows("**/*.rs", "any/where"));
+        assert!(allows("SRC/**", "src/x"), "case-insensitive by default");
+        assert!(allows("src/**", "src/x/y"));
+        assert!(allows("crate_1*/**/*.md", "crate_12/src"));
+        assert!(!allows("crate_1*/**/*.md", "crate_20"));
+        // A `/` inside braces: the pattern is not cut, every folder is walked.
+        assert!(reach("{src,docs/api}/*.md").is_none());
+        assert!(allows("{src,docs}/*.md", "docs"));
+        assert!(!allows("{src,docs}/*.md", "lib"));
+    }
 
     #[test]
     fn recent_files_come_first_newest_first_then_alphabetical() {

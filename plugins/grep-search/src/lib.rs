@@ -2,15 +2,18 @@
 //! expression, honouring `.gitignore`, and returns the matching lines grouped by file.
 
 use std::fmt::Write as _;
-use std::fs;
+use std::fs::{self, File};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use airlock_plugin_sdk::display_path;
 use airlock_plugin_sdk::fs::io_error;
 use airlock_plugin_sdk::prelude::*;
 use globset::{GlobBuilder, GlobMatcher};
+use grep_matcher::LineTerminator;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::WalkBuilder;
-use regex::{Regex, RegexBuilder};
 
 /// At most this many matching lines are returned.
 const MAX_MATCHES: usize = 100;
@@ -18,8 +21,6 @@ const MAX_MATCHES: usize = 100;
 const MAX_LINE_CHARS: usize = 500;
 /// Files larger than this are skipped.
 const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
-/// A NUL byte within this many leading bytes marks a binary file, which is skipped.
-const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
@@ -62,7 +63,7 @@ impl Tool for GrepSearch {
 
     fn validate(args: &Args) -> Result<(), ToolError> {
         base_path(args)?;
-        regex(&args.pattern)?;
+        matcher(&args.pattern)?;
         include_matcher(args.include.as_deref()).map(|_| ())
     }
 
@@ -79,12 +80,10 @@ impl Tool for GrepSearch {
 
     fn execute(args: Args) -> Result<ToolOutput, ToolError> {
         let base = base_path(&args)?;
-        let regex = regex(&args.pattern)?;
+        let mut search = Search::new(matcher(&args.pattern)?);
         let include = include_matcher(args.include.as_deref())?;
         let metadata = fs::metadata(&base).map_err(|e| io_error(&base, &e))?;
 
-        let mut files: Vec<FileMatches> = Vec::new();
-        let mut total = 0usize;
         for entry in walker(&base).flatten() {
             if !is_file(&entry) {
                 continue;
@@ -96,30 +95,82 @@ impl Tool for GrepSearch {
             {
                 continue;
             }
-            if entry.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
-                continue;
-            }
-            let Ok(bytes) = fs::read(path) else {
-                continue;
-            };
-            if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
-                continue;
-            }
-            let text = String::from_utf8_lossy(&bytes);
-            let mut lines = Vec::new();
-            for (index, line) in text.lines().enumerate() {
-                if regex.is_match(line) {
-                    total += 1;
-                    if total <= MAX_MATCHES {
-                        lines.push((index + 1, shorten(line)));
-                    }
-                }
-            }
-            if !lines.is_empty() {
-                files.push(FileMatches { path: path.to_path_buf(), lines });
-            }
+            search.file(path);
         }
-        Ok(report(&args, &base, &files, total))
+        Ok(report(&args, &base, &search.files, search.total))
+    }
+}
+
+/// A search in progress: every matching line is counted, the first [`MAX_MATCHES`] kept.
+struct Search {
+    matcher: RegexMatcher,
+    /// Counts lines, for the matches still shown.
+    numbered: Searcher,
+    /// Once the shown matches are complete, the rest are only counted, and counting lines
+    /// (a pass over every byte) is skipped.
+    counting: Searcher,
+    files: Vec<FileMatches>,
+    total: usize,
+}
+
+impl Search {
+    fn new(matcher: RegexMatcher) -> Self {
+        let searcher = |line_number| {
+            SearcherBuilder::new()
+                .line_number(line_number)
+                // As the matcher's: a line ends at `\n`, and a `\r` before it is no part of it.
+                .line_terminator(LineTerminator::crlf())
+                .binary_detection(BinaryDetection::quit(b'\0'))
+                .build()
+        };
+        Self { matcher, numbered: searcher(true), counting: searcher(false), files: Vec::new(), total: 0 }
+    }
+
+    /// Searches one file: unreadable, binary and oversized files are skipped.
+    fn file(&mut self, path: &Path) {
+        let Ok(file) = File::open(path) else {
+            return;
+        };
+        if file.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
+            return;
+        }
+        let room = MAX_MATCHES.saturating_sub(self.total);
+        let searcher = if room > 0 { &mut self.numbered } else { &mut self.counting };
+        let mut sink = FileSink { count: 0, lines: Vec::new(), room, binary: false };
+        if searcher.search_file(&self.matcher, &file, &mut sink).is_err() || sink.binary {
+            return;
+        }
+        self.total += sink.count;
+        if !sink.lines.is_empty() {
+            self.files.push(FileMatches { path: path.to_path_buf(), lines: sink.lines });
+        }
+    }
+}
+
+/// Collects one file's matches; a file found to hold binary data counts for nothing.
+struct FileSink {
+    count: usize,
+    lines: Vec<(usize, String)>,
+    /// How many more lines may be kept.
+    room: usize,
+    binary: bool,
+}
+
+impl Sink for FileSink {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        self.count += 1;
+        if self.lines.len() < self.room {
+            let number = found.line_number().map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+            self.lines.push((number, shorten(found.bytes())));
+        }
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, io::Error> {
+        self.binary = true;
+        Ok(false)
     }
 }
 
@@ -158,13 +209,18 @@ fn base_path(args: &Args) -> Result<PathBuf, ToolError> {
     resolve_in_workspace(args.dir_path.as_deref().unwrap_or("."))
 }
 
-fn regex(pattern: &str) -> Result<Regex, ToolError> {
+/// The pattern, compiled for line-by-line search: it never matches across a line end, `^`
+/// and `$` match at the start and end of every line, and `$` matches before `\r\n` as
+/// before `\n`.
+fn matcher(pattern: &str) -> Result<RegexMatcher, ToolError> {
     if pattern.is_empty() {
         return Err(ToolError::InvalidParams("pattern is empty; give a regular expression to search for".to_string()));
     }
-    RegexBuilder::new(pattern)
+    RegexMatcherBuilder::new()
+        .multi_line(true)
+        .crlf(true)
         .size_limit(10 * 1024 * 1024)
-        .build()
+        .build(pattern)
         .map_err(|e| ToolError::InvalidParams(format!("invalid regular expression: {e}")))
 }
 
@@ -189,8 +245,11 @@ fn included(include: &GlobMatcher, base: &Path, path: &Path) -> bool {
     }
 }
 
-/// The line without its trailing whitespace, cut at [`MAX_LINE_CHARS`] characters.
-fn shorten(line: &str) -> String {
+/// The line without its trailing whitespace, cut at [`MAX_LINE_CHARS`] characters. A
+/// character takes at most 4 bytes, and an invalid byte becomes one character: only the
+/// bytes that can be shown are decoded, however long the line.
+fn shorten(line: &[u8]) -> String {
+    let line = String::from_utf8_lossy(&line[..line.len().min((MAX_LINE_CHARS + 1) * 4)]);
     let line = line.trim_end();
     match line.char_indices().nth(MAX_LINE_CHARS) {
         Some((index, _)) => format!("{}... [truncated]", &line[..index]),
@@ -239,9 +298,35 @@ mod tests {
         assert!(!include.is_some_and(|i| included(i, base, Path::new("/w/lib/b.ts"))));
     }
 
+    /// Searches a new file holding `text` for `pattern`; returns the matching lines counted.
+    fn count(pattern: &str, text: &str) -> usize {
+        let dir = std::env::temp_dir().join(format!("airlock-grep-search-{}", std::process::id()));
+        let _ = fs::create_dir_all(&dir);
+        let path = dir.join(format!("{}.txt", pattern.len()));
+        let _ = fs::write(&path, text);
+        let mut search = Search::new(matcher(pattern).ok().unwrap_or_else(|| panic!("{pattern}")));
+        search.file(&path);
+        let _ = fs::remove_file(&path);
+        search.total
+    }
+
+    #[test]
+    fn matches_are_counted_per_line_and_never_across_a_line_end() {
+        let text = "x needle\nnope\r\nneedle 2\r\n";
+        assert_eq!(count("needle", text), 2);
+        assert_eq!(count("2$", text), 1, "`$` matches before \\r\\n");
+        assert_eq!(count(r"^needle \d+$", text), 1, "`^` and `$` hold for every line");
+        assert_eq!(count("^nope$", text), 1);
+        assert_eq!(count(r"needle\s+2", text), 1);
+        assert_eq!(count(r"nope\s+needle", text), 0);
+        assert_eq!(count("needle", "needle\n\0binary\n"), 0, "binary files count for nothing");
+    }
+
     #[test]
     fn long_lines_are_cut_on_char_boundaries() {
         let line = "ü".repeat(MAX_LINE_CHARS + 10);
-        assert!(shorten(&line).ends_with("... [truncated]"));
+        let shown = shorten(line.as_bytes());
+        assert!(shown.ends_with("... [truncated]"));
+        assert_eq!(shown.chars().filter(|&c| c == 'ü').count(), MAX_LINE_CHARS);
     }
 }
