@@ -46,10 +46,19 @@ fn main() {
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap_or_default());
     let precompiler = Precompiler::new();
     let mut generated = String::from(
-        "/// The built-in tool components: (file name, sha-256 of the bytes, bytes, native code\n\
-         /// precompiled for the runtime's engine settings, when it could be).\n",
+        "/// A built-in tool component.\n\
+         pub struct Builtin {\n\
+         \x20   /// Its file name.\n\
+         \x20   pub file: &'static str,\n\
+         \x20   /// The sha-256 of its bytes.\n\
+         \x20   pub hash: &'static str,\n\
+         \x20   pub bytes: &'static [u8],\n\
+         \x20   /// Its native code, precompiled for the runtime's engine settings when it could be.\n\
+         \x20   pub native: Option<&'static [u8]>,\n\
+         }\n\n\
+         /// The built-in tool components.\n",
     );
-    generated.push_str("pub static BUILTIN_COMPONENTS: &[(&str, &str, &[u8], Option<&[u8]>)] = &[\n");
+    generated.push_str("pub static BUILTIN_COMPONENTS: &[Builtin] = &[\n");
     for name in BUILTINS {
         let path = wasm_dir.join(format!("{name}.wasm"));
         let bytes = fs::read(&path).unwrap_or_else(|e| guest::fail(&format!("cannot read {}: {e}", path.display())));
@@ -59,7 +68,7 @@ fn main() {
             native.map_or("None".to_string(), |path| format!("Some(include_bytes!({:?}))", path.display().to_string()));
         let _ = writeln!(
             generated,
-            "    (\"{name}.wasm\", \"{hash}\", include_bytes!({:?}), {native}),",
+            "    Builtin {{ file: \"{name}.wasm\", hash: \"{hash}\", bytes: include_bytes!({:?}), native: {native} }},",
             path.display().to_string()
         );
     }

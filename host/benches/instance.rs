@@ -8,7 +8,8 @@
 //! - execute on a live instance;
 //! - fresh: instantiate + execute + drop (the goal is about this one);
 //! - the scheduler's path for one call: a check instance (validate, describe-call,
-//!   confirm) and an execute instance;
+//!   confirm), then execute in the same instance, kept for it, as the scheduler does when
+//!   the execution's sandbox holds the same as the checks' (both subjects);
 //! - a batch of 8 fresh `read_file` calls, joined on one task, and spawned as tasks of
 //!   their own (as the scheduler runs calls).
 //!
@@ -33,7 +34,7 @@ use airlock::capability::Preopen;
 use airlock::contract::ToolOutput;
 use airlock::files::content_hash;
 use airlock::registry::{PluginDirs, Registry};
-use airlock::runtime::{Instance, LoadedComponent, Runtime, Sandbox};
+use airlock::runtime::{Instance, LoadedComponent, Parked, Runtime, Sandbox};
 use airlock_tests::fixtures;
 use futures_util::future::join_all;
 use support::{Summary, count_from_env, header, report};
@@ -126,7 +127,7 @@ fn main() {
                 }));
                 report(&label, &Summary::of(&samples));
             }
-            let label = name("scheduler path: check + execute instances");
+            let label = name("scheduler path: checks + execute");
             if wanted(&label) {
                 let samples = runtime.block_on(measure(warmup, iterations, || scheduler_path(&airlock, subject)));
                 report(&label, &Summary::of(&samples));
@@ -183,7 +184,8 @@ async fn subjects(runtime: &Runtime, workspace: &Path) -> Vec<Subject> {
     let none = PathBuf::from("/nonexistent-airlock-bench");
     let registry = Registry::load(runtime, &PluginDirs { user: none.clone(), workspace: none }).await;
     assert!(registry.problems.is_empty(), "{:?}", registry.problems);
-    let read_file = registry.get("read_file").expect("built-in read_file").plugin.component(runtime).expect("load");
+    let read_file =
+        registry.get("read_file").expect("built-in read_file").plugin.component(runtime).await.expect("load");
     let root = workspace.to_string_lossy().into_owned();
     let mut sandbox = Sandbox::empty(MEMORY, DEADLINE);
     sandbox.workspace_root = root.clone();
@@ -222,7 +224,9 @@ async fn fresh_call(runtime: &Runtime, subject: &Subject) -> ToolOutput {
 }
 
 /// What the scheduler does for one approved call: validate, describe-call and confirm on a
-/// read-only check instance, then execute on an instance of its own.
+/// read-only check instance, then execute — in the same instance (parked and resumed) when
+/// the execution's sandbox holds the same as the checks' (both subjects here), else on an
+/// instance of its own.
 async fn scheduler_path(runtime: &Runtime, subject: &Subject) {
     let mut check = subject.sandbox.clone();
     for preopen in &mut check.preopens {
@@ -232,8 +236,13 @@ async fn scheduler_path(runtime: &Runtime, subject: &Subject) {
     instance.validate(subject.tool, &subject.args).await.expect("validate").expect("valid");
     instance.describe_call(subject.tool, &subject.args).await.expect("describe-call");
     instance.confirm(subject.tool, &subject.args).await.expect("confirm").expect("confirm ok");
-    drop(instance);
-    fresh_call(runtime, subject).await;
+    if !check.holds_the_same(&subject.sandbox) {
+        drop(instance);
+        fresh_call(runtime, subject).await;
+        return;
+    }
+    let mut instance = runtime.park(instance).and_then(Parked::resume).expect("kept for the execution");
+    execute(&mut instance, subject).await;
 }
 
 /// The tool answers what it should, so the timings are of real calls.

@@ -201,7 +201,7 @@ async fn components(runtime: &Runtime) -> Vec<(&'static str, LoadedComponent)> {
     let registry = Registry::load(runtime, &PluginDirs { user: none.clone(), workspace: none }).await;
     assert!(registry.problems.is_empty(), "{:?}", registry.problems);
     for name in ["grep_search", "glob"] {
-        tools.push((name, registry.get(name).expect("built-in").plugin.component(runtime).expect("load")));
+        tools.push((name, registry.get(name).expect("built-in").plugin.component(runtime).await.expect("load")));
     }
     tools
 }

@@ -193,12 +193,15 @@ fn appended(cache: &Path, mock: &MockModel, calls: usize) -> Option<(u64, u64)> 
     mock.push_turn(Turn::text(ANSWER));
     let inner = session.command(mock);
     let mut command = Command::new(strace);
-    command.args(["-f", "-qq", "-e", "trace=openat,write,pwrite64,ftruncate,close", "-o"]).arg(log.path());
+    command
+        .args(["-f", "-qq", "-e", "trace=openat,write,writev,pwrite64,pwritev,ftruncate,close", "-o"])
+        .arg(log.path());
     command.arg(inner.get_program()).args(inner.get_args());
     command.args(["-p", "Read every note", "--max-turns", &(calls + 10).to_string()]);
     command.env_clear().envs(inner.get_envs().filter_map(|(k, v)| v.map(|v| (k, v)))).env_remove("AIRLOCK_LOG");
     command.current_dir(&session.workspace).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
     assert!(command.status().expect("run strace").success());
+    assert_eq!(mock.pending_turns(), 0, "the traced run did not take every scripted turn");
     let trace = std::fs::read_to_string(log.path()).expect("strace log");
     let file = std::fs::metadata(session_file(&session)).expect("session file").len();
     Some((bytes_written_to_sessions(&trace), file))
@@ -216,7 +219,9 @@ fn bytes_written_to_sessions(trace: &str) -> u64 {
             if let Some(fd) = call.rsplit("= ").next().filter(|fd| fd.parse::<u32>().is_ok()) {
                 open.push((pid, fd.to_string()));
             }
-        } else if let Some(rest) = call.strip_prefix("write(").or_else(|| call.strip_prefix("pwrite64(")) {
+        } else if let Some(rest) =
+            ["write(", "writev(", "pwrite64(", "pwritev("].iter().find_map(|p| call.strip_prefix(p))
+        {
             let fd = rest.split(',').next().unwrap_or_default();
             if open.iter().any(|(_, f)| f == fd)
                 && let Some(n) = call.rsplit("= ").next().and_then(|n| n.trim().parse::<u64>().ok())
@@ -244,7 +249,6 @@ fn resume(session: &Session, mock: &MockModel, runs: usize) {
     let pairs: Vec<&[Value]> = body
         .windows(2)
         .filter(|w| w[0]["type"] == "message" && w[0]["role"] == "model" && w[1]["type"] == "message")
-        .map(|w| &w[..])
         .collect();
     assert!(!pairs.is_empty(), "the recorded session holds calls");
     let id = "bench10k0000";
@@ -270,6 +274,8 @@ fn resume(session: &Session, mock: &MockModel, runs: usize) {
     let started = header["started"].as_str().expect("started").replace(':', "-");
     let file = session.airlock_home().join("sessions").join(format!("{started}-{id}.jsonl"));
     println!("(j) resumed session: {messages} messages, {} bytes", text.len());
+    // A window the whole conversation fits in: this measures the resume, not a compression.
+    session.write_config(&format!("context_window_tokens = 100000000\n{}", airlock_tests::FAST_RETRIES));
 
     let run = |resume: bool| {
         if resume {

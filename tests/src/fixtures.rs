@@ -70,7 +70,9 @@
 //!   parallel-safe, requests `.` read-write) confirms an edit of `path` and then reads the
 //!   file, waits 300 ms and writes it back with `text` appended; `stream {"lines",
 //!   "pause_ms"}` (streams output) emits `line <i>` lines with a pause after each; `big
-//!   {"lines"}` returns `lines` lines `row <i:07>` (12 bytes each).
+//!   {"lines"}` returns `lines` lines `row <i:07>` (12 bytes each); `checked` (kind `think`)
+//!   and `checked_writer` (kind `edit`, requests `.` read-write) return `validated <n>`, the
+//!   `validate` calls their instance saw (1: the execution reused the check instance).
 //!
 //! All tools but `echo`, `shout`, `read_path`, `write_path`, `fetch`, `connect` and those of `runtime_hostile` and
 //! `sched_probe` take

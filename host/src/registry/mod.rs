@@ -66,7 +66,8 @@ const DESCRIPTION_FORMAT: u32 = 2;
 pub struct Plugin {
     pub source: PluginSource,
     pub info: PluginInfo,
-    component: OnceLock<LoadedComponent>,
+    /// Loaded once, by the first call that needs it; concurrent first calls wait for it.
+    component: tokio::sync::OnceCell<LoadedComponent>,
 }
 
 impl Plugin {
@@ -76,13 +77,12 @@ impl Plugin {
     }
 
     /// The linked component, loaded from the compile cache on first use.
-    pub fn component(&self, runtime: &Runtime) -> Result<LoadedComponent, RuntimeError> {
-        if let Some(component) = self.component.get() {
-            return Ok(component.clone());
-        }
+    pub async fn component(&self, runtime: &Runtime) -> Result<LoadedComponent, RuntimeError> {
         let source = &self.source;
-        let (component, _) = runtime.load_native(&source.content_hash, source.precompiled, || source.bytes())?;
-        Ok(self.component.get_or_init(|| component).clone())
+        let load = || async {
+            runtime.load_native(&source.content_hash, source.precompiled, || source.bytes()).map(|(c, _)| c)
+        };
+        self.component.get_or_try_init(load).await.cloned()
     }
 }
 
@@ -342,7 +342,7 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
         .filter(|c| c.fault_at.is_none_or(|at| now_secs().saturating_sub(at) < FAULT_RETRY.as_secs()))
     {
         let info = cached.result.map_err(problem)?;
-        return Ok(Plugin { source, info, component: OnceLock::new() });
+        return Ok(Plugin { source, info, component: tokio::sync::OnceCell::new() });
     }
     let announce = runtime.announcer();
     let name = match source.origin {
@@ -383,7 +383,7 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
         tracing::warn!("cannot cache the description of {}: {error}", source.display());
     }
     let info = cached.result.map_err(problem)?;
-    Ok(Plugin { source, info, component: OnceLock::from(component) })
+    Ok(Plugin { source, info, component: tokio::sync::OnceCell::from(component) })
 }
 
 /// A size for people: `21.2 MB`, `0.2 MB`.

@@ -166,7 +166,7 @@ async fn a_corrupt_cache_entry_is_replaced() {
     }
     let registry = Registry::load(&runtime, &setup.dirs()).await;
     let tool = registry.get("echo").unwrap();
-    let component = tool.plugin.component(&runtime);
+    let component = tool.plugin.component(&runtime).await;
     assert!(component.is_ok(), "a corrupt entry must be recompiled: {component:?}");
 }
 
@@ -520,7 +520,7 @@ async fn a_grant_never_crosses_from_one_origin_to_another() {
         let mut source = builtin.clone();
         source.origin = origin;
         let info = PluginInfo { name: name.into(), version: "1.0.0".into(), tools: Vec::new() };
-        Plugin { source, info, component: OnceLock::new() }
+        Plugin { source, info, component: tokio::sync::OnceCell::new() }
     };
     // The built-in gets the user's grant of its name.
     let granted = policy.grant(&plugin(Origin::Builtin, "read-file"));

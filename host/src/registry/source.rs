@@ -105,12 +105,12 @@ impl PluginSource {
 pub fn builtins() -> Vec<PluginSource> {
     builtin::BUILTIN_COMPONENTS
         .iter()
-        .map(|(name, hash, bytes, native)| PluginSource {
+        .map(|builtin| PluginSource {
             origin: Origin::Builtin,
-            path: PathBuf::from(name),
-            content_hash: (*hash).to_string(),
-            embedded: Some(bytes),
-            precompiled: *native,
+            path: PathBuf::from(builtin.file),
+            content_hash: builtin.hash.to_string(),
+            embedded: Some(builtin.bytes),
+            precompiled: builtin.native,
         })
         .collect()
 }
@@ -119,7 +119,7 @@ pub fn builtins() -> Vec<PluginSource> {
 /// other plugin may take it, or it would inherit the user's grant of the built-in.
 pub fn is_reserved(name: &str) -> bool {
     let wanted = name.replace('_', "-");
-    builtin::BUILTIN_COMPONENTS.iter().any(|(file, ..)| file.trim_end_matches(".wasm").replace('_', "-") == wanted)
+    builtin::BUILTIN_COMPONENTS.iter().any(|b| b.file.trim_end_matches(".wasm").replace('_', "-") == wanted)
 }
 
 fn problem(path: &Path, reason: impl std::fmt::Display) -> LoadProblem {

@@ -81,6 +81,14 @@ impl Budget {
         u32::try_from(mib(cap)).unwrap_or(u32::MAX).clamp(1, self.memory_mib)
     }
 
+    /// Room for one instance capped at `cap` bytes if there is some now (never ahead of a
+    /// call already waiting: the semaphores hand given-back permits to their waiters first).
+    pub fn try_acquire(&self, cap: usize) -> Option<Permits> {
+        let instance = self.instances.clone().try_acquire_owned().ok()?;
+        let memory = self.memory.clone().try_acquire_many_owned(self.cost(cap)).ok()?;
+        Some(Permits { _instance: instance, _memory: memory })
+    }
+
     /// Waits for room for one instance capped at `cap` bytes: at most `wait`, and not after
     /// `cancel` is set.
     pub async fn acquire(&self, cap: usize, wait: Duration, cancel: &CancelFlag) -> Result<Permits, CallFault> {

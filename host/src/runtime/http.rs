@@ -112,6 +112,13 @@ impl HttpGate {
         Self { rules, deadline, response_cap, denials: Denials::default(), meter }
     }
 
+    /// Starts over for another phase of the call (an instance resumed for its execution):
+    /// the new deadline, and no refusals yet — those reported are the execution's.
+    pub fn renew(&mut self, deadline: Instant) {
+        self.deadline = deadline;
+        self.denials = Denials::default();
+    }
+
     /// Every request refused so far, oldest first.
     pub fn denials(&self) -> Vec<NetDenial> {
         self.denials.snapshot()

@@ -1,10 +1,12 @@
 //! The sandboxed component runtime. One wasmtime [`Engine`] per process with epoch
 //! interruption (a 10 ms ticker thread); each component compiled once and cached on disk
-//! ([`cache`]), pre-linked once ([`InstancePre`]); a fresh store and instance for every
-//! call, holding only what its [`Sandbox`] grants: the listed preopens, captured stdio,
-//! exactly the listed environment variables (never the host's), `wasi:http` requests to the
-//! listed destinations only ([`http`]), a memory cap and a wall-clock deadline. Raw sockets
-//! (`wasi:sockets` TCP, UDP and name lookup) are linked but always denied.
+//! ([`cache`]), pre-linked once ([`InstancePre`]), instantiated from pools reserved once
+//! ([`pool`]); a fresh store and instance for every call (one for its checks and its
+//! execution when both hold the same sandbox, [`parking`]), holding only what its
+//! [`Sandbox`] grants: the listed preopens, captured stdio, exactly the listed environment
+//! variables (never the host's), `wasi:http` requests to the listed destinations only
+//! ([`http`]), a memory cap and a wall-clock deadline. Raw sockets (`wasi:sockets` TCP, UDP
+//! and name lookup) are linked but always denied.
 //!
 //! Limits hold per store *and* per process: a store's limiter caps the sum of all its linear
 //! memories and table elements and the number of its instances, memories and tables
@@ -28,6 +30,8 @@ pub use convert::MAX_CONTENT as MAX_EDIT_CONTENT;
 mod fault;
 mod gate;
 mod http;
+mod parking;
+mod pool;
 pub mod process;
 mod state;
 mod stdio;
@@ -55,6 +59,7 @@ pub use fault::CallFault;
 use fault::classify;
 pub use gate::Gate;
 pub use http::{DenialReason, NetDenial};
+pub use parking::Parked;
 pub use process::ProcessAccess;
 pub use state::CancelFlag;
 use state::{CallState, Interrupt};
@@ -169,6 +174,41 @@ impl fmt::Debug for Sandbox {
 }
 
 impl Sandbox {
+    /// Whether an instance made for this sandbox holds exactly what one made for `other`
+    /// would — the same folders with the same access, network rules, environment, limits,
+    /// call, cancellation and meter — and neither starts programs nor sends live output.
+    /// Then one instance may serve both (a call's checks and its execution).
+    pub fn holds_the_same(&self, other: &Sandbox) -> bool {
+        let Sandbox {
+            preopens,
+            memory_limit,
+            deadline,
+            workspace_root,
+            call_id,
+            cancel,
+            live_output,
+            network,
+            env,
+            http_response_cap,
+            meter,
+            processes,
+        } = self;
+        *preopens == other.preopens
+            && *memory_limit == other.memory_limit
+            && *deadline == other.deadline
+            && *workspace_root == other.workspace_root
+            && *call_id == other.call_id
+            && cancel.is(&other.cancel)
+            && live_output.is_none()
+            && other.live_output.is_none()
+            && *network == other.network
+            && *env == other.env
+            && *http_response_cap == other.http_response_cap
+            && Arc::ptr_eq(meter, &other.meter)
+            && processes.is_none()
+            && other.processes.is_none()
+    }
+
     /// A sandbox with nothing in it: no files, no network, no environment, the given limits.
     pub fn empty(memory_limit: usize, deadline: Duration) -> Self {
         Self {
@@ -199,6 +239,7 @@ pub struct Runtime {
     cache: CompileCache,
     budget: Budget,
     announce: std::sync::Mutex<Option<Announce>>,
+    parking: parking::Parking,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -226,13 +267,14 @@ impl Runtime {
     }
 
     fn build(cache_dir: PathBuf, key_file: &Path, limits: ProcessLimits) -> Result<Self, RuntimeError> {
-        let config = code_config::code_config();
+        let mut config = code_config::code_config();
         // Address space: wasmtime's defaults reserve 4 GiB plus 32 MiB guards per linear
         // memory, 32- or 64-bit alike (a larger one only when its initial size is larger,
         // which the store's limiter refuses first). The memories of a store and the live
         // stores of the process are counted, so the process's reservations are bounded.
         // Shared memories, which no limiter sees, need wasmtime's `threads` feature: it is off.
-        let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(format!("{e:#}")))?;
+        // The instance pool, sized from the process budget, is set on top of these settings.
+        let engine = pool::engine(&mut config, limits)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         metered::add_to_linker(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
@@ -245,7 +287,14 @@ impl Runtime {
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         spawn_epoch_ticker(&engine);
         let cache = CompileCache::new(cache_dir, key_file, &engine);
-        Ok(Self { engine, linker, cache, budget: Budget::new(limits), announce: std::sync::Mutex::new(None) })
+        Ok(Self {
+            engine,
+            linker,
+            cache,
+            budget: Budget::new(limits),
+            announce: std::sync::Mutex::new(None),
+            parking: parking::Parking::default(),
+        })
     }
 
     /// Who is told of compiles from now on; `None`: nobody.
@@ -330,7 +379,7 @@ impl Runtime {
         label: Arc<str>,
         sandbox: &Sandbox,
     ) -> Result<Instance, CallFault> {
-        let permits = self.budget.acquire(sandbox.memory_limit, sandbox.deadline, &sandbox.cancel).await?;
+        let permits = self.permits(sandbox).await?;
         let state = CallState::new(sandbox, label)?;
         let mut store = new_store(&self.engine, state);
         let deadline = sandbox.deadline;
@@ -339,7 +388,7 @@ impl Runtime {
             Pre::V2(pre) => pre.instantiate_async(&mut store).await.map(Plugin::V2),
         };
         match instantiated {
-            Ok(plugin) => Ok(Instance { store, plugin, deadline, _permits: permits }),
+            Ok(plugin) => Ok(Instance { store, plugin, deadline, faulted: false, _permits: permits }),
             Err(error) => Err(match classify(&store, deadline, &error) {
                 CallFault::Trap(message) => CallFault::Instantiate(message),
                 fault => fault,
@@ -423,6 +472,8 @@ pub struct Instance {
     store: Store<CallState>,
     plugin: Plugin,
     deadline: Duration,
+    /// A call of it did not return normally: it is never used for another call.
+    faulted: bool,
     /// Its room in the process budget; declared last, so it is given back after the store
     /// (and its memory) is gone.
     _permits: Permits,
@@ -476,11 +527,25 @@ impl Instance {
         Watch { deadline: state.deadline, cancel: state.cancel.clone(), limit: self.deadline }
     }
 
+    /// Restarts the instance's deadline, as if it had just been made (a parked instance,
+    /// resumed for its call's execution).
+    fn renew(&mut self) {
+        let deadline = Instant::now() + self.deadline;
+        let state = self.store.data_mut();
+        state.deadline = deadline;
+        state.http_gate.renew(deadline);
+        // A limit the checks ran into (and survived) says nothing about the execution.
+        state.limiter.hit = None;
+        self.store.set_epoch_deadline(1);
+    }
+
     fn finish<T>(&mut self, result: Result<wasmtime::Result<T>, CallFault>) -> Result<T, CallFault> {
         // What the guest emitted before it returned (or was stopped) is delivered either way.
         self.store.data_mut().flush_live_output(true);
+        let result = result.inspect_err(|_| self.faulted = true)?;
         // Classify first: a crash report quotes the guest's stderr, which is drained below.
-        let result = result?.map_err(|error| classify(&self.store, self.deadline, &error));
+        let result = result.map_err(|error| classify(&self.store, self.deadline, &error));
+        self.faulted |= result.is_err();
         let state = self.store.data();
         let label = &*state.label;
         for (name, stream) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {

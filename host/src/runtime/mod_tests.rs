@@ -1,6 +1,6 @@
 //! Tests of the runtime against real components, one file per topic: the store limiter and
-//! the process budget ([`limits`]), the network and environment of a sandbox ([`net`]), and
-//! what a plugin hands back ([`output`]).
+//! the process budget ([`limits`]), the network and environment of a sandbox ([`net`]),
+//! what a plugin hands back ([`output`]), and instances kept for a later call ([`parking`]).
 
 #[path = "mod_tests/limits.rs"]
 mod limits;
@@ -8,3 +8,5 @@ mod limits;
 mod net;
 #[path = "mod_tests/output.rs"]
 mod output;
+#[path = "mod_tests/parking.rs"]
+mod parking;

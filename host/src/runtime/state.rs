@@ -51,6 +51,11 @@ impl CancelFlag {
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::SeqCst)
     }
+
+    /// Whether `other` is this very flag (set together), not just one in the same state.
+    pub fn is(&self, other: &CancelFlag) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Why the epoch callback stopped a guest.

@@ -29,8 +29,19 @@ impl Scheduler {
             Validated::Done(done) => return Approved::Done(*done),
             Validated::Pending(pending) => *pending,
         };
-        let Pending { call, tool, mut args, started, writes, access, description, confirmation, path, command } =
-            pending;
+        let Pending {
+            call,
+            tool,
+            mut args,
+            started,
+            writes,
+            access,
+            description,
+            confirmation,
+            path,
+            command,
+            mut kept,
+        } = pending;
         let meter = access.meter.clone();
         let fail = |error: ToolError| Approved::Done(finish_metered(&call, started, Err(error), events, Some(&meter)));
         if cancel.is_cancelled() {
@@ -76,6 +87,10 @@ impl Scheduler {
                         None => {}
                     }
                 }
+                // A person may take minutes to answer: no instance waits with them, holding room
+                // in the budget (this call's check instance, nor any other call's).
+                kept = None;
+                self.runtime.release_parked();
                 let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
                 update.description = Some(description.clone());
                 update.confirmation = Some(confirmation.clone());
@@ -133,6 +148,6 @@ impl Scheduler {
             (Some(Confirmation::Exec { command, .. }), Some(folder)) if !modified => Some((command.clone(), folder)),
             _ => None,
         };
-        Approved::Ready(Ready { call, tool, args, started, writes, access, modified, approved_line })
+        Approved::Ready(Ready { call, tool, args, started, writes, access, modified, approved_line, kept })
     }
 }

@@ -18,7 +18,7 @@ use crate::contract::{ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallCost, CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
 use crate::registry::RegisteredTool;
-use crate::runtime::{CallFault, Gate, Instance, ProcessAccess, Sandbox, UsageMeter};
+use crate::runtime::{CallFault, Gate, Instance, Parked, ProcessAccess, Sandbox, UsageMeter};
 
 /// The outcome of the steps before execution.
 pub(super) enum Approved {
@@ -44,6 +44,8 @@ pub(super) struct Ready {
     /// The command line an exec confirmation showed, and its folder, once approved: the one
     /// line a tool granted `*` may start in this call.
     pub approved_line: Option<(String, PathBuf)>,
+    /// The call's check instance, kept for its execution ([`Scheduler::keep_for_execution`]).
+    pub kept: Option<Parked>,
 }
 
 /// What an approved call may write while it executes.
@@ -196,7 +198,7 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
         }
-        let Ready { call, tool, args, started, writes, access, modified, approved_line } = ready;
+        let Ready { call, tool, args, started, writes, access, modified, approved_line, kept } = ready;
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         // WASI has no chmod, so a plugin's atomic rewrite resets the file's mode: keep it —
         // through a handle on the folder, never by a path the plugin could re-point.
@@ -212,14 +214,14 @@ impl Scheduler {
             false => (None, None),
         };
         let run = Run { tool: &tool, call: &call, args: &args, writes: &writes, cancel, live, events, approved_line };
-        let (mut result, mut denied) = self.run_once(&run, &access).await;
+        let (mut result, mut denied) = self.run_once(&run, &access, kept).await;
         // A failure for want of what the plugin requested and nobody granted: the person may
         // grant it on the spot, and the call runs once more with it.
         if result.is_err()
             && !cancel.is_cancelled()
             && let Some(widened) = self.offer_grant(&run, &access, &denied).await
         {
-            (result, denied) = self.run_once(&run, &widened).await;
+            (result, denied) = self.run_once(&run, &widened, None).await;
         }
         let _ = denied;
         // The live-output sender goes with the run: the forwarder drains once it is gone.
@@ -242,21 +244,24 @@ impl Scheduler {
         finish_metered(&call, started, result, events, Some(&access.meter))
     }
 
-    /// One execution of `run` under `access`: its result, and the refused network
+    /// One execution of `run` under `access`, in the call's `kept` check instance when it
+    /// is still there, else in a fresh one: its result, and the refused network
     /// destinations a grant could allow (within what its plugin requested).
     pub(super) async fn run_once(
         &self,
         run: &Run<'_>,
         access: &Access,
+        kept: Option<Parked>,
     ) -> (Result<ToolOutput, ToolError>, Vec<NetRule>) {
         let Run { tool, call, args, writes, cancel, live, events, approved_line } = run;
-        let sandboxing = match writes {
-            Writes::Grant => Sandboxing::Phase(Phase::Execute),
-            Writes::Edit(target) => Sandboxing::Edit(Some(&target.dir)),
-            Writes::Nothing => Sandboxing::Edit(None),
+        let instance = match kept.and_then(Parked::resume) {
+            Some(instance) => Ok(instance),
+            None => {
+                let processes = self.process_access(tool, access, writes, approved_line.clone());
+                self.instance(tool, call, access, execution(writes), cancel, live.clone(), processes).await
+            }
         };
-        let processes = self.process_access(tool, access, writes, approved_line.clone());
-        match self.instance(tool, call, access, sandboxing, cancel, live.clone(), processes).await {
+        match instance {
             Ok(mut instance) => {
                 let result = match instance.execute(&tool.info.name, args).await {
                     Ok(Ok(output)) => {
@@ -285,10 +290,52 @@ impl Scheduler {
         live_output: Option<mpsc::UnboundedSender<String>>,
         processes: Option<ProcessAccess>,
     ) -> Result<Instance, ToolError> {
-        let component = tool.plugin.component(&self.runtime).map_err(|e| {
+        let component = tool.plugin.component(&self.runtime).await.map_err(|e| {
             ToolError::new(ErrorKind::PluginFault, format!("the plugin {} cannot be loaded: {e}", tool.plugin.label()))
         })?;
-        let (preopens, phase): (Vec<Preopen>, Phase) = match sandboxing.into() {
+        let sandbox = self.sandbox(tool, call, access, sandboxing.into(), cancel, live_output, processes);
+        let label: Arc<str> = tool.plugin.info.name.as_str().into();
+        self.runtime.instantiate(&component, label, &sandbox).await.map_err(|fault| fault_error(tool, fault))
+    }
+
+    /// Keeps `checked`, the instance a call passed its checks in, for the call's execution
+    /// when the execution's sandbox would hold exactly what the checks' holds (a read-only
+    /// tool with no network, environment, programs or live output): then the execution can
+    /// learn or do nothing the checks could not, and the call instantiates once. Else, or
+    /// when the instance faulted, it is dropped.
+    pub(super) fn keep_for_execution(
+        &self,
+        checked: Instance,
+        tool: &RegisteredTool,
+        call: &FunctionCall,
+        access: &Access,
+        writes: &Writes,
+        cancel: &Cancellation,
+    ) -> Option<Parked> {
+        if tool.info.streams_output || self.process_access(tool, access, writes, None).is_some() {
+            return None;
+        }
+        let check = self.sandbox(tool, call, access, Sandboxing::Phase(Phase::Check), cancel, None, None);
+        let execute = self.sandbox(tool, call, access, execution(writes), cancel, None, None);
+        if !check.holds_the_same(&execute) {
+            return None;
+        }
+        self.runtime.park(checked)
+    }
+
+    /// What an instance of `tool` gets for one phase of `call`.
+    #[allow(clippy::too_many_arguments)]
+    fn sandbox(
+        &self,
+        tool: &RegisteredTool,
+        call: &FunctionCall,
+        access: &Access,
+        sandboxing: Sandboxing<'_>,
+        cancel: &Cancellation,
+        live_output: Option<mpsc::UnboundedSender<String>>,
+        processes: Option<ProcessAccess>,
+    ) -> Sandbox {
+        let (preopens, phase): (Vec<Preopen>, Phase) = match sandboxing {
             Sandboxing::Phase(phase) => (access.effective.preopens(&tool.info, phase), phase),
             Sandboxing::Edit(Some(dir)) => (access.effective.edit_preopens(&tool.info, dir), Phase::Execute),
             Sandboxing::Edit(None) => (access.effective.preopens(&tool.info, Phase::Check), Phase::Execute),
@@ -317,7 +364,7 @@ impl Scheduler {
                     .collect(),
             ),
         };
-        let sandbox = Sandbox {
+        Sandbox {
             preopens,
             memory_limit: access.limits.memory,
             deadline: access.limits.deadline,
@@ -330,9 +377,7 @@ impl Scheduler {
             http_response_cap: HTTP_RESPONSE_CAP,
             meter: access.meter.clone(),
             processes,
-        };
-        let label: Arc<str> = tool.plugin.info.name.as_str().into();
-        self.runtime.instantiate(&component, label, &sandbox).await.map_err(|fault| fault_error(tool, fault))
+        }
     }
 
     /// What an executing call's children may get, when its tool was granted `processes`:
@@ -453,6 +498,15 @@ pub(super) enum Sandboxing<'a> {
     /// An approved edit's execution: writable in this folder only (if the grant covers it),
     /// or nowhere.
     Edit(Option<&'a Path>),
+}
+
+/// The preopens of an execution under `writes`.
+fn execution(writes: &Writes) -> Sandboxing<'_> {
+    match writes {
+        Writes::Grant => Sandboxing::Phase(Phase::Execute),
+        Writes::Edit(target) => Sandboxing::Edit(Some(&target.dir)),
+        Writes::Nothing => Sandboxing::Edit(None),
+    }
 }
 
 impl From<Phase> for Sandboxing<'_> {

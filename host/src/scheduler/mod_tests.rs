@@ -301,3 +301,57 @@ fn every_question_says_what_commands_run_under_and_names_a_missing_landlock() {
     let open = call::commands_sandbox_under(Support { landlock_abi: None, seccomp: true }, true);
     assert!(open.contains("WITHOUT a file-system sandbox") && open.ends_with("with the network"), "{open}");
 }
+
+/// The text a call returned.
+fn output_of(done: &CompletedCall) -> String {
+    done.result.as_ref().unwrap_or_else(|e| panic!("{} failed: {e:?}", done.call.name)).llm_text()
+}
+
+#[tokio::test]
+async fn a_read_only_call_executes_in_its_check_instance() {
+    let setup = Setup::new(&[fixtures::SCHED_PROBE]);
+    let scheduler = headless(&setup, ApprovalMode::Default, CallLimits::default()).await;
+    let (done, _) = run(&scheduler, &[call("c", "checked", json!({}))], &Cancellation::default()).await;
+    // The execution saw the `validate` of its checks: one instance served both.
+    assert_eq!(output_of(&done[0]), "validated 1");
+}
+
+#[tokio::test]
+async fn an_execution_that_may_write_gets_an_instance_of_its_own() {
+    let setup = Setup::new(&[fixtures::SCHED_PROBE]);
+    let policy = "[grants.sched_probe]\nfiles = [\".:read-write\"]\n";
+    let mode = ApprovalMode::Yolo;
+    let scheduler = granted(&setup, mode, Arc::new(RefuseAll { mode }), CallLimits::default(), policy).await;
+    let (done, _) = run(&scheduler, &[call("w", "checked_writer", json!({}))], &Cancellation::default()).await;
+    // Approved without a question, but its execution holds the workspace writable and its
+    // checks did not: a fresh instance, which saw no `validate`.
+    assert_eq!(output_of(&done[0]), "validated 0");
+}
+
+#[tokio::test]
+async fn a_call_a_person_was_asked_about_gets_a_fresh_instance() {
+    let setup = Setup::new(&[fixtures::SCHED_PROBE]);
+    let policy = "[[rule]]\ntool = \"checked\"\ndecision = \"ask\"\n";
+    let allow = Arc::new(Always(ApprovalOutcome::AllowOnce));
+    let scheduler = granted(&setup, ApprovalMode::Default, allow, CallLimits::default(), policy).await;
+    let (done, events) = run(&scheduler, &[call("a", "checked", json!({}))], &Cancellation::default()).await;
+    assert!(statuses(&events, "a").contains(&AwaitingApproval), "{:?}", statuses(&events, "a"));
+    // The check instance was dropped before the question: none waits on a person.
+    assert_eq!(output_of(&done[0]), "validated 0");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_larger_than_the_process_budget_never_waits_on_kept_instances() {
+    let setup = Setup::new(&[fixtures::SCHED_PROBE]);
+    // Four instances at once (1 GiB of 256 MiB caps): every kept check instance of the
+    // first calls would block the checks of the others, were it not given up for them. A
+    // short deadline turns such a wait into a failure, not a hang.
+    let limits = CallLimits { deadline: Duration::from_secs(10), ..CallLimits::default() };
+    let scheduler = headless(&setup, ApprovalMode::Default, limits).await;
+    let calls: Vec<FunctionCall> = (0..24).map(|i| call(&format!("c{i}"), "checked", json!({}))).collect();
+    let (done, _) = run(&scheduler, &calls, &Cancellation::default()).await;
+    for call in &done {
+        let output = output_of(call);
+        assert!(output == "validated 1" || output == "validated 0", "{output}");
+    }
+}

@@ -17,6 +17,7 @@ use crate::model::FunctionCall;
 use crate::policy::Verdict;
 use crate::policy::rules::CallFacts;
 use crate::registry::{ArgsProblem, RegisteredTool};
+use crate::runtime::{Instance, Parked};
 
 /// The outcome of validation: a call to approve, or one that already ended.
 pub(super) enum Validated {
@@ -38,6 +39,8 @@ pub(super) struct Pending {
     pub path: Option<String>,
     /// The command of an exec confirmation, for rules.
     pub command: Option<String>,
+    /// The check instance, kept for the execution when both hold the same sandbox.
+    pub kept: Option<Parked>,
 }
 
 impl Pending {
@@ -83,7 +86,7 @@ impl Scheduler {
         let (effective, limits) = self.policy.access(&tool.plugin, &tool.info, self.limits);
         let access = Access { effective, limits, meter: Arc::default() };
         self.warn_missing(&tool, &access.effective, events);
-        let (description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
+        let (instance, description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
             Ok(checked) => checked,
             Err(error) => {
                 let done = super::call::finish_metered(call, started, Err(error), events, Some(&access.meter));
@@ -97,6 +100,7 @@ impl Scheduler {
             }
             _ => Writes::Grant,
         };
+        let kept = self.keep_for_execution(instance, &tool, call, &access, &writes, cancel);
         let path = touched_path(confirmation.as_ref(), &args, &self.workspace, tool.info.kind.is_read_only());
         let command = match &confirmation {
             Some(Confirmation::Exec { command, .. }) => Some(command.clone()),
@@ -113,10 +117,12 @@ impl Scheduler {
             confirmation,
             path,
             command,
+            kept,
         }))
     }
 
-    /// validate, describe-call and confirm, in one read-only instance.
+    /// validate, describe-call and confirm, in one read-only instance (returned with their
+    /// answers: it may serve the execution too).
     async fn check(
         &self,
         tool: &RegisteredTool,
@@ -124,13 +130,13 @@ impl Scheduler {
         args: &str,
         access: &Access,
         cancel: &Cancellation,
-    ) -> Result<(String, Option<Confirmation>), ToolError> {
+    ) -> Result<(Instance, String, Option<Confirmation>), ToolError> {
         let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None, None).await?;
         let name = &tool.info.name;
         instance.validate(name, args).await.map_err(|f| fault_error(tool, f))??;
         let description = one_line(&instance.describe_call(name, args).await.map_err(|f| fault_error(tool, f))?);
         let confirmation = instance.confirm(name, args).await.map_err(|f| fault_error(tool, f))??;
-        Ok((description, confirmation))
+        Ok((instance, description, confirmation))
     }
 
     /// Rebuilds the arguments of an edit the user changed, and checks them again.

@@ -44,6 +44,7 @@ pub(super) async fn check(context: &Context<'_>, file: &Path, out: &mut impl Wri
     let elapsed = started.elapsed();
     let version = plugin
         .component(context.runtime)
+        .await
         .map(|c| c.contract_version())
         .map_err(|e| CommandError::Unloadable(format!("{}: {e}", file.display())))?;
     writeln!(out, "{}: a valid airlock plugin", line(&file.display().to_string()))?;

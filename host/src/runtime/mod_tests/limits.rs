@@ -228,7 +228,18 @@ async fn sixty_four_bit_memories_count_like_the_others() {
     );
     assert_eq!(exhausted(start(plugin(&attack), CAP).await), CallFault::MemoryExhausted(CAP));
     let attack = format!("(core module $declared (memory i64 {}))\n{}", 1u64 << 40, instances("declared", 1));
-    assert_eq!(exhausted(start(plugin(&attack), CAP).await), CallFault::MemoryExhausted(CAP));
+    let bytes = plugin(&attack);
+    let runtime = crate::testing::runtime();
+    match runtime.load(&crate::files::content_hash(&bytes), || Ok(bytes.clone())) {
+        // No slot of the instance pool holds more than the largest cap: refused at load.
+        Err(error) => assert!(error.to_string().contains("minimum byte size"), "{error}"),
+        // Instances allocated one by one (no pool): refused when the memory is created.
+        Ok((component, _)) => {
+            let sandbox = Sandbox::empty(CAP, Duration::from_secs(20));
+            let result = runtime.instantiate(&component, Arc::from("wat"), &sandbox).await;
+            assert_eq!(exhausted(result), CallFault::MemoryExhausted(CAP));
+        }
+    }
 }
 
 #[tokio::test]
