@@ -1,4 +1,4 @@
-//! Long sessions, (i): one headless run of the release binary in which the scripted model
+//! Long sessions, (j): one headless run of the release binary in which the scripted model
 //! makes N `read_file` calls one turn after another (each on another file: identical calls
 //! would trip loop detection), then answers. For N = 10, 100 and 1,000 (`AIRLOCK_BENCH_CALLS`
 //! sets the largest) it reports the peak RSS, the wall time and the CPU time of the airlock
@@ -6,7 +6,7 @@
 //! the session file's size against the bytes the process wrote into it (append-only: the
 //! two are equal when nothing is rewritten); and the largest request the mock received.
 //!
-//! Then (j): `--resume` of a 10,000-message session (built from the 1,000-call session's
+//! Then (k): `--resume` of a 10,000-message session (built from the 1,000-call session's
 //! own lines, repeated), a plain answer, against the same run without `--resume`.
 //!
 //! `cargo bench -p airlock --bench session`; `AIRLOCK_BENCH_RUNS` sets the runs of each
@@ -239,7 +239,7 @@ fn bytes_written_to_sessions(trace: &str) -> u64 {
     total
 }
 
-/// (j): a 10,000-message session, resumed for one plain answer.
+/// (k): a 10,000-message session, resumed for one plain answer.
 fn resume(session: &Session, mock: &MockModel, runs: usize) {
     let source = std::fs::read_to_string(session_file(session)).expect("session file");
     let mut lines = source.lines();
@@ -273,7 +273,7 @@ fn resume(session: &Session, mock: &MockModel, runs: usize) {
     let text = out.join("\n") + "\n";
     let started = header["started"].as_str().expect("started").replace(':', "-");
     let file = session.airlock_home().join("sessions").join(format!("{started}-{id}.jsonl"));
-    println!("(j) resumed session: {messages} messages, {} bytes", text.len());
+    println!("(k) resumed session: {messages} messages, {} bytes", text.len());
     // A window the whole conversation fits in: this measures the resume, not a compression.
     session.write_config(&format!("context_window_tokens = 100000000\n{}", airlock_tests::FAST_RETRIES));
 
@@ -301,6 +301,6 @@ fn resume(session: &Session, mock: &MockModel, runs: usize) {
     assert!(sent > 10_000, "the resumed conversation reached the model: {sent} messages");
     let fresh: Vec<Duration> = (0..runs).map(|_| run(false)).collect();
     let resumed: Vec<Duration> = (0..runs).map(|_| run(true)).collect();
-    report("(j) plain run, no --resume (wall)", &Summary::of(&fresh));
-    report("(j) --resume of 10,000 messages + answer (wall)", &Summary::of(&resumed));
+    report("(k) plain run, no --resume (wall)", &Summary::of(&fresh));
+    report("(k) --resume of 10,000 messages + answer (wall)", &Summary::of(&resumed));
 }

@@ -177,7 +177,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     // A component compiled on load (a new plugin, or a built-in whose precompiled code does
     // not fit this machine) is said on stderr: it can take seconds. The plugins commands say
     // it their own way.
-    let announce: Option<crate::runtime::Announce> = match cli.command {
+    let announce: Option<crate::engine::Announce> = match cli.command {
         Some(Command::Plugins { .. }) => None,
         _ => Some(std::sync::Arc::new(|line: &str| {
             let _ = writeln!(std::io::stderr(), "airlock: {}", crate::sanitize::line(line));

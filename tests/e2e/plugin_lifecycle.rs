@@ -381,8 +381,13 @@ fn a_first_run_compiles_no_built_in_and_says_which_new_plugins_it_compiles() {
     // An empty compile cache of its own: what a new user's first run meets.
     let cache = tempfile::tempdir().unwrap();
     let s = Session::new(env!("CARGO_BIN_EXE_airlock"), cache.path());
-    s.install_plugin(fixtures::ECHO_TOOLS);
-    s.install_plugin(fixtures::ENV_PEEK);
+    // Two plugins large enough to be announced (a custom section makes them 1 MB), and one
+    // small enough to compile silently.
+    let plugins = s.airlock_home().join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::write(plugins.join("echo_tools.wasm"), padded(fixtures::ECHO_TOOLS, 1 << 20)).unwrap();
+    std::fs::write(plugins.join("env_peek.wasm"), padded(fixtures::ENV_PEEK, 1 << 20)).unwrap();
+    s.install_plugin(fixtures::FS_PROBE);
     let mock = MockModel::start(Wire::OpenAi);
     mock.push_turn(Turn::calls(vec![
         call("read_file", json!({"file_path": "a.txt"})),
@@ -403,15 +408,38 @@ fn a_first_run_compiles_no_built_in_and_says_which_new_plugins_it_compiles() {
             first.stderr
         );
     }
-    assert_eq!(first.stderr.matches("compiling").count(), 2, "{}", first.stderr);
+    assert_eq!(first.stderr.matches("compiling").count(), 2, "fs_probe.wasm is small: {}", first.stderr);
     let sent = function_responses(&mock.requests()[1]);
     assert_eq!((sent[0].1.trim_end(), sent[1].1.as_str()), ("alpha", "hi"), "{sent:?}");
     let compiled = std::fs::read_dir(cache.path().join("components")).unwrap().count();
-    assert_eq!(compiled, 2, "only the two plugins were compiled and cached");
+    assert_eq!(compiled, 3, "only the three plugins were compiled and cached");
 
     // The next run compiles nothing and says nothing.
     mock.push_turn(Turn::text("Again."));
     let second = s.airlock(&mock, &["-p", "again"]);
     assert_eq!(second.code, Some(0), "{}", second.stderr);
     assert!(!second.stderr.contains("compiling"), "{}", second.stderr);
+}
+
+/// `component` with a custom section of `extra` bytes appended (valid anywhere in a component).
+fn padded(component: &str, extra: usize) -> Vec<u8> {
+    fn leb(mut n: usize, out: &mut Vec<u8>) {
+        loop {
+            let byte = (n & 0x7f) as u8;
+            n >>= 7;
+            out.push(if n == 0 { byte } else { byte | 0x80 });
+            if n == 0 {
+                return;
+            }
+        }
+    }
+    let mut body = Vec::new();
+    leb(7, &mut body);
+    body.extend_from_slice(b"padding");
+    body.resize(body.len() + extra, 0);
+    let mut bytes = std::fs::read(component).unwrap();
+    bytes.push(0);
+    leb(body.len(), &mut bytes);
+    bytes.extend_from_slice(&body);
+    bytes
 }

@@ -40,6 +40,8 @@ use crate::paths::Paths;
 use crate::policy::{ApprovalMode, Policy};
 pub use crate::policy::{GrantOutcome as GrantAnswer, GrantRequest};
 use crate::registry::Registry;
+/// Told of each component compiled while the tools load (a line for people).
+pub use crate::runtime::Announce;
 use crate::session;
 use questions::Questions;
 pub use questions::{Answer, AnswerError, Question};

@@ -49,6 +49,10 @@ pub use source::{MAX_PLUGIN_BYTES, Origin, PluginSource, is_reserved};
 /// Limits for the `describe()` call of a plugin being registered.
 const DESCRIBE_MEMORY: usize = 64 << 20;
 const DESCRIBE_DEADLINE: Duration = Duration::from_secs(5);
+/// Components at least this large are announced before they are compiled (a compile of
+/// 512 KiB takes about half a second; a Python or JavaScript component, seconds); smaller
+/// ones compile before anyone would wonder.
+const ANNOUNCED_COMPILE: usize = 512 * 1024;
 /// Plugins described at once.
 pub const LOAD_CONCURRENCY: usize = 4;
 /// Most bytes of tool descriptions and schemas all of one workspace's plugins may declare.
@@ -352,7 +356,7 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
     let read = source.clone();
     let compiling = move |size: usize| {
         tracing::info!("compiling {name} ({size} bytes)");
-        if let Some(announce) = announce {
+        if let Some(announce) = announce.filter(|_| size >= ANNOUNCED_COMPILE) {
             announce(&format!("compiling {name} ({})…", megabytes(size)));
         }
     };
@@ -386,9 +390,9 @@ async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, 
     Ok(Plugin { source, info, component: tokio::sync::OnceCell::from(component) })
 }
 
-/// A size for people: `21.2 MB`, `0.2 MB`.
+/// A size for people: `21.2 MB`, `0.6 MB`.
 fn megabytes(bytes: usize) -> String {
-    format!("{:.1} MB", (bytes as f64 / 1e6).max(0.1))
+    format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
 #[cfg(test)]
