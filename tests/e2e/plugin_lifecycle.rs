@@ -437,7 +437,7 @@ fn padded(component: &str, extra: usize) -> Vec<u8> {
     leb(7, &mut body);
     body.extend_from_slice(b"padding");
     body.resize(body.len() + extra, 0);
-    let mut bytes = std::fs::read(component).unwrap();
+    let mut bytes = std::fs::read(component).unwrap_or_else(|e| panic!("read {component}: {e}"));
     bytes.push(0);
     leb(body.len(), &mut bytes);
     bytes.extend_from_slice(&body);
