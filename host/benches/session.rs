@@ -208,32 +208,42 @@ fn appended(cache: &Path, mock: &MockModel, calls: usize) -> Option<(u64, u64)> 
 }
 
 /// From an strace log: the bytes written to files under `sessions/` (a descriptor is followed
-/// from its `openat` to its `close`); a `ftruncate` of one counts as a rewrite and panics.
+/// from its `openat` to its `close`, a call strace split around another thread's is joined
+/// again); a `ftruncate` of one counts as a rewrite and panics.
 fn bytes_written_to_sessions(trace: &str) -> u64 {
-    let mut open: Vec<(String, String)> = Vec::new();
+    let mut open: Vec<String> = Vec::new();
+    let mut unfinished: Vec<(String, String)> = Vec::new();
     let mut total = 0;
+    let returned = |call: &str| call.rsplit("= ").next().and_then(|n| n.trim().parse::<u64>().ok());
     for line in trace.lines() {
-        let mut words = line.splitn(2, ' ');
-        let (pid, call) = (words.next().unwrap_or_default().to_string(), words.next().unwrap_or_default());
+        let (pid, call) = line.split_once(' ').unwrap_or_default();
+        let call = call.trim_start();
         if call.starts_with("openat(") && call.contains("/sessions/") && call.contains(".jsonl") {
             if let Some(fd) = call.rsplit("= ").next().filter(|fd| fd.parse::<u32>().is_ok()) {
-                open.push((pid, fd.to_string()));
+                open.push(fd.to_string());
             }
         } else if let Some(rest) =
             ["write(", "writev(", "pwrite64(", "pwritev("].iter().find_map(|p| call.strip_prefix(p))
         {
-            let fd = rest.split(',').next().unwrap_or_default();
-            if open.iter().any(|(_, f)| f == fd)
-                && let Some(n) = call.rsplit("= ").next().and_then(|n| n.trim().parse::<u64>().ok())
-            {
-                total += n;
+            let fd = rest.split(',').next().unwrap_or_default().to_string();
+            if open.contains(&fd) {
+                if call.ends_with("<unfinished ...>") {
+                    unfinished.push((pid.to_string(), fd));
+                } else {
+                    total += returned(call).unwrap_or_default();
+                }
+            }
+        } else if call.starts_with("<... write") || call.starts_with("<... pwrite") {
+            if let Some(at) = unfinished.iter().position(|(p, _)| p == pid) {
+                unfinished.remove(at);
+                total += returned(call).unwrap_or_default();
             }
         } else if let Some(rest) = call.strip_prefix("ftruncate(") {
             let fd = rest.split(',').next().unwrap_or_default();
-            assert!(!open.iter().any(|(_, f)| f == fd), "the session file was truncated: {line}");
+            assert!(!open.iter().any(|f| f == fd), "the session file was truncated: {line}");
         } else if let Some(rest) = call.strip_prefix("close(") {
             let fd = rest.split(')').next().unwrap_or_default();
-            open.retain(|(_, f)| f != fd);
+            open.retain(|f| f != fd);
         }
     }
     total
