@@ -52,8 +52,6 @@ fn main() {
             last_session = Some(session);
         }
         let (written, file) = appended(cache.path(), &mock, calls.min(100)).unwrap_or_default();
-        samples[0].written_bytes = written;
-        samples[0].file_bytes = file;
         let median = |f: fn(&Sample) -> f64| {
             let mut values: Vec<f64> = samples.iter().map(f).collect();
             values.sort_by(f64::total_cmp);
@@ -64,8 +62,8 @@ fn main() {
             rss_mib: median(|s| s.rss_kib as f64 / 1024.0),
             wall_s: median(|s| s.wall_s),
             cpu_s: median(|s| s.cpu_s),
-            file: samples[0].file_bytes,
-            written: samples[0].written_bytes,
+            file,
+            written,
             request: samples[0].largest_request,
         };
         println!(
@@ -115,8 +113,6 @@ struct Sample {
     rss_kib: u64,
     wall_s: f64,
     cpu_s: f64,
-    file_bytes: u64,
-    written_bytes: u64,
     largest_request: usize,
 }
 
@@ -127,21 +123,30 @@ fn write_workspace(session: &Session, calls: usize) {
     }
 }
 
-/// One run of `calls` calls under `/usr/bin/time` (and `strace`, for the bytes written to the
-/// session file, when it is installed), checked: every call's result reached the model.
-fn long_run(session: &Session, mock: &MockModel, calls: usize) -> Sample {
+/// Scripts `calls` reads, one per turn, then the answer; returns the long run's command,
+/// wrapped in `wrapper` (`/usr/bin/time`, `strace`) with the wrapper's arguments already given.
+fn scripted_run(session: &Session, mock: &MockModel, calls: usize, mut wrapper: Command) -> Command {
     for i in 0..calls {
         mock.push_turn(Turn::calls(vec![call("read_file", json!({ "file_path": format!("notes/note_{i}.txt") }))]));
     }
     mock.push_turn(Turn::text(ANSWER));
+    let inner = session.command(mock);
+    wrapper.arg(inner.get_program()).args(inner.get_args());
+    wrapper.args(["-p", "Read every note", "--max-turns", &(calls + 10).to_string()]);
+    wrapper.env_clear().envs(inner.get_envs().filter_map(|(k, v)| v.map(|v| (k, v)))).env_remove("AIRLOCK_LOG");
+    wrapper.current_dir(&session.workspace).stdin(Stdio::null());
+    wrapper
+}
+
+/// One run of `calls` calls under `/usr/bin/time`, checked: every call's result reached the
+/// model.
+fn long_run(session: &Session, mock: &MockModel, calls: usize) -> Sample {
     let before = mock.recorded().len();
     let time_out = tempfile::NamedTempFile::new().expect("temp file");
-    let inner = session.command(mock);
-    let mut command = Command::new("/usr/bin/time");
-    command.args(["-f", "%M %e %U %S", "-o"]).arg(time_out.path()).arg(inner.get_program()).args(inner.get_args());
-    command.args(["-p", "Read every note", "--max-turns", &(calls + 10).to_string()]);
-    command.env_clear().envs(inner.get_envs().filter_map(|(k, v)| v.map(|v| (k, v)))).env_remove("AIRLOCK_LOG");
-    command.current_dir(&session.workspace).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut time = Command::new("/usr/bin/time");
+    time.args(["-f", "%M %e %U %S", "-o"]).arg(time_out.path());
+    let mut command = scripted_run(session, mock, calls, time);
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
     let output = command.output().expect("run airlock");
     assert!(output.status.success(), "{calls} calls: {}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim_end(), ANSWER);
@@ -155,16 +160,7 @@ fn long_run(session: &Session, mock: &MockModel, calls: usize) -> Sample {
 
     let text = std::fs::read_to_string(time_out.path()).expect("time output");
     let fields: Vec<f64> = text.split_whitespace().map(|f| f.parse().expect("a number")).collect();
-    let file = session_file(session);
-    let file_bytes = std::fs::metadata(&file).expect("session file").len();
-    Sample {
-        rss_kib: fields[0] as u64,
-        wall_s: fields[1],
-        cpu_s: fields[2] + fields[3],
-        file_bytes,
-        written_bytes: 0,
-        largest_request,
-    }
+    Sample { rss_kib: fields[0] as u64, wall_s: fields[1], cpu_s: fields[2] + fields[3], largest_request }
 }
 
 /// The one session file of `session`'s home.
@@ -187,19 +183,10 @@ fn appended(cache: &Path, mock: &MockModel, calls: usize) -> Option<(u64, u64)> 
     let session = Session::new(BINARY, cache);
     write_workspace(&session, calls);
     let log = tempfile::NamedTempFile::new().ok()?;
-    for i in 0..calls {
-        mock.push_turn(Turn::calls(vec![call("read_file", json!({ "file_path": format!("notes/note_{i}.txt") }))]));
-    }
-    mock.push_turn(Turn::text(ANSWER));
-    let inner = session.command(mock);
-    let mut command = Command::new(strace);
-    command
-        .args(["-f", "-qq", "-e", "trace=openat,write,writev,pwrite64,pwritev,ftruncate,close", "-o"])
-        .arg(log.path());
-    command.arg(inner.get_program()).args(inner.get_args());
-    command.args(["-p", "Read every note", "--max-turns", &(calls + 10).to_string()]);
-    command.env_clear().envs(inner.get_envs().filter_map(|(k, v)| v.map(|v| (k, v)))).env_remove("AIRLOCK_LOG");
-    command.current_dir(&session.workspace).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    let mut trace = Command::new(strace);
+    trace.args(["-f", "-qq", "-e", "trace=openat,write,writev,pwrite64,pwritev,ftruncate,close", "-o"]).arg(log.path());
+    let mut command = scripted_run(&session, mock, calls, trace);
+    command.stdout(Stdio::null()).stderr(Stdio::null());
     assert!(command.status().expect("run strace").success());
     assert_eq!(mock.pending_turns(), 0, "the traced run did not take every scripted turn");
     let trace = std::fs::read_to_string(log.path()).expect("strace log");

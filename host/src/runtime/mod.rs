@@ -336,8 +336,8 @@ impl Runtime {
         bytes: impl FnOnce() -> Result<Vec<u8>, RuntimeError> + Send + 'static,
         compiling: impl FnOnce(usize) + Send + 'static,
     ) -> Result<(LoadedComponent, CacheOutcome), RuntimeError> {
-        if let Some(component) = native.and_then(|native| cache::precompiled(&self.engine, native)) {
-            return Ok((self.link(&component)?, CacheOutcome::Precompiled));
+        if let Some(linked) = self.link_precompiled(native) {
+            return Ok((linked?, CacheOutcome::Precompiled));
         }
         let (engine, cache, hash) = (self.engine.clone(), self.cache.clone(), content_hash.to_string());
         let (component, outcome) = tokio::task::spawn_blocking(move || {
@@ -355,10 +355,16 @@ impl Runtime {
         native: Option<&'static [u8]>,
         bytes: impl FnOnce() -> Result<Vec<u8>, RuntimeError>,
     ) -> Result<(LoadedComponent, CacheOutcome), RuntimeError> {
-        match native.and_then(|native| cache::precompiled(&self.engine, native)) {
-            Some(component) => Ok((self.link(&component)?, CacheOutcome::Precompiled)),
+        match self.link_precompiled(native) {
+            Some(linked) => Ok((linked?, CacheOutcome::Precompiled)),
             None => self.load(content_hash, bytes),
         }
+    }
+
+    /// `native`, a built-in's precompiled code, linked — `None` when there is none or it
+    /// does not fit this engine (then the component is compiled).
+    fn link_precompiled(&self, native: Option<&'static [u8]>) -> Option<Result<LoadedComponent, RuntimeError>> {
+        native.and_then(|native| cache::precompiled(&self.engine, native)).map(|component| self.link(&component))
     }
 
     /// Links a component of whichever contract version it exports (the newest first).
