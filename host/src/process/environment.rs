@@ -26,9 +26,11 @@ pub(super) struct Private<'a> {
 
 /// The complete environment: `PATH` (the system's folders, then `path_extra`), `HOME`,
 /// `TMPDIR`, `LANG`, `TERM=dumb` (the output goes to a pipe, not a terminal), then the
-/// caller's `extra` variables, which may replace `LANG` and `TERM` but nothing else of ours.
+/// caller's `extra` variables, which may replace `LANG` and `TERM` but nothing else of ours,
+/// then the host's own `host` variables, which may also use reserved names.
 pub(super) fn build(
     extra: &[(String, String)],
+    host: &[(String, String)],
     path_extra: &[PathBuf],
     private: Private<'_>,
     host_lang: Option<&OsStr>,
@@ -59,12 +61,22 @@ pub(super) fn build(
         if is_reserved(name) {
             return Err(SpawnFailure(format!("a command may not set {name}: airlock sets it")));
         }
-        match env.iter_mut().find(|(ours, _)| ours == name) {
-            Some((_, ours)) => ours.clone_from(value),
-            None => env.push((name.clone(), value.clone())),
+        set(&mut env, name, value);
+    }
+    for (name, value) in host {
+        if matches!(name.as_str(), "PATH" | "HOME" | "TMPDIR") || name.contains(['=', '\0']) || value.contains('\0') {
+            return Err(SpawnFailure(format!("the host may not set {name:?} for a command")));
         }
+        set(&mut env, name, value);
     }
     Ok(env)
+}
+
+fn set(env: &mut Vec<(String, String)>, name: &str, value: &str) {
+    match env.iter_mut().find(|(ours, _)| ours == name) {
+        Some((_, ours)) => value.clone_into(ours),
+        None => env.push((name.to_owned(), value.to_owned())),
+    }
 }
 
 fn utf8(path: &Path) -> Result<String, SpawnFailure> {

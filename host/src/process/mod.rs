@@ -57,6 +57,10 @@ pub struct Request {
     pub spec: Spec,
     /// Folders added to the child's `PATH` after the system's.
     pub path_extra: Vec<PathBuf>,
+    /// Variables the host itself sets for this child (never a plugin's): they may use names
+    /// a plugin may not set (`GIT_CONFIG_COUNT` that neutralises a repository's programs),
+    /// and win over `spec.env`. `PATH`, `HOME` and `TMPDIR` stay airlock's.
+    pub host_env: Vec<(String, String)>,
     /// Bytes written to its stdin, then closed; `None`: stdin is `/dev/null`.
     pub stdin: Option<Vec<u8>>,
     /// The whole group is killed this long after the start; zero means no limit.
@@ -131,7 +135,7 @@ impl Child {
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| SpawnFailure("a command can only be started inside the async runtime".into()))?;
         let _entered = runtime.enter();
-        let Request { mut spec, path_extra, stdin, timeout, background_log } = request;
+        let Request { mut spec, path_extra, host_env, stdin, timeout, background_log } = request;
         if spec.argv.is_empty() {
             return Err(SpawnFailure("no program to run".into()));
         }
@@ -139,6 +143,7 @@ impl Child {
         let private = PrivateFolders::create()?;
         spec.env = environment::build(
             &spec.env,
+            &host_env,
             &path_extra,
             environment::Private { home: &private.home, tmp: &private.tmp },
             std::env::var_os("LANG").as_deref(),

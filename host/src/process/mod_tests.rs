@@ -17,7 +17,7 @@ fn pairs(env: &[(String, String)]) -> Vec<(&str, &str)> {
 fn environment_is_built_from_scratch() {
     let extra = vec![("CARGO_TERM_COLOR".to_owned(), "never".to_owned())];
     let env =
-        build(&extra, &[PathBuf::from("/opt/tool/bin")], private(), Some(OsStr::new("de_DE.UTF-8"))).expect("env");
+        build(&extra, &[], &[PathBuf::from("/opt/tool/bin")], private(), Some(OsStr::new("de_DE.UTF-8"))).expect("env");
     let path = format!("{SYSTEM_PATH}:/opt/tool/bin");
     assert_eq!(
         pairs(&env),
@@ -38,23 +38,36 @@ fn environment_refuses_loader_and_reserved_variables() {
         ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GLIBC_TUNABLES", "PATH", "HOME", "TMPDIR", "", "A=B", "NUL\0"]
     {
         let extra = vec![(name.to_owned(), "/tmp/evil.so".to_owned())];
-        assert!(build(&extra, &[], private(), None).is_err(), "{name:?} was accepted");
+        assert!(build(&extra, &[], &[], private(), None).is_err(), "{name:?} was accepted");
     }
     let nul_value = vec![("X".to_owned(), "a\0b".to_owned())];
-    assert!(build(&nul_value, &[], private(), None).is_err());
+    assert!(build(&nul_value, &[], &[], private(), None).is_err());
     for folder in ["relative/bin", "/a:/b"] {
-        assert!(build(&[], &[PathBuf::from(folder)], private(), None).is_err(), "{folder} joined PATH");
+        assert!(build(&[], &[], &[PathBuf::from(folder)], private(), None).is_err(), "{folder} joined PATH");
+    }
+}
+
+#[test]
+fn the_host_sets_its_own_variables_last_but_never_path_home_or_tmpdir() {
+    let extra = vec![("GIT_CONFIG_COUNT".to_owned(), "9".to_owned())];
+    let host = vec![("GIT_CONFIG_COUNT".to_owned(), "1".to_owned()), ("LD_BIND_NOW".to_owned(), "1".to_owned())];
+    let env = build(&extra, &host, &[], private(), None).expect("env");
+    assert!(pairs(&env).contains(&("GIT_CONFIG_COUNT", "1")), "{env:?}");
+    assert!(pairs(&env).contains(&("LD_BIND_NOW", "1")), "{env:?}");
+    for name in ["PATH", "HOME", "TMPDIR", "A=B"] {
+        let host = vec![(name.to_owned(), "/tmp/x".to_owned())];
+        assert!(build(&[], &host, &[], private(), None).is_err(), "the host set {name}");
     }
 }
 
 #[test]
 fn environment_keeps_only_a_plain_locale_and_lets_term_be_replaced() {
     for odd in ["../../etc/passwd", "en_US.UTF-8\n", "", "x".repeat(100).as_str()] {
-        let env = build(&[], &[], private(), Some(OsStr::new(odd))).expect("env");
+        let env = build(&[], &[], &[], private(), Some(OsStr::new(odd))).expect("env");
         assert!(pairs(&env).contains(&("LANG", "C.UTF-8")), "{odd:?} kept");
     }
     let extra = vec![("TERM".to_owned(), "xterm".to_owned())];
-    let env = build(&extra, &[], private(), None).expect("env");
+    let env = build(&extra, &[], &[], private(), None).expect("env");
     assert_eq!(env.iter().filter(|(k, _)| k == "TERM").count(), 1);
     assert!(pairs(&env).contains(&("TERM", "xterm")));
 }

@@ -215,7 +215,14 @@ fn prepare(
         read_only: access.read_only.clone(),
         network: access.network,
     };
-    Ok(Request { spec, path_extra: access.path_extra.clone(), stdin: options.stdin, timeout, background_log })
+    Ok(Request {
+        spec,
+        path_extra: access.path_extra.clone(),
+        host_env: Vec::new(),
+        stdin: options.stdin,
+        timeout,
+        background_log,
+    })
 }
 
 /// bash where it is (the gate reads lines as bash does), else the POSIX shell.
