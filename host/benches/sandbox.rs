@@ -1,8 +1,11 @@
-//! (e) What the OS sandbox adds to every command a plugin runs: `/bin/true` through the
-//! helper (`airlock __sandbox <spec>`: re-exec of airlock, capabilities, Landlock, seccomp,
-//! then `exec`) against `/bin/true` started directly, interleaved so both see the same load;
-//! then `bash -c true` both ways, and the whole process manager ([`Child`]: private folders,
-//! pipes, waiter thread) on `/bin/true`. The goal is at most 5 ms added.
+//! (g) What the OS sandbox adds to every command a plugin runs: `/bin/true` through the
+//! helper against `/bin/true` started directly, interleaved so all see the same load — once
+//! under the confinement alone (`airlock __sandbox <spec>`: re-exec of airlock, capabilities,
+//! Landlock, seccomp, then `exec`; what every command had before the view), once in the
+//! namespace view (user, mount, PID and network namespaces, every mount read-only, the
+//! writable folders bound back, secrets hidden, the init process, then the program); then
+//! `bash -c true` the same ways, and the whole process manager ([`Child`]: private folders,
+//! pipes, waiter thread) on `/bin/true` with the view. The goal is at most 5 ms added.
 //!
 //! `cargo bench -p airlock --bench sandbox`; `AIRLOCK_BENCH_RUNS` sets the runs (200).
 
@@ -31,30 +34,48 @@ fn main() {
     header("OS sandbox of a child: helper vs direct", &format!("5 warm-up + {runs} interleaved runs each"));
     println!("helper {BINARY} · {}", kernel_support());
     let scratch = tempfile::tempdir().expect("temp dir");
-    let work = scratch.path().to_path_buf();
+    let work = scratch.path().canonicalize().expect("canonical").join("work");
+    std::fs::create_dir(&work).expect("work folder");
 
+    // A home with secrets to hide, as a user's has: the view covers each one.
+    let home = work.with_file_name("home");
+    for secret in [".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube"] {
+        std::fs::create_dir_all(home.join(secret)).expect("secret folder");
+    }
+    let hidden: Vec<_> = [".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube"].iter().map(|s| home.join(s)).collect();
     for argv in [&["/bin/true"][..], &["bash", "-c", "true"][..]] {
-        let spec = Spec {
+        let spec = |view: bool| Spec {
             argv: argv.iter().map(|a| (*a).to_owned()).collect(),
             cwd: work.clone(),
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
             read_write: vec![work.clone()],
-            read_only: vec![],
-            network: false,
+            read_only: vec![home.clone()],
+            hidden: hidden.clone(),
+            view,
+            ..Spec::default()
         };
-        let json = serde_json::to_string(&spec).expect("json");
-        let sandboxed = || run(Command::new(BINARY).arg(HELPER_ARG).arg(&json));
+        let confined = serde_json::to_string(&spec(false)).expect("json");
+        let viewed = serde_json::to_string(&spec(true)).expect("json");
+        let name = argv.join(" ");
         let direct =
             || run(Command::new(argv[0]).args(&argv[1..]).env_clear().env("PATH", "/usr/bin:/bin").current_dir(&work));
-        let (with, without) = interleaved(runs, sandboxed, direct);
-        let name = argv.join(" ");
-        report(&format!("{name}, sandboxed"), &with);
+        let (alone, without) = interleaved(runs, || run(Command::new(BINARY).arg(HELPER_ARG).arg(&confined)), direct);
+        report(&format!("{name}, confinement alone (before the view)"), &alone);
+        let (with, without_again) =
+            interleaved(runs, || run(Command::new(BINARY).arg(HELPER_ARG).arg(&viewed)), direct);
+        report(&format!("{name}, in the view"), &with);
         report(&format!("{name}, direct"), &without);
         println!(
             "{:<58} median {:>9}  p90 {:>9}",
-            format!("{name}, added by the sandbox"),
-            diff(with.median, without.median),
-            diff(with.p90, without.p90)
+            format!("{name}, added by the confinement alone"),
+            diff(alone.median, without.median),
+            diff(alone.p90, without.p90)
+        );
+        println!(
+            "{:<58} median {:>9}  p90 {:>9}",
+            format!("{name}, added by the view and the confinement"),
+            diff(with.median, without_again.median),
+            diff(with.p90, without_again.p90)
         );
     }
 
@@ -68,6 +89,8 @@ fn main() {
                     argv: vec!["/bin/true".into()],
                     cwd: work.clone(),
                     read_write: vec![work.clone()],
+                    hidden: hidden.clone(),
+                    view: true,
                     ..Spec::default()
                 },
                 timeout: Duration::from_secs(10),
@@ -80,7 +103,7 @@ fn main() {
             samples.push(started.elapsed());
         }
     }
-    report("/bin/true through process::Child (spawn to Exited)", &Summary::of(&samples));
+    report("/bin/true through process::Child in the view (spawn to Exited)", &Summary::of(&samples));
 }
 
 fn run(command: &mut Command) {

@@ -254,6 +254,12 @@ impl Policy {
         &self.roots
     }
 
+    /// airlock's own folders (`$AIRLOCK_HOME`, the compile cache), canonical: hidden from
+    /// every command, never writable through a grant.
+    pub fn protected_folders(&self) -> &[PathBuf] {
+        &self.protected
+    }
+
     /// Whether the workspace's own policy is in force.
     pub fn workspace_trusted(&self) -> bool {
         self.workspace.is_some()

@@ -4,7 +4,10 @@
 //! Every child is `airlock __sandbox - <parent-pid>` (the spec in the helper's environment,
 //! never on its world-readable command line) started from `/proc/self/exe` (a path nobody
 //! can swap), with an environment of that one variable, as the leader of its own process
-//! group (which the sandbox forbids it to leave), with a private home and temp folder.
+//! group (which the sandbox forbids it to leave), with a private temp folder (and a private
+//! home when the request brings no [`Base`]). A spec that asks for the namespace view gets
+//! it where [`crate::sandbox::view_support`] says the machine allows it, and runs without it
+//! otherwise (the caller says so).
 //!
 //! Invariants:
 //! - the whole group dies when the leader exits, at the timeout, on [`Child::kill`] and when
@@ -35,7 +38,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 pub use background::{background, stop_background};
-pub use environment::{SYSTEM_PATH, is_reserved as is_reserved_variable};
+pub use environment::{Base, SYSTEM_PATH, is_reserved as is_reserved_variable};
 
 use crate::sandbox::{HELPER_ARG, SPEC_FROM_ENV, SPEC_VAR, Spec};
 use group::{Group, Slot};
@@ -55,8 +58,9 @@ const SELF_EXE: &str = "/proc/self/exe";
 pub struct Request {
     /// The program, its folder, its folders and network; `env` holds only the extra variables.
     pub spec: Spec,
-    /// Folders added to the child's `PATH` after the system's.
-    pub path_extra: Vec<PathBuf>,
+    /// The user's `PATH`, `HOME` and toolchain variables; `None`: the system's program
+    /// folders and a private home.
+    pub base: Option<Base>,
     /// Variables the host itself sets for this child (never a plugin's): they may use names
     /// a plugin may not set (`GIT_CONFIG_COUNT` that neutralises a repository's programs),
     /// and win over `spec.env`. `PATH`, `HOME` and `TMPDIR` stay airlock's.
@@ -135,7 +139,7 @@ impl Child {
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| SpawnFailure("a command can only be started inside the async runtime".into()))?;
         let _entered = runtime.enter();
-        let Request { mut spec, path_extra, host_env, stdin, timeout, background_log } = request;
+        let Request { mut spec, base, host_env, stdin, timeout, background_log } = request;
         if spec.argv.is_empty() {
             return Err(SpawnFailure("no program to run".into()));
         }
@@ -144,11 +148,17 @@ impl Child {
         spec.env = environment::build(
             &spec.env,
             &host_env,
-            &path_extra,
+            base.as_ref(),
             environment::Private { home: &private.home, tmp: &private.tmp },
             std::env::var_os("LANG").as_deref(),
         )?;
-        spec.read_write.push(private.root.path().to_path_buf());
+        spec.read_write.push(private.tmp.clone());
+        if base.as_ref().is_none_or(|base| base.home.is_none()) {
+            spec.read_write.push(private.home.clone());
+        }
+        if spec.view && crate::sandbox::view_support(helper).is_err() {
+            spec.view = false;
+        }
         let log = match &background_log {
             Some(path) => Some(background::create_log(path).map_err(|error| {
                 SpawnFailure(format!("cannot create the log {}: {error} (it must not exist yet)", path.display()))
@@ -361,7 +371,8 @@ async fn pump(mut pipe: impl AsyncRead + Unpin, stream: Stream, sender: mpsc::Se
 /// child left in it) when the waiter thread drops this, after the child is dead.
 #[derive(Debug)]
 struct PrivateFolders {
-    root: tempfile::TempDir,
+    /// Removed, with all the child left in it, when this is dropped.
+    _root: tempfile::TempDir,
     home: PathBuf,
     tmp: PathBuf,
 }
@@ -375,12 +386,14 @@ impl PrivateFolders {
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
             .map_err(failure)?;
-        let home = root.path().join("home");
-        let tmp = root.path().join("tmp");
+        // Canonical: the view reaches every writable folder without following links.
+        let canonical = root.path().canonicalize().map_err(failure)?;
+        let home = canonical.join("home");
+        let tmp = canonical.join("tmp");
         for folder in [&home, &tmp] {
             std::fs::DirBuilder::new().mode(0o700).create(folder).map_err(failure)?;
         }
-        Ok(Self { root, home, tmp })
+        Ok(Self { _root: root, home, tmp })
     }
 }
 

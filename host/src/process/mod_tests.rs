@@ -16,13 +16,11 @@ fn pairs(env: &[(String, String)]) -> Vec<(&str, &str)> {
 #[test]
 fn environment_is_built_from_scratch() {
     let extra = vec![("CARGO_TERM_COLOR".to_owned(), "never".to_owned())];
-    let env =
-        build(&extra, &[], &[PathBuf::from("/opt/tool/bin")], private(), Some(OsStr::new("de_DE.UTF-8"))).expect("env");
-    let path = format!("{SYSTEM_PATH}:/opt/tool/bin");
+    let env = build(&extra, &[], None, private(), Some(OsStr::new("de_DE.UTF-8"))).expect("env");
     assert_eq!(
         pairs(&env),
         [
-            ("PATH", path.as_str()),
+            ("PATH", SYSTEM_PATH),
             ("HOME", "/tmp/p/home"),
             ("TMPDIR", "/tmp/p/tmp"),
             ("LANG", "de_DE.UTF-8"),
@@ -33,41 +31,99 @@ fn environment_is_built_from_scratch() {
 }
 
 #[test]
-fn environment_refuses_loader_and_reserved_variables() {
-    for name in
-        ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GLIBC_TUNABLES", "PATH", "HOME", "TMPDIR", "", "A=B", "NUL\0"]
-    {
+fn a_base_brings_the_users_path_home_and_toolchains() {
+    let base = Base {
+        path: "/home/u/.cargo/bin:/usr/bin".into(),
+        home: Some(PathBuf::from("/home/u")),
+        vars: vec![("RUSTUP_HOME".into(), "/home/u/.rustup".into())],
+    };
+    let env = build(&[], &[], Some(&base), private(), None).expect("env");
+    let env = pairs(&env);
+    assert!(env.contains(&("PATH", "/home/u/.cargo/bin:/usr/bin")), "{env:?}");
+    assert!(env.contains(&("HOME", "/home/u")) && env.contains(&("TMPDIR", "/tmp/p/tmp")), "{env:?}");
+    assert!(env.contains(&("RUSTUP_HOME", "/home/u/.rustup")), "{env:?}");
+    // A plugin cannot point a toolchain elsewhere.
+    let extra = vec![("RUSTUP_HOME".to_owned(), "/tmp/evil".to_owned())];
+    let refused = build(&extra, &[], Some(&base), private(), None).expect_err("a plugin moved rustup");
+    assert!(refused.to_string().contains("toolchain"), "{refused}");
+    // Without a home of the user's, the private one.
+    let homeless = Base { home: None, ..base };
+    let env = build(&[], &[], Some(&homeless), private(), None).expect("env");
+    assert!(pairs(&env).contains(&("HOME", "/tmp/p/home")));
+}
+
+#[test]
+fn environment_refuses_reserved_variables_with_the_reason() {
+    let cases = [
+        ("LD_PRELOAD", "loader"),
+        ("LD_LIBRARY_PATH", "loader"),
+        ("GLIBC_TUNABLES", "loader"),
+        ("PATH", "airlock sets it"),
+        ("HOME", "airlock sets it"),
+        ("TMPDIR", "airlock sets it"),
+        ("BASH_ENV", "shell"),
+        ("ENV", "shell"),
+        ("BASH_FUNC_ls%%", "shell"),
+        ("PS4", "shell"),
+        ("PROMPT_COMMAND", "shell"),
+        ("SHELLOPTS", "shell"),
+        ("GIT_CONFIG_PARAMETERS", "git"),
+        ("GIT_CONFIG_COUNT", "git"),
+        ("GIT_CONFIG_KEY_0", "git"),
+        ("GIT_EXTERNAL_DIFF", "git"),
+        ("GIT_SSH_COMMAND", "git"),
+        ("PYTHONSTARTUP", "runtime"),
+        ("PYTHONPATH", "runtime"),
+        ("NODE_OPTIONS", "runtime"),
+        ("npm_config_script_shell", "runtime"),
+        ("PERL5OPT", "runtime"),
+        ("RUBYOPT", "runtime"),
+        ("JAVA_TOOL_OPTIONS", "runtime"),
+        ("RUSTC_WRAPPER", "build"),
+        ("CARGO_BUILD_RUSTC_WRAPPER", "build"),
+        ("MAKEFLAGS", "build"),
+        ("LESSOPEN", "program"),
+        ("XDG_CONFIG_HOME", "program"),
+        ("OPENSSL_CONF", "program"),
+    ];
+    for (name, why) in cases {
+        let reason = crate::process::is_reserved_variable(name).unwrap_or_else(|| panic!("{name} is not reserved"));
+        assert!(reason.contains(why), "{name}: {reason}");
         let extra = vec![(name.to_owned(), "/tmp/evil.so".to_owned())];
-        assert!(build(&extra, &[], &[], private(), None).is_err(), "{name:?} was accepted");
+        let refused = build(&extra, &[], None, private(), None).expect_err(name);
+        assert!(refused.to_string().contains(name) && refused.to_string().contains(reason), "{refused}");
+    }
+    for harmless in ["GIT_AUTHOR_NAME", "PYTHONUNBUFFERED", "NODE_ENV", "CARGO_TERM_COLOR", "MY_SETTING", "LANG"] {
+        assert_eq!(crate::process::is_reserved_variable(harmless), None, "{harmless}");
+    }
+    for invalid in ["", "A=B", "NUL\0"] {
+        let extra = vec![(invalid.to_owned(), "x".to_owned())];
+        assert!(build(&extra, &[], None, private(), None).is_err(), "{invalid:?} was accepted");
     }
     let nul_value = vec![("X".to_owned(), "a\0b".to_owned())];
-    assert!(build(&nul_value, &[], &[], private(), None).is_err());
-    for folder in ["relative/bin", "/a:/b"] {
-        assert!(build(&[], &[], &[PathBuf::from(folder)], private(), None).is_err(), "{folder} joined PATH");
-    }
+    assert!(build(&nul_value, &[], None, private(), None).is_err());
 }
 
 #[test]
 fn the_host_sets_its_own_variables_last_but_never_path_home_or_tmpdir() {
-    let extra = vec![("GIT_CONFIG_COUNT".to_owned(), "9".to_owned())];
     let host = vec![("GIT_CONFIG_COUNT".to_owned(), "1".to_owned()), ("LD_BIND_NOW".to_owned(), "1".to_owned())];
-    let env = build(&extra, &host, &[], private(), None).expect("env");
+    let env = build(&[], &host, None, private(), None).expect("env");
     assert!(pairs(&env).contains(&("GIT_CONFIG_COUNT", "1")), "{env:?}");
     assert!(pairs(&env).contains(&("LD_BIND_NOW", "1")), "{env:?}");
     for name in ["PATH", "HOME", "TMPDIR", "A=B"] {
         let host = vec![(name.to_owned(), "/tmp/x".to_owned())];
-        assert!(build(&[], &host, &[], private(), None).is_err(), "the host set {name}");
+        assert!(build(&[], &host, None, private(), None).is_err(), "the host set {name}");
     }
 }
 
 #[test]
 fn environment_keeps_only_a_plain_locale_and_lets_term_be_replaced() {
     for odd in ["../../etc/passwd", "en_US.UTF-8\n", "", "x".repeat(100).as_str()] {
-        let env = build(&[], &[], &[], private(), Some(OsStr::new(odd))).expect("env");
+        let env = build(&[], &[], None, private(), Some(OsStr::new(odd))).expect("env");
         assert!(pairs(&env).contains(&("LANG", "C.UTF-8")), "{odd:?} kept");
     }
     let extra = vec![("TERM".to_owned(), "xterm".to_owned())];
-    let env = build(&extra, &[], &[], private(), None).expect("env");
+    let env = build(&extra, &[], None, private(), None).expect("env");
     assert_eq!(env.iter().filter(|(k, _)| k == "TERM").count(), 1);
     assert!(pairs(&env).contains(&("TERM", "xterm")));
 }
@@ -87,7 +143,7 @@ fn slots_cap_live_and_background_children() {
 #[test]
 fn private_folders_are_private_and_removed() {
     let folders = PrivateFolders::create().expect("folders");
-    let root = folders.root.path().to_path_buf();
+    let root = folders._root.path().to_path_buf();
     for folder in [&root, &folders.home, &folders.tmp] {
         assert_eq!(
             std::fs::metadata(folder).expect("folder").permissions().mode() & 0o777,

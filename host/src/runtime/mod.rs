@@ -528,6 +528,12 @@ impl Instance {
         self.store.data().http_gate.denials()
     }
 
+    /// What the OS sandbox blocked the programs of this instance's call from, as recognised
+    /// from their output ([`crate::sandbox::explain`]).
+    pub fn sandbox_blocked(&self) -> Vec<crate::sandbox::explain::Blocked> {
+        self.store.data().processes.blocked().to_vec()
+    }
+
     fn watch(&self) -> Watch {
         let state = self.store.data();
         Watch { deadline: state.deadline, cancel: state.cancel.clone(), limit: self.deadline }

@@ -2,8 +2,11 @@
 //! the [`gate`] first (the tool's `processes` grant, the line the user approved, the deny
 //! rules, the folders its redirections write); what passes runs through [`crate::process`]
 //! in the operating system's sandbox ([`crate::sandbox`]) built from the same grant as the
-//! instance's: the call's writable folders are the child's, its read-only folders are read
-//! only, and it gets the network only when its tool was granted every host.
+//! instance's and the session's [`CommandView`]: the call's writable folders and the package
+//! caches are the child's to write, its read-only folders and the user's toolchains are
+//! read only, the secrets are hidden, and it gets the network only when its tool was
+//! granted every host. What the sandbox blocked is recognised from each child's output
+//! ([`crate::sandbox::explain`]) and kept for the scheduler.
 //!
 //! Invariants: a call that holds no [`ProcessAccess`] (every check phase, and every tool not
 //! granted `processes`) starts nothing; the children of an instance live in its resource
@@ -19,8 +22,10 @@ use wasmtime::component::Resource;
 use super::bindings::v2::airlock::host::process as wit;
 use super::gate::{self, Gate};
 use super::state::CallState;
-use crate::process::{Child, ChildEvent, Request};
+use crate::process::{Base, Child, ChildEvent, Request};
 use crate::sandbox::Spec;
+use crate::sandbox::explain::{self, Blocked};
+use crate::sandbox::folders::CommandView;
 
 /// Most children one call may start.
 pub const MAX_CHILDREN: u32 = 64;
@@ -49,30 +54,40 @@ pub struct ProcessAccess {
     pub network: bool,
     /// Names of the variables the tool may pass to its children.
     pub env_names: Vec<String>,
-    /// Folders of the user's `PATH` that lie inside granted folders, added to the child's.
-    pub path_extra: Vec<PathBuf>,
+    /// What every command of the session sees besides the call's folders.
+    pub view: std::sync::Arc<CommandView>,
     /// The workspace root: relative folders are resolved against it.
     pub workspace: PathBuf,
     /// Where background children's logs go (the session's outputs folder).
     pub log_dir: Option<PathBuf>,
 }
 
-/// A child in a call's resource table.
+/// A child in a call's resource table: the child, the spec it runs under, and the end of
+/// its output (to recognise what the sandbox blocked).
 #[derive(Debug)]
 pub struct ChildSlot {
     child: Child,
+    spec: Spec,
+    tail: Vec<u8>,
 }
 
-/// The processes of one call: its access and how many children it started.
+/// The processes of one call: its access, how many children it started, and what the
+/// sandbox blocked them from.
 #[derive(Debug, Default)]
 pub struct CallProcesses {
     pub access: Option<ProcessAccess>,
     started: u32,
+    blocked: Vec<Blocked>,
 }
 
 impl CallProcesses {
     pub fn new(access: Option<ProcessAccess>) -> Self {
-        Self { access, started: 0 }
+        Self { access, started: 0, blocked: Vec::new() }
+    }
+
+    /// What the sandbox blocked this call's children from (each finding once).
+    pub fn blocked(&self) -> &[Blocked] {
+        &self.blocked
     }
 }
 
@@ -86,12 +101,13 @@ impl wit::Host for CallState {
                 return Ok(Err(error));
             }
         };
+        let spec = request.spec.clone();
         let child = match Child::spawn(request) {
             Ok(child) => child,
             Err(failure) => return Ok(Err(wit::SpawnError::Failed(failure.to_string()))),
         };
         tracing::info!(plugin = &*self.label, call = self.call_id, pid = child.pid(), "started a child");
-        Ok(Ok(self.table.push(ChildSlot { child })?))
+        Ok(Ok(self.table.push(ChildSlot { child, spec, tail: Vec::new() })?))
     }
 
     fn sandbox(&mut self) -> wasmtime::Result<String> {
@@ -106,11 +122,27 @@ impl wit::HostChild for CallState {
 
     async fn next(&mut self, slot: Resource<ChildSlot>, wait_ms: u32) -> wasmtime::Result<wit::Event> {
         let wait = Duration::from_millis(u64::from(wait_ms)).min(MAX_WAIT);
-        let child = &mut self.table.get_mut(&slot)?.child;
-        Ok(match child.next(wait).await {
-            ChildEvent::Stdout(bytes) => wit::Event::Stdout(bytes),
-            ChildEvent::Stderr(bytes) => wit::Event::Stderr(bytes),
+        let slot = self.table.get_mut(&slot)?;
+        let event = slot.child.next(wait).await;
+        Ok(match event {
+            ChildEvent::Stdout(bytes) => {
+                keep_tail(&mut slot.tail, &bytes);
+                wit::Event::Stdout(bytes)
+            }
+            ChildEvent::Stderr(bytes) => {
+                keep_tail(&mut slot.tail, &bytes);
+                wit::Event::Stderr(bytes)
+            }
             ChildEvent::Exited(info) => {
+                let succeeded = info.code == Some(0);
+                let tail = std::mem::take(&mut slot.tail);
+                if !succeeded {
+                    for finding in explain::blocked(&tail, succeeded, explain::Rules { spec: &slot.spec }) {
+                        if !self.processes.blocked.contains(&finding) {
+                            self.processes.blocked.push(finding);
+                        }
+                    }
+                }
                 wit::Event::Exited(wit::ExitStatus { code: info.code, signal: info.signal, timed_out: info.timed_out })
             }
             ChildEvent::Idle => wit::Event::Idle,
@@ -207,22 +239,34 @@ fn prepare(
         false => None,
         true => Some(log_file(access.log_dir.as_deref())?),
     };
+    let view = &access.view;
     let spec = Spec {
         argv,
         cwd: directory,
         env,
-        read_write: access.read_write.clone(),
-        read_only: access.read_only.clone(),
+        read_write: union(&access.read_write, &view.write),
+        read_only: union(&access.read_only, &view.read),
+        hidden: view.hidden.clone(),
         network: access.network,
+        view: view.view,
     };
-    Ok(Request {
-        spec,
-        path_extra: access.path_extra.clone(),
-        host_env: Vec::new(),
-        stdin: options.stdin,
-        timeout,
-        background_log,
-    })
+    let base = Base { path: view.path.clone(), home: view.home.clone(), vars: view.env.clone() };
+    Ok(Request { spec, base: Some(base), host_env: Vec::new(), stdin: options.stdin, timeout, background_log })
+}
+
+/// `first`, then the folders of `second` no folder of `first` holds.
+fn union(first: &[PathBuf], second: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = first.to_vec();
+    out.extend(second.iter().filter(|path| !first.iter().any(|f| path.starts_with(f))).cloned());
+    out
+}
+
+/// Keeps the last [`explain::TAIL`] bytes of a child's output.
+fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
+    tail.extend_from_slice(bytes);
+    if tail.len() > 2 * explain::TAIL {
+        tail.drain(..tail.len() - explain::TAIL);
+    }
 }
 
 /// bash where it is (the gate reads lines as bash does), else the POSIX shell.
@@ -246,15 +290,19 @@ fn folder(workspace: &Path, raw: &str) -> Result<PathBuf, wit::SpawnError> {
 }
 
 /// The extra variables of a spawn: `NAME=value` entries joined by NUL, each a name the tool
-/// was granted and never one of the dynamic loader's.
+/// was granted and never a reserved one (a name that makes the program load or run other
+/// code: [`crate::process::is_reserved_variable`]).
 fn environment(raw: &str, granted: &[String]) -> Result<Vec<(String, String)>, wit::SpawnError> {
     let mut env = Vec::new();
     for entry in raw.split('\0').filter(|e| !e.is_empty()) {
         let Some((name, value)) = entry.split_once('=') else {
             return Err(wit::SpawnError::Invalid(format!("`{}` is not NAME=value", crate::sanitize::line(entry))));
         };
-        if crate::process::is_reserved_variable(name) {
-            return Err(wit::SpawnError::Invalid(format!("the variable {name} cannot be set for a program")));
+        if let Some(reason) = crate::process::is_reserved_variable(name) {
+            return Err(wit::SpawnError::Denied(format!(
+                "the variable {} cannot be set for a program: {reason}",
+                crate::sanitize::line(name)
+            )));
         }
         if !granted.iter().any(|g| g == name) {
             return Err(wit::SpawnError::Invalid(format!(

@@ -59,3 +59,60 @@ fn timeouts_stop_short_of_the_deadline_and_background_commands_run_on() {
     let late = prepare(&mut processes, "probe", options(None), Duration::ZERO).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(late.timeout, Duration::from_millis(1));
 }
+
+/// A command's spec is the call's folders and the session's view together: caches writable,
+/// toolchains readable, secrets hidden, the user's PATH and HOME and toolchain variables.
+#[test]
+fn the_spec_joins_the_calls_folders_and_the_sessions_view() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let workspace = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let mut processes = echo_access(&workspace);
+    let view = CommandView {
+        home: Some(PathBuf::from("/home/u")),
+        path: "/home/u/.cargo/bin:/usr/bin".into(),
+        env: vec![("CARGO_HOME".into(), "/home/u/.cargo".into())],
+        read: vec![PathBuf::from("/home/u/.cargo"), workspace.join("inside")],
+        write: vec![PathBuf::from("/home/u/.cargo/registry")],
+        hidden: vec![PathBuf::from("/home/u/.ssh")],
+        view: true,
+    };
+    if let Some(access) = processes.access.as_mut() {
+        access.view = std::sync::Arc::new(view);
+    }
+    let request =
+        prepare(&mut processes, "probe", options(None), Duration::from_secs(60)).unwrap_or_else(|e| panic!("{e:?}"));
+    let spec = &request.spec;
+    assert_eq!(spec.read_write, vec![workspace.clone(), PathBuf::from("/home/u/.cargo/registry")]);
+    assert_eq!(spec.read_only, vec![PathBuf::from("/home/u/.cargo"), workspace.join("inside")]);
+    assert_eq!(spec.hidden, vec![PathBuf::from("/home/u/.ssh")]);
+    assert!(spec.view && !spec.network);
+    let base = request.base.unwrap_or_else(|| panic!("no base"));
+    assert_eq!(base.path, "/home/u/.cargo/bin:/usr/bin");
+    assert_eq!(base.home, Some(PathBuf::from("/home/u")));
+    assert_eq!(base.vars, vec![("CARGO_HOME".to_owned(), "/home/u/.cargo".to_owned())]);
+}
+
+/// A variable that makes a granted program run other code is refused with the reason, even
+/// when the tool was granted its name.
+#[test]
+fn a_granted_variable_that_loads_code_is_refused_with_its_reason() {
+    let granted: Vec<String> =
+        ["BASH_ENV", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "LD_PRELOAD", "NODE_OPTIONS", "MY_FLAG"]
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect();
+    for (name, why) in [
+        ("BASH_ENV", "shell"),
+        ("GIT_CONFIG_PARAMETERS", "git"),
+        ("GIT_CONFIG_COUNT", "git"),
+        ("LD_PRELOAD", "loader"),
+        ("NODE_OPTIONS", "runtime"),
+    ] {
+        let refused = environment(&format!("{name}=x"), &granted);
+        assert!(
+            matches!(&refused, Err(wit::SpawnError::Denied(m)) if m.contains(name) && m.contains(why)),
+            "{name}: {refused:?}"
+        );
+    }
+    assert!(environment("MY_FLAG=1", &granted).is_ok());
+}

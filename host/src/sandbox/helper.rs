@@ -1,8 +1,10 @@
-//! The helper process: from `airlock __sandbox <spec-json> [parent-pid]` to the program,
-//! `exec`ed inside the sandbox.
+//! The helper process: from `airlock __sandbox <spec-json | -> [parent-pid]` to the program.
 //!
-//! The order matters: the parent-death signal first (so a helper whose parent is already
-//! gone never runs anything), then capabilities (dropping the bounding set needs
+//! Without the view the helper confines itself ([`confine`]) and `exec`s the program. With
+//! it the helper builds the view ([`super::view`]) and starts the view's init process
+//! ([`super::init`]), which confines itself the same way and starts the program.
+//!
+//! The order of the confinement matters: capabilities first (dropping the bounding set needs
 //! `CAP_SETPCAP`, which goes last), `no_new_privs`, Landlock, and seccomp last, because the
 //! filter also denies calls the earlier steps make. Nothing here returns into airlock: the
 //! helper either becomes the program or exits 126/127 after one line on stderr.
@@ -36,6 +38,10 @@ pub(super) enum Failure {
     Orphaned,
     #[error("cannot set the parent-death signal: {0}")]
     DeathSignal(io::Error),
+    #[error("cannot build the read-only view of the system: {0}")]
+    View(String),
+    #[error("cannot start the view's init process: {0}")]
+    Init(String),
     #[error("cannot drop capabilities: {0}")]
     Capabilities(io::Error),
     #[error("cannot set no_new_privs: {0}")]
@@ -63,22 +69,34 @@ pub(super) fn exit_code_of(failure: &Failure) -> u8 {
     }
 }
 
-/// Sandboxes this process and `exec`s the program; returns only when that failed.
-pub(super) fn run(args: Vec<OsString>) -> ExitCode {
-    let failure = sandbox_and_exec(&args);
+/// Prints `failure` as the helper's one line and gives its exit status.
+pub(super) fn report(failure: &Failure) -> ExitCode {
     let _ = writeln!(io::stderr(), "airlock sandbox: {failure}");
-    ExitCode::from(exit_code_of(&failure))
+    ExitCode::from(exit_code_of(failure))
 }
 
-fn sandbox_and_exec(args: &[OsString]) -> Failure {
-    match prepare(args) {
-        Ok((spec, program)) => exec(&spec, &program),
-        Err(failure) => failure,
+/// Sandboxes the program `args` describe and runs it; returns only its exit status (the
+/// view's init reports the program's) or the reason it could not run.
+pub(super) fn run(args: Vec<OsString>) -> ExitCode {
+    let (spec, json) = match read_args(&args) {
+        Ok(read) => read,
+        Err(failure) => return report(&failure),
+    };
+    if spec.view {
+        if let Err(error) = super::view::enter(&spec) {
+            return report(&Failure::View(error));
+        }
+        return super::init::start(&json);
+    }
+    match confine(&spec) {
+        Ok(program) => report(&exec(&spec, &program)),
+        Err(failure) => report(&failure),
     }
 }
 
-/// Every step before `exec`; returns the spec and the program's resolved path.
-fn prepare(args: &[OsString]) -> Result<(Spec, PathBuf), Failure> {
+/// The spec (from the argument or from [`super::SPEC_VAR`]) and its JSON, after the
+/// parent-death signal is armed.
+fn read_args(args: &[OsString]) -> Result<(Spec, String), Failure> {
     let (json, parent) = match args {
         [json] => (json, None),
         [json, parent] => (json, Some(parent.to_str().and_then(|p| p.parse::<i32>().ok()).ok_or(Failure::Usage)?)),
@@ -86,17 +104,23 @@ fn prepare(args: &[OsString]) -> Result<(Spec, PathBuf), Failure> {
     };
     // `-`: the spec is in the environment, out of sight of `/proc/<pid>/cmdline`.
     let from_env = (json == super::SPEC_FROM_ENV).then(|| std::env::var_os(super::SPEC_VAR)).flatten();
-    let json = from_env.as_ref().unwrap_or(json);
-    let spec: Spec = serde_json::from_str(json.to_str().ok_or(Failure::Usage)?)?;
+    let json = from_env.as_ref().unwrap_or(json).to_str().ok_or(Failure::Usage)?.to_owned();
+    let spec: Spec = serde_json::from_str(&json)?;
     die_with_parent(parent)?;
+    Ok((spec, json))
+}
+
+/// Confines this process as the module says, up to (not including) running the program;
+/// returns the program's resolved path.
+pub(super) fn confine(spec: &Spec) -> Result<PathBuf, Failure> {
     drop_capabilities().map_err(|e| Failure::Capabilities(e.into()))?;
     rustix::thread::set_no_new_privs(true).map_err(|e| Failure::NoNewPrivs(e.into()))?;
     // Found with the full view so "not found" (127) is told apart from "not allowed" (126,
     // from `exec` under Landlock).
-    let program = resolve(&spec)?;
-    filesystem::restrict(&spec).map_err(Failure::Landlock)?;
-    syscalls::install(spec.network).map_err(Failure::Seccomp)?;
-    Ok((spec, program))
+    let program = resolve(spec)?;
+    filesystem::restrict(spec).map_err(Failure::Landlock)?;
+    syscalls::install(spec.network_mode()).map_err(Failure::Seccomp)?;
+    Ok(program)
 }
 
 /// `PR_SET_PDEATHSIG` is cleared on nothing we do later (`exec` of a non-setuid program keeps
@@ -169,21 +193,28 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
 }
 
-/// Replaces this process with the program; returns only the reason it could not.
-fn exec(spec: &Spec, program: &Path) -> Failure {
-    let Some((name, args)) = spec.argv.split_first() else {
-        return Failure::NoProgram;
-    };
-    // Descriptors airlock inherited from whatever started it (a terminal, an editor, a
-    // wrapper) without close-on-exec would reach the program past Landlock: only the three
-    // standard streams go through.
-    close_fds::set_fds_cloexec(3, &[]);
-    let error = Command::new(program)
+/// The program as a command: its name as `argv[0]`, exactly the spec's environment, in its
+/// folder.
+pub(super) fn command(spec: &Spec, program: &Path) -> Result<Command, Failure> {
+    let (name, args) = spec.argv.split_first().ok_or(Failure::NoProgram)?;
+    let mut command = Command::new(program);
+    command
         .arg0(name)
         .args(args)
         .env_clear()
         .envs(spec.env.iter().map(|(key, value)| (key, value)))
-        .current_dir(&spec.cwd)
-        .exec();
-    Failure::Exec(name.clone(), error)
+        .current_dir(&spec.cwd);
+    Ok(command)
+}
+
+/// Replaces this process with the program; returns only the reason it could not.
+fn exec(spec: &Spec, program: &Path) -> Failure {
+    // Descriptors airlock inherited from whatever started it (a terminal, an editor, a
+    // wrapper) without close-on-exec would reach the program past Landlock: only the three
+    // standard streams go through.
+    close_fds::set_fds_cloexec(3, &[]);
+    match command(spec, program) {
+        Ok(mut command) => Failure::Exec(spec.argv.first().cloned().unwrap_or_default(), command.exec()),
+        Err(failure) => failure,
+    }
 }

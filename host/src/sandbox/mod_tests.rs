@@ -11,7 +11,9 @@ fn spec_survives_json() {
         env: vec![("PATH".into(), "/usr/bin".into()), ("EMPTY".into(), String::new())],
         read_write: vec![PathBuf::from("/work/space")],
         read_only: vec![PathBuf::from("/opt/sdk")],
+        hidden: vec![PathBuf::from("/home/u/.ssh")],
         network: true,
+        view: true,
     };
     let back: Spec = serde_json::from_str(&serde_json::to_string(&spec).expect("json")).expect("spec");
     assert_eq!(format!("{back:?}"), format!("{spec:?}"));
@@ -36,23 +38,54 @@ fn support_is_probed_on_this_machine() {
 }
 
 #[test]
-fn seccomp_programs_build_for_both_network_modes() {
-    for network in [false, true] {
-        let programs = syscalls::programs(network).expect("filters");
-        assert_eq!(programs.len(), 2);
-        for program in &programs {
-            assert!(!program.is_empty() && program.len() < 4096);
-        }
+fn seccomp_programs_build_for_every_network_mode() {
+    let modes = [Network::None, Network::Loopback, Network::Full];
+    let programs: Vec<_> = modes.iter().map(|mode| syscalls::programs(*mode).expect("filters")).collect();
+    for program in programs.iter().flatten() {
+        assert!(!program.is_empty() && program.len() < 4096);
     }
-    let closed = syscalls::programs(false).expect("filters");
-    let open = syscalls::programs(true).expect("filters");
-    assert_ne!(closed[0], open[0], "network changes the socket rule");
+    assert_ne!(programs[0][0], programs[1][0], "a network namespace allows IP sockets");
+    assert_ne!(programs[1][0], programs[2][0], "the machine's network changes the socket rule");
+}
+
+#[test]
+fn a_spec_without_network_gets_its_own_loopback_only_in_the_view() {
+    let spec = |network, view| Spec { network, view, ..Spec::default() };
+    assert_eq!(spec(false, false).network_mode(), Network::None);
+    assert_eq!(spec(false, true).network_mode(), Network::Loopback);
+    assert_eq!(spec(true, false).network_mode(), Network::Full);
+    assert_eq!(spec(true, true).network_mode(), Network::Full);
+}
+
+#[test]
+fn a_granted_folder_holding_a_secret_is_granted_around_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let home = dir.path().canonicalize().expect("canonical");
+    for folder in [".ssh", ".cargo/bin", ".cargo/registry", "src"] {
+        std::fs::create_dir_all(home.join(folder)).expect("folder");
+    }
+    std::fs::write(home.join(".cargo/credentials.toml"), "token").expect("file");
+    std::fs::write(home.join("notes"), "n").expect("file");
+    std::os::unix::fs::symlink(home.join(".ssh"), home.join("keys")).expect("link");
+    let hidden = vec![home.join(".ssh"), home.join(".cargo/credentials.toml")];
+    let beneath = filesystem::Beneath::except(std::slice::from_ref(&home), &hidden);
+    let mut covered = beneath.covered.clone();
+    covered.sort();
+    let expected: Vec<PathBuf> =
+        [".cargo/bin", ".cargo/registry", "notes", "src"].iter().map(|p| home.join(p)).collect();
+    assert_eq!(covered, expected, "everything but the secrets, and no link");
+    assert_eq!(beneath.expanded, vec![home.clone(), home.join(".cargo")]);
+    // A root inside a hidden path is dropped; one beside it is kept whole.
+    let inside = filesystem::Beneath::except(&[home.join(".ssh")], &hidden);
+    assert!(inside.covered.is_empty() && inside.expanded.is_empty());
+    let beside = filesystem::Beneath::except(&[home.join("src")], &hidden);
+    assert_eq!(beside.covered, vec![home.join("src")]);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn seccomp_denies_x32_calls_right_after_the_arch_check() {
-    let programs = syscalls::programs(false).expect("filters");
+    let programs = syscalls::programs(Network::None).expect("filters");
     let guard = &programs[0][3..6];
     assert_eq!((guard[0].code, guard[0].k), (0x20, 0), "load the call number");
     assert_eq!((guard[1].code, guard[1].k), (0x35, 0x4000_0000), "x32 bit");

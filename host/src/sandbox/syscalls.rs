@@ -3,13 +3,16 @@
 //! Denied calls fail with `EPERM` (the program prints "Operation not permitted" instead of
 //! dying), except `clone3`, which fails with `ENOSYS` so the C library falls back to `clone`,
 //! whose flags the filter can read. Invariants: Unix sockets on a path are never reachable
-//! (`socket(AF_UNIX)` is denied; only connected stream `socketpair`s exist), no socket at all
-//! without network; the program cannot leave its process group (`setsid`, `setpgid`), so
+//! (`socket(AF_UNIX)` is denied; only connected stream and sequenced-packet `socketpair`s
+//! exist, which cargo, libuv and Python's multiprocessing use), only IPv4 and IPv6 sockets
+//! in a network namespace of the program's own ([`Network::Loopback`]) and no socket at all
+//! without one ([`Network::None`]); the program cannot leave its process group (`setsid`, `setpgid`), so
 //! killing the group reaches every descendant; a foreign architecture's calls kill the
 //! process and x32 calls are denied, so no second syscall table bypasses the filter.
 
 use std::collections::BTreeMap;
 
+use super::Network;
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
     TargetArch, sock_filter,
@@ -18,11 +21,14 @@ use seccompiler::{
 const EPERM: u32 = 1;
 const ENOSYS: u32 = 38;
 const AF_UNIX: u64 = 1;
+const AF_INET: u64 = 2;
+const AF_INET6: u64 = 10;
 const TIOCSTI: u64 = 0x5412;
 const TIOCLINUX: u64 = 0x541c;
-/// `socketpair` types other than `SOCK_STREAM`: a datagram pair can be re-addressed with
-/// `sendto` to any Unix socket on a path.
-const NON_STREAM_TYPES: &[u64] = &[2, 3, 4, 5, 6, 10];
+/// `socketpair` types that are not connection-oriented (`SOCK_DGRAM`, `SOCK_RAW`, `SOCK_RDM`,
+/// `SOCK_DCCP`, `SOCK_PACKET`): such a pair can be re-addressed with `sendto` to any Unix
+/// socket on a path. `SOCK_STREAM` (1) and `SOCK_SEQPACKET` (5) stay connected.
+const UNCONNECTED_TYPES: &[u64] = &[2, 3, 4, 6, 10];
 const SOCKET_TYPE_MASK: u64 = 0xf;
 /// `CLONE_NEWNS`, `NEWCGROUP`, `NEWUTS`, `NEWIPC`, `NEWUSER`, `NEWPID`, `NEWNET`.
 const NAMESPACE_FLAGS: &[u64] =
@@ -149,7 +155,7 @@ pub(super) fn available() -> bool {
 }
 
 /// Installs the filters on this thread; the program `exec`ed next inherits them.
-pub(super) fn install(network: bool) -> Result<(), String> {
+pub(super) fn install(network: Network) -> Result<(), String> {
     if !available() {
         return Ok(());
     }
@@ -160,13 +166,18 @@ pub(super) fn install(network: bool) -> Result<(), String> {
 }
 
 /// The two filters: `EPERM` for the escapes, `ENOSYS` for `clone3`.
-pub(super) fn programs(network: bool) -> Result<Vec<BpfProgram>, seccompiler::BackendError> {
+pub(super) fn programs(network: Network) -> Result<Vec<BpfProgram>, seccompiler::BackendError> {
     let Some(arch) = ARCH else { return Ok(Vec::new()) };
     let mut denied: BTreeMap<i64, Vec<SeccompRule>> = ALWAYS_DENIED.iter().map(|&nr| (nr, Vec::new())).collect();
-    // An empty rule list matches every call of that number.
-    let socket = if network { vec![rule(&[(0, SeccompCmpOp::Eq, AF_UNIX)])?] } else { Vec::new() };
+    // An empty rule list matches every call of that number; a rule's conditions all hold
+    // for it to match.
+    let socket = match network {
+        Network::None => Vec::new(),
+        Network::Loopback => vec![rule(&[(0, SeccompCmpOp::Ne, AF_INET), (0, SeccompCmpOp::Ne, AF_INET6)])?],
+        Network::Full => vec![rule(&[(0, SeccompCmpOp::Eq, AF_UNIX)])?],
+    };
     denied.insert(nr::SOCKET, socket);
-    let socketpair = NON_STREAM_TYPES
+    let socketpair = UNCONNECTED_TYPES
         .iter()
         .map(|&kind| rule(&[(1, SeccompCmpOp::MaskedEq(SOCKET_TYPE_MASK), kind)]))
         .collect::<Result<_, _>>()?;

@@ -10,7 +10,7 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use super::groups::Reach;
-use super::{CompletedCall, Scheduler, output};
+use super::{CompletedCall, Scheduler, grant, output};
 use crate::cancel::Cancellation;
 use crate::capability::net::{self, NetRule};
 use crate::capability::{CallLimits, Effective, Phase, Preopen};
@@ -19,6 +19,7 @@ use crate::events::{CallCost, CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
 use crate::registry::RegisteredTool;
 use crate::runtime::{CallFault, Gate, Instance, Parked, ProcessAccess, Sandbox, UsageMeter};
+use crate::sandbox::explain::Blocked;
 
 /// The outcome of the steps before execution.
 pub(super) enum Approved {
@@ -214,16 +215,25 @@ impl Scheduler {
             false => (None, None),
         };
         let run = Run { tool: &tool, call: &call, args: &args, writes: &writes, cancel, live, events, approved_line };
-        let (mut result, mut denied) = self.run_once(&run, &access, kept).await;
+        let mut outcome = self.run_once(&run, &access, kept).await;
         // A failure for want of what the plugin requested and nobody granted: the person may
         // grant it on the spot, and the call runs once more with it.
-        if result.is_err()
+        if outcome.result.is_err()
             && !cancel.is_cancelled()
-            && let Some(widened) = self.offer_grant(&run, &access, &denied).await
+            && let Some(widened) = self.offer_grant(&run, &access, &outcome.denied).await
         {
-            (result, denied) = self.run_once(&run, &widened, None).await;
+            outcome = self.run_once(&run, &widened, None).await;
         }
-        let _ = denied;
+        // A command the OS sandbox blocked: the person may let it run again with exactly the
+        // access it lacked.
+        if !outcome.blocked.is_empty()
+            && !cancel.is_cancelled()
+            && let Some(widened) = self.offer_sandbox_access(&run, &access, &outcome.blocked).await
+        {
+            outcome = self.run_once(&run, &widened, None).await;
+        }
+        let lines = grant::blocked_lines(&tool.plugin.info.name, &outcome.blocked);
+        let result = explain_blocked(outcome.result, &lines);
         // The live-output sender goes with the run: the forwarder drains once it is gone.
         drop(run);
         // The instance is gone: its last live output goes out before the call's end.
@@ -245,14 +255,8 @@ impl Scheduler {
     }
 
     /// One execution of `run` under `access`, in the call's `kept` check instance when it
-    /// is still there, else in a fresh one: its result, and the refused network
-    /// destinations a grant could allow (within what its plugin requested).
-    pub(super) async fn run_once(
-        &self,
-        run: &Run<'_>,
-        access: &Access,
-        kept: Option<Parked>,
-    ) -> (Result<ToolOutput, ToolError>, Vec<NetRule>) {
+    /// is still there, else in a fresh one.
+    pub(super) async fn run_once(&self, run: &Run<'_>, access: &Access, kept: Option<Parked>) -> Outcome {
         let Run { tool, call, args, writes, cancel, live, events, approved_line } = run;
         let instance = match kept.and_then(Parked::resume) {
             Some(instance) => Ok(instance),
@@ -271,9 +275,9 @@ impl Scheduler {
                     Err(fault) => Err(fault_error(tool, fault)),
                 };
                 let denied = self.warn_network_denials(tool, &instance, events);
-                (result, denied)
+                Outcome { result, denied, blocked: instance.sandbox_blocked() }
             }
-            Err(error) => (Err(error), Vec::new()),
+            Err(error) => Outcome { result: Err(error), denied: Vec::new(), blocked: Vec::new() },
         }
     }
 
@@ -397,17 +401,6 @@ impl Scheduler {
         let preopens = access.execute_preopens(&tool.info, writes);
         let read_write: Vec<PathBuf> = preopens.iter().filter(|p| p.writable).map(|p| p.host.clone()).collect();
         let read_only: Vec<PathBuf> = preopens.iter().filter(|p| !p.writable).map(|p| p.host.clone()).collect();
-        // The user's own program folders inside what the call may read (`~/.cargo/bin` once
-        // `~/.cargo` is granted) — never one inside the workspace, which a repository fills.
-        let path_extra = std::env::var_os("PATH")
-            .map(|path| {
-                std::env::split_paths(&path)
-                    .filter_map(|folder| folder.canonicalize().ok())
-                    .filter(|folder| !folder.starts_with(&self.workspace))
-                    .filter(|folder| read_write.iter().chain(&read_only).any(|granted| folder.starts_with(granted)))
-                    .collect()
-            })
-            .unwrap_or_default();
         Some(ProcessAccess {
             gate: Gate {
                 prefixes: access.effective.processes.clone(),
@@ -418,7 +411,7 @@ impl Scheduler {
             read_only,
             network: access.effective.network.iter().any(NetRule::is_every_host),
             env_names: access.effective.env.clone(),
-            path_extra,
+            view: self.command_view(),
             workspace: self.workspace.clone(),
             log_dir: self.outputs.clone(),
         })
@@ -475,6 +468,34 @@ impl Scheduler {
             });
         }
         grantable
+    }
+}
+
+/// What one execution of a call came to.
+pub(super) struct Outcome {
+    pub result: Result<ToolOutput, ToolError>,
+    /// The refused network destinations a grant could allow (within what its plugin requested).
+    pub denied: Vec<NetRule>,
+    /// What the OS sandbox blocked its programs from.
+    pub blocked: Vec<Blocked>,
+}
+
+/// `result` with `lines` (what the sandbox blocked) added where the model and the person
+/// read it: after the output, or after the error's message.
+fn explain_blocked(result: Result<ToolOutput, ToolError>, lines: &[String]) -> Result<ToolOutput, ToolError> {
+    if lines.is_empty() {
+        return result;
+    }
+    let text = lines.join("\n");
+    match result {
+        Ok(mut output) => {
+            output.llm_content.push(ContentPart::Text { text: format!("\n{text}") });
+            Ok(output)
+        }
+        Err(mut error) => {
+            error.message = format!("{}\n{text}", error.message);
+            Err(error)
+        }
     }
 }
 

@@ -3,6 +3,11 @@
 //! spot — for this call only, for the session, or always (the user's policy file) — and
 //! then runs once more.
 //!
+//! The same question follows a command the OS sandbox blocked ([`Blocked`]): the network, or
+//! a folder to read or write; the person may let that one call run again with it, or grant
+//! it for the session or always — exactly the access named, within what the tool requested.
+//! A secret or a local service is never offered.
+//!
 //! Invariants: only what the tool's own request names can be granted (its request is the
 //! grant offered, never more); only the approver's answer — a person's key press in a front
 //! end — grants; nothing is asked where nobody can answer (headless runs answer "no" and
@@ -13,10 +18,12 @@ use std::path::Path;
 
 use super::Scheduler;
 use super::call::{Access, Run};
-use crate::capability::Grant;
 use crate::capability::net::NetRule;
+use crate::capability::{FileGrant, Grant};
+use crate::contract::Access as FileAccess;
 use crate::events::Event;
 use crate::policy::{GrantOutcome, GrantRequest};
+use crate::sandbox::explain::Blocked;
 
 impl Scheduler {
     /// Asks whether to grant what `run`'s plugin requested and lacks; the access to run it
@@ -45,6 +52,48 @@ impl Scheduler {
         if lines.is_empty() {
             lines = offered.network.iter().map(|rule| format!("net {rule}")).collect();
         }
+        self.ask_grant(run, access, offered, lines, declined).await
+    }
+
+    /// Offers the access the OS sandbox blocked a call's command from (the first finding a
+    /// grant within the tool's request would allow); the access to run it again with, or
+    /// `None`.
+    pub(super) async fn offer_sandbox_access(
+        &self,
+        run: &Run<'_>,
+        access: &Access,
+        blocked: &[Blocked],
+    ) -> Option<Access> {
+        let tool = run.tool;
+        for finding in blocked {
+            let Some((offered, line)) = offer_for(finding) else { continue };
+            let (widened, _) = self.policy().access_with(&tool.plugin, &tool.info, self.limits(), &offered);
+            // Outside the tool's request, a grant would change nothing.
+            if widened.files == access.effective.files && widened.network == access.effective.network {
+                continue;
+            }
+            let declined = format!("grant-declined:{}:{line}", tool.plugin.info.name);
+            if self.seen(&declined) {
+                continue;
+            }
+            return self.ask_grant(run, access, offered, vec![line], declined).await;
+        }
+        None
+    }
+
+    /// Asks the person whether to grant `offered` (shown as `lines`) to `run`'s plugin, and
+    /// applies the answer; `declined` marks a "no" for the session.
+    async fn ask_grant(
+        &self,
+        run: &Run<'_>,
+        access: &Access,
+        offered: Grant,
+        lines: Vec<String>,
+        declined: String,
+    ) -> Option<Access> {
+        let tool = run.tool;
+        let plugin = &tool.plugin;
+        let name = plugin.info.name.as_str();
         let request = GrantRequest {
             call_id: run.call.id.clone(),
             tool: tool.info.name.clone(),
@@ -83,4 +132,48 @@ impl Scheduler {
         let (effective, limits) = self.policy().access_with(plugin, &tool.info, self.limits(), &offered);
         Some(Access { effective, limits, meter: access.meter.clone() })
     }
+}
+
+/// The grant that would allow what `finding` names, and how the question shows it; `None`
+/// for what no grant allows (a secret, a local service).
+pub(super) fn offer_for(finding: &Blocked) -> Option<(Grant, String)> {
+    let folder = |path: &Path, access: FileAccess| Grant {
+        files: vec![FileGrant { path: path.to_string_lossy().into_owned(), access }],
+        ..Grant::default()
+    };
+    match finding {
+        Blocked::Network => {
+            let rule = NetRule::parse("https://*:*").ok()?;
+            let line = format!("net {rule}");
+            Some((Grant { network: vec![rule], ..Grant::default() }, line))
+        }
+        Blocked::Unreadable(path) => Some((folder(path, FileAccess::Read), format!("read {}", path.display()))),
+        Blocked::ReadOnly(path) => Some((folder(path, FileAccess::ReadWrite), format!("write {}", path.display()))),
+        Blocked::Hidden(_) | Blocked::LocalService(_) => None,
+    }
+}
+
+/// The lines a call's result gets for what the sandbox blocked: each finding, and the
+/// command that would allow it for `plugin` (none for a secret or a local service).
+pub(super) fn blocked_lines(plugin: &str, blocked: &[Blocked]) -> Vec<String> {
+    let name = crate::sanitize::shell_word(plugin);
+    blocked
+        .iter()
+        .map(|finding| {
+            let how = match finding {
+                Blocked::Network => format!("; to allow it: airlock plugins grant {name} --net 'https://*:*'"),
+                Blocked::Unreadable(path) => format!(
+                    "; to allow it: airlock plugins grant {name} {}",
+                    crate::sanitize::grant_flag("--read", &path.to_string_lossy())
+                ),
+                Blocked::ReadOnly(path) => format!(
+                    "; to allow it: airlock plugins grant {name} {}",
+                    crate::sanitize::grant_flag("--write", &path.to_string_lossy())
+                ),
+                Blocked::Hidden(_) => "; only `[commands] unhide` in config.toml changes that".into(),
+                Blocked::LocalService(_) => "; run that command yourself".into(),
+            };
+            crate::sanitize::line(&format!("{}{how}", finding.describe()))
+        })
+        .collect()
 }

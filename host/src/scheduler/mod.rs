@@ -23,7 +23,7 @@ mod validation;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use std::future::Future;
@@ -38,6 +38,7 @@ use crate::model::{FunctionCall, FunctionResponse};
 use crate::policy::{Approver, Policy};
 use crate::registry::Registry;
 use crate::runtime::Runtime;
+use crate::sandbox::folders::{self, CommandView, HostEnv};
 use call::{Approved, Ready};
 use validation::Validated;
 
@@ -77,6 +78,10 @@ pub struct Scheduler {
     warned: Arc<Mutex<HashSet<String>>>,
     /// Where output cut for the model is saved whole (the session's outputs folder).
     outputs: Option<PathBuf>,
+    /// What commands see besides their call's folders: the user's `[commands]` settings,
+    /// and the view read from them and the environment when the first command starts.
+    commands: Arc<folders::Settings>,
+    command_view: Arc<OnceLock<Arc<CommandView>>>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -94,7 +99,33 @@ impl Scheduler {
         limits: CallLimits,
     ) -> Self {
         let workspace = policy.roots().workspace.clone();
-        Self { runtime, registry, workspace, policy, approver, limits, warned: Arc::default(), outputs: None }
+        Self {
+            runtime,
+            registry,
+            workspace,
+            policy,
+            approver,
+            limits,
+            warned: Arc::default(),
+            outputs: None,
+            commands: Arc::default(),
+            command_view: Arc::default(),
+        }
+    }
+
+    /// What commands may see besides their call's folders (`[commands]` of `config.toml`).
+    pub fn set_command_settings(&mut self, settings: folders::Settings) {
+        self.commands = Arc::new(settings);
+        self.command_view = Arc::default();
+    }
+
+    /// The session's [`CommandView`], read once (from airlock's environment, the settings and
+    /// airlock's own folders, which it hides).
+    pub fn command_view(&self) -> Arc<CommandView> {
+        Arc::clone(self.command_view.get_or_init(|| {
+            let protected = self.policy.protected_folders();
+            Arc::new(CommandView::detect(&HostEnv::current(), &self.commands, protected, &self.workspace))
+        }))
     }
 
     /// Saves every output cut for the model whole in `dir` (created when first needed).

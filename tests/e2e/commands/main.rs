@@ -7,6 +7,7 @@ mod contract_versions;
 mod os_sandbox;
 mod shell;
 mod spawn_gate;
+mod toolchains;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -23,6 +23,9 @@ const PYTHON: &str = "/usr/bin/python3";
 /// A workspace the program may write, beside folders it may not touch.
 struct Scene {
     _root: tempfile::TempDir,
+    /// Whether the program runs in the namespace view (the default) or under the
+    /// confinement alone (machines without unprivileged user namespaces).
+    view: bool,
     /// `read_write`: the program's working folder.
     work: PathBuf,
     /// Not granted at all: holds a secret and files that must stay unchanged.
@@ -44,7 +47,12 @@ impl Scene {
         std::fs::write(outside.join("secret"), "the secret").expect("secret");
         std::fs::write(outside.join("keep"), "original").expect("keep");
         std::fs::write(shared.join("readme"), "shared text").expect("readme");
-        Self { _root: root, work, outside, shared }
+        Self { _root: root, view: true, work, outside, shared }
+    }
+
+    /// The same scene for the confinement alone.
+    fn without_view() -> Self {
+        Self { view: false, ..Self::new() }
     }
 
     fn spec(&self, argv: &[&str], network: bool) -> serde_json::Value {
@@ -55,6 +63,7 @@ impl Scene {
             "read_write": [self.work],
             "read_only": [self.shared],
             "network": network,
+            "view": self.view,
         })
     }
 
@@ -68,6 +77,10 @@ impl Scene {
 
     fn bash_net(&self, script: &str) -> Output {
         self.run(&["bash", "-c", script], true)
+    }
+
+    fn helper_with(&self, spec: &serde_json::Value) -> Output {
+        helper(&spec.to_string())
     }
 
     fn keep_untouched(&self) {
@@ -202,10 +215,14 @@ fn denies_tcp_and_udp_without_network() {
     let udp_port = udp.local_addr().expect("addr").port();
     let _ = scene.bash(&format!("echo leak > /dev/udp/127.0.0.1/{udp_port}"));
     if has_python() {
+        // In the view the datagram stays on the program's own loopback: sending succeeds and
+        // nothing arrives; under the confinement alone the socket is refused.
         let script = format!(
             "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'leak', ('127.0.0.1', {udp_port}))"
         );
-        assert_denied(&scene.run(&[PYTHON, "-c", &script], false), "python3 sendto");
+        let _ = scene.run(&[PYTHON, "-c", &script], false);
+        let alone = Scene::without_view();
+        assert_denied(&alone.run(&[PYTHON, "-c", &script], false), "python3 sendto without the view");
     }
     assert!(udp.recv(&mut [0; 16]).is_err(), "a datagram got out");
 }
@@ -428,6 +445,227 @@ fn reports_failures_before_exec_with_exit_codes() {
     assert_eq!(code.status.code(), Some(42));
 }
 
+/// Where the kernel has no unprivileged user namespaces, the program runs under the
+/// confinement alone: Landlock and seccomp still keep it inside its folders and off the
+/// network, and a secret under a granted folder stays unreadable (granted around it).
+#[test]
+fn the_confinement_alone_holds_without_the_view() {
+    let scene = Scene::without_view();
+    let out = scene.outside.display().to_string();
+    assert_denied(&scene.bash(&format!("echo x > {out}/new")), "a write outside");
+    assert!(!scene.outside.join("new").exists());
+    assert_denied(&scene.bash(&format!("cat {out}/secret")), "a read outside");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let port = listener.local_addr().expect("addr").port();
+    assert_denied(&scene.bash(&format!("exec 3<>/dev/tcp/127.0.0.1/{port}")), "a connection");
+    let hidden = Hidden::new(&scene);
+    let output = scene.helper_with(&hidden.spec(&scene, &["bash", "-c", &hidden.script()]));
+    hidden.check(&output);
+}
+
+/// A folder granted for reading that holds secrets: the secrets are hidden (issue 24), in
+/// every way a program might reach them.
+struct Hidden {
+    home: PathBuf,
+}
+
+impl Hidden {
+    fn new(scene: &Scene) -> Self {
+        let home = scene.shared.join("home");
+        std::fs::create_dir_all(home.join(".ssh")).expect("folder");
+        std::fs::write(home.join(".ssh/id_ed25519"), "PRIVATE-KEY").expect("key");
+        std::fs::write(home.join(".netrc"), "machine x password NETRC-PASSWORD").expect("netrc");
+        std::fs::write(home.join("notes.txt"), "public notes").expect("notes");
+        Self { home }
+    }
+
+    fn spec(&self, scene: &Scene, argv: &[&str]) -> serde_json::Value {
+        let mut spec = scene.spec(argv, false);
+        spec["hidden"] = json!([self.home.join(".ssh"), self.home.join(".netrc")]);
+        spec["env"] = json!([["PATH", "/usr/local/bin:/usr/bin:/bin"], ["H", self.home]]);
+        spec
+    }
+
+    fn script(&self) -> String {
+        "cat $H/notes.txt; cat $H/.ssh/id_ed25519; cat $H/.netrc; ls -la $H/.ssh; cat $H/.ssh/*; \
+         cp -r $H copy; cat copy/.ssh/id_ed25519 copy/.netrc; grep -r PASSWORD $H; tar cf - $H 2>/dev/null | strings | grep -E 'KEY|PASSWORD'; \
+         ln -s $H/.ssh/id_ed25519 link; cat link; echo end"
+            .into()
+    }
+
+    fn check(&self, output: &Output) {
+        let shown = text(output);
+        assert!(shown.contains("public notes") && shown.contains("end"), "{shown}");
+        for secret in ["PRIVATE-KEY", "NETRC-PASSWORD"] {
+            assert!(!shown.contains(secret), "{secret} leaked: {shown}");
+        }
+    }
+}
+
+#[test]
+fn secrets_under_a_granted_folder_stay_hidden() {
+    let scene = Scene::new();
+    let hidden = Hidden::new(&scene);
+    let output = scene.helper_with(&hidden.spec(&scene, &["bash", "-c", &hidden.script()]));
+    hidden.check(&output);
+    // The key's metadata is out of reach too.
+    let key = hidden.home.join(".ssh/id_ed25519");
+    let before = std::fs::metadata(&key).expect("key").permissions();
+    let output = scene.helper_with(&hidden.spec(&scene, &["bash", "-c", "chmod 000 $H/.ssh/id_ed25519"]));
+    assert_denied(&output, "chmod of a hidden key");
+    assert_eq!(std::fs::metadata(&key).expect("key").permissions(), before);
+}
+
+/// Landlock does not cover metadata: the view's read-only mounts do (issue 23, item 6).
+#[test]
+fn metadata_outside_the_writable_folders_cannot_change() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let scene = Scene::new();
+    let targets = [scene.outside.join("keep"), scene.shared.join("readme")];
+    let before: Vec<_> = targets.iter().map(|t| std::fs::metadata(t).expect("target")).collect();
+    for target in &targets {
+        let t = target.display();
+        for (what, script) in [
+            ("chmod 000", format!("chmod 000 {t}")),
+            ("setuid", format!("chmod u+s {t}")),
+            ("times", format!("touch -d 2000-01-01 {t}")),
+            ("times of the folder", format!("touch -d 2000-01-01 $(dirname {t})")),
+            ("owner", format!("chown 65534 {t}")),
+        ] {
+            assert_denied(&scene.bash(&script), &format!("{what} on {t}"));
+        }
+        if has_python() {
+            let script = format!("import os; os.setxattr({:?}, 'user.airlock', b'x')", target.display().to_string());
+            assert_denied(&scene.run(&[PYTHON, "-c", &script], false), "setxattr");
+        }
+    }
+    for (target, before) in targets.iter().zip(before) {
+        let after = std::fs::metadata(target).expect("target");
+        assert_eq!(after.permissions().mode(), before.permissions().mode(), "{} changed mode", target.display());
+        assert_eq!((after.mtime(), after.uid()), (before.mtime(), before.uid()), "{} changed", target.display());
+        let attribute = Command::new(PYTHON)
+            .args(["-c", &format!("import os; print(os.listxattr({:?}))", target.display().to_string())])
+            .output();
+        assert!(attribute.is_ok_and(|o| !String::from_utf8_lossy(&o.stdout).contains("airlock")), "xattr set");
+    }
+    // Inside the workspace, metadata stays the program's to change.
+    let inside = scene.bash("touch f && chmod 600 f && touch -d 2000-01-01 f");
+    assert!(inside.status.success(), "{}", text(&inside));
+}
+
+/// A heartbeat a background descendant writes while it lives; whether it stopped.
+fn heartbeat_stops(path: &Path) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let mut last = std::fs::read_to_string(path).unwrap_or_default();
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let now = std::fs::read_to_string(path).unwrap_or_default();
+        if now == last {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        last = now;
+    }
+}
+
+/// Every descendant dies with the sandbox, also one that detached itself (issue 23, item 6):
+/// the PID namespace dies with its init, and init with the helper.
+#[test]
+fn every_descendant_dies_when_the_helper_is_killed() {
+    let scene = Scene::new();
+    let beat = "while :; do date +%s%N > beat; sleep 0.05; done";
+    for (what, script) in [
+        ("a background job", format!("({beat}) & sleep 100")),
+        ("a double fork", format!("( ( {beat} ) & ) ; sleep 100")),
+        ("nohup and disown", format!("nohup bash -c '{beat}' >/dev/null 2>&1 & disown; sleep 100")),
+    ] {
+        let _ = std::fs::remove_file(scene.work.join("beat"));
+        let spec = scene.spec(&["bash", "-c", &script], false).to_string();
+        let (name, value) = SECRET.split_once('=').expect("name=value");
+        let mut helper = Command::new(BINARY)
+            .arg(HELPER_ARG)
+            .arg(&spec)
+            .env(name, value)
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("helper");
+        let started = Instant::now();
+        while !scene.work.join("beat").exists() {
+            assert!(started.elapsed() < Duration::from_secs(5), "{what}: no heartbeat");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        helper.kill().expect("SIGKILL the helper");
+        let _ = helper.wait();
+        assert!(heartbeat_stops(&scene.work.join("beat")), "{what} outlived the sandbox");
+    }
+}
+
+#[test]
+fn the_program_sees_its_own_processes_and_cannot_signal_init() {
+    let scene = Scene::new();
+    let output = scene.bash("ls /proc | grep -c '^[0-9]*$'; kill -9 1 2>/dev/null; echo still here");
+    assert!(output.status.success(), "{}", text(&output));
+    let shown = String::from_utf8_lossy(&output.stdout).into_owned();
+    let count: usize = shown.lines().next().and_then(|l| l.trim().parse().ok()).expect("a count");
+    assert!(count < 10, "the program sees {count} processes: {shown}");
+    assert!(shown.contains("still here"));
+}
+
+/// Without the network a program has a loopback of its own (test servers work) and a
+/// private `/dev/shm`; sequenced-packet socket pairs (cargo → rustc) work.
+#[test]
+fn local_servers_shared_memory_and_packet_pairs_work_inside() {
+    if !has_python() {
+        return;
+    }
+    let scene = Scene::new();
+    let script = "import socket, threading, multiprocessing\n\
+        server = socket.create_server(('127.0.0.1', 0))\n\
+        port = server.getsockname()[1]\n\
+        threading.Thread(target=lambda: server.accept()[0].sendall(b'pong'), daemon=True).start()\n\
+        print(socket.create_connection(('127.0.0.1', port)).recv(4).decode())\n\
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
+        a.send(b'packet'); print(b.recv(16).decode())\n\
+        lock = multiprocessing.Lock(); lock.acquire(); lock.release(); print('lock')\n\
+        open('/dev/shm/airlock-view-test', 'w').write('x'); print('shm')\n";
+    let output = scene.run(&[PYTHON, "-c", script], false);
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "pong\npacket\nlock\nshm\n");
+    assert!(!Path::new("/dev/shm/airlock-view-test").exists(), "the machine's /dev/shm was written");
+}
+
+/// The view as an unprivileged user (CI runs as root; most users do not).
+#[test]
+fn the_view_holds_for_an_unprivileged_user() {
+    if !rustix::process::getuid().is_root() {
+        return;
+    }
+    let scene = Scene::new();
+    let hidden = Hidden::new(&scene);
+    let chown = Command::new("chown").args(["-R", "65534:65534"]).arg(scene.work.parent().expect("root")).status();
+    assert!(chown.is_ok_and(|s| s.success()));
+    let run = |spec: &serde_json::Value| {
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", BINARY, HELPER_ARG])
+            .arg(spec.to_string())
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .output()
+            .expect("setpriv")
+    };
+    hidden.check(&run(&hidden.spec(&scene, &["bash", "-c", &hidden.script()])));
+    let keep = scene.outside.join("keep");
+    let chmod = run(&scene.spec(&["chmod", "000", &keep.display().to_string()], false));
+    assert_denied(&chmod, "chmod as nobody");
+    use std::os::unix::fs::PermissionsExt;
+    assert_ne!(std::fs::metadata(&keep).expect("keep").permissions().mode() & 0o777, 0);
+    let inside = run(&scene.spec(&["bash", "-c", "echo ok > made && ls /proc | grep -c '^[0-9]*$'"], false));
+    assert!(inside.status.success(), "{}", text(&inside));
+    assert!(scene.work.join("made").exists());
+}
+
 // The process manager, with the built binary as the helper.
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -441,8 +679,7 @@ fn request(scene: &Scene, script: &str, timeout: Duration) -> Request {
             cwd: scene.work.clone(),
             env: vec![("WORK".into(), scene.work.display().to_string())],
             read_write: vec![scene.work.clone()],
-            read_only: vec![],
-            network: false,
+            ..Spec::default()
         },
         timeout,
         ..Request::default()
