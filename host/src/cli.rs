@@ -226,6 +226,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         loop_detection: file.loop_detection.unwrap_or(true),
         limits: file.tools.limits(),
         resume: cli.resume,
+        commands: file.commands,
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     let code = if interactive {

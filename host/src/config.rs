@@ -41,6 +41,10 @@ pub struct FileConfig {
     pub loop_detection: Option<bool>,
     #[serde(default)]
     pub tools: ToolSettings,
+    /// `[commands]`: what the programs tools start may read, write and inherit besides
+    /// their call's folders (the user's toolchains, package caches, secrets).
+    #[serde(default)]
+    pub commands: crate::sandbox::folders::Settings,
 }
 
 /// `[tools]`: limits applied to every tool call.
@@ -140,6 +144,7 @@ pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
         return Err(ConfigError::Invalid { path: path.to_path_buf(), message: "max_turns must be at least 1".into() });
     }
     config.tools.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+    config.commands.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     Ok(config)
 }
 

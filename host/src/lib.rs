@@ -54,7 +54,7 @@
 //! - `agent`: `cancel`, `events`, `files`, `model`, `scheduler`, `session`
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
-//! - `config`: `capability`, `model`, `paths`, `policy`, `sanitize`
+//! - `config`: `capability`, `model`, `paths`, `policy`, `sandbox`, `sanitize`
 //! - `contract`: (none)
 //! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `model`, `paths`, `policy`, `registry`, `runtime`, `sandbox`, `sanitize`, `scheduler`, `session`
 //! - `events`: `contract`, `model`, `registry`
@@ -65,9 +65,9 @@
 //! - `process`: `sandbox`
 //! - `registry`: `capability`, `contract`, `files`, `runtime`, `sanitize`
 //! - `runtime`: `capability`, `contract`, `files`, `process`, `sandbox`, `sanitize`, `shell`
-//! - `sandbox`: (none)
+//! - `sandbox`: `files`
 //! - `sanitize`: (none)
-//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `files`, `model`, `policy`, `registry`, `runtime`, `sandbox`, `sanitize`
+//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `files`, `model`, `policy`, `process`, `registry`, `runtime`, `sandbox`, `sanitize`
 //! - `session`: `model`
 //! - `shell`: `files`
 //! - `cli` (front end): `agent`, `commands`, `config`, `engine`, `frontends`, `paths`, `policy`, `process`, `sanitize`, `session`

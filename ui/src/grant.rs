@@ -95,13 +95,24 @@ impl GrantPrompt {
     }
 
     fn question(&self, w: usize, theme: &Theme) -> Vec<Line<'static>> {
-        let head = format!(
-            "`{}` (plugin {}) failed: it asked for what it was never granted:",
-            clean(&self.view.tool),
-            clean(&self.view.plugin)
-        );
-        let mut out: Vec<Line<'static>> =
-            wrap_marked(&head, w).into_iter().map(|r| Line::styled(r, theme.strong())).collect();
+        let (tool, plugin) = (clean(&self.view.tool), clean(&self.view.plugin));
+        let mut out: Vec<Line<'static>> = Vec::new();
+        match &self.view.reason {
+            Some(reason) => {
+                let head = format!("`{tool}` (plugin {plugin}): the sandbox stopped it:");
+                out.extend(wrap_marked(&head, w).into_iter().map(|r| Line::styled(r, theme.strong())));
+                out.extend(
+                    wrap_marked(&format!("  {}", clean(reason)), w)
+                        .into_iter()
+                        .map(|r| Line::styled(r, theme.warning())),
+                );
+                out.extend(wrap_marked("Run it again with:", w).into_iter().map(|r| Line::styled(r, theme.strong())));
+            }
+            None => {
+                let head = format!("`{tool}` (plugin {plugin}) failed: it asked for what it was never granted:");
+                out.extend(wrap_marked(&head, w).into_iter().map(|r| Line::styled(r, theme.strong())));
+            }
+        }
         if self.view.missing.is_empty() {
             out.push(hint("  (the plugin did not say what)", theme));
         }
@@ -150,6 +161,7 @@ mod tests {
 
     fn view() -> GrantView {
         GrantView {
+            reason: None,
             plugin: "notes".into(),
             tool: "save_note".into(),
             missing: vec!["read-write ./notes".into(), "https://api.notes.example:443".into()],
@@ -173,6 +185,24 @@ mod tests {
         let p = GrantPrompt::new(view());
         let h = p.desired_height(80);
         insta::assert_snapshot!(buffer_text(&render(&p, 80, h, &Theme::COLOR)));
+    }
+
+    /// A command the sandbox blocked: the prompt says so, and what running it again adds.
+    #[test]
+    fn a_blocked_command_prompt_says_what_the_sandbox_blocked() {
+        let p = GrantPrompt::new(GrantView {
+            plugin: "run-shell-command".into(),
+            tool: "run_shell_command".into(),
+            missing: vec!["net https://*:*".into()],
+            reason: Some("blocked by the sandbox: commands have no network".into()),
+            ..view()
+        });
+        let h = p.desired_height(80);
+        let text = buffer_text(&render(&p, 80, h, &Theme::PLAIN));
+        assert!(text.contains("blocked by the sandbox: commands have no network"), "{text}");
+        assert!(text.contains("Run it again with:"), "{text}");
+        assert!(text.contains("net https://*:*") && text.contains("For this call only"), "{text}");
+        insta::assert_snapshot!(text);
     }
 
     #[test]
@@ -216,6 +246,7 @@ mod tests {
             tool: HOSTILE.into(),
             missing: vec![HOSTILE.into(), "x\n  o   For this call only".into()],
             policy_file: HOSTILE.into(),
+            reason: Some(HOSTILE.into()),
         });
         let buf = render(&p, 100, 30, &Theme::COLOR);
         assert_no_controls(&buf);

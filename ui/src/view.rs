@@ -134,6 +134,9 @@ pub struct GrantView {
     pub missing: Vec<String>,
     /// The file "always" writes (`~/.airlock/policy.toml`).
     pub policy_file: String,
+    /// Why it is asked when the plugin did not fail for want of it: what the OS sandbox
+    /// blocked one of its commands from (the call runs again with the grant).
+    pub reason: Option<String>,
 }
 
 /// The status line.

@@ -36,6 +36,7 @@ async fn start(setup: &Setup, mock: &MockModel, mode: ApprovalMode) -> (Session,
         loop_detection: true,
         limits: CallLimits::default(),
         resume: None,
+        commands: crate::sandbox::folders::Settings::default(),
     };
     Session::start(settings, tools).unwrap()
 }

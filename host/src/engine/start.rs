@@ -129,6 +129,8 @@ pub struct Settings {
     pub limits: CallLimits,
     /// Continue a recorded session: `latest`, an id or the start of one.
     pub resume: Option<String>,
+    /// `[commands]` of `config.toml`.
+    pub commands: crate::sandbox::folders::Settings,
 }
 
 /// What identifies a session to its front end.
@@ -168,7 +170,7 @@ pub(super) fn init(info: &Info, registry: &Registry) -> Event {
 
 /// Builds the session and sends its start-up events to `out`.
 pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<Started, StartError> {
-    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume } = settings;
+    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume, commands } = settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
     let context = context_files::load(&paths.home, &workspace, &folders);
     let system = agent::system_prompt(&workspace, &context);
@@ -179,7 +181,8 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     let client = ModelClient::new(provider.clone())?;
     let questions = Questions::new(out.clone());
     let Tools { runtime, registry, policy, .. } = tools;
-    let scheduler = Scheduler::new(runtime.clone(), registry.clone(), policy.clone(), questions.clone(), limits);
+    let mut scheduler = Scheduler::new(runtime.clone(), registry.clone(), policy.clone(), questions.clone(), limits);
+    scheduler.set_command_settings(commands);
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
     let (recorded, recording_problem) = match session::open(&paths.home, resume.as_deref(), run_info) {

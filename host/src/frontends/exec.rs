@@ -2,7 +2,7 @@
 //! session with one user turn, prints its events ([`super::headless`]), answers its
 //! questions, and turns the report into an exit code. Questions are refused at once (the
 //! run cannot ask anyone) unless `--ask` was given, in which case the terminal asks
-//! ([`super::ask`]) while the printer goes on printing. Ctrl-C and SIGTERM interrupt the turn.
+//! ([`super::ask`], and [`super::ask_grant`] for grants) while the printer goes on printing. Ctrl-C and SIGTERM interrupt the turn.
 
 use tokio::sync::mpsc;
 
@@ -43,8 +43,19 @@ pub async fn run(
             Some(Output::Event(event)) => printer.event(&event),
             Some(Output::Question(question)) => answer(*question, terminal.as_ref(), options.mode, session.orders()),
             Some(Output::Withdrawn { .. } | Output::Replay(_)) => {}
-            // Headless, nobody can grant: the call's failure and its hint stand.
-            Some(Output::Grant(question)) => session.submit(Op::Grant { id: question.id, answer: GrantAnswer::No }),
+            // With `--ask` the terminal is asked; else nobody can grant: the call's failure and
+            // its hint stand.
+            Some(Output::Grant(question)) => match options.ask {
+                true => {
+                    let orders = session.orders();
+                    tokio::spawn(async move {
+                        let id = question.id;
+                        let asked = tokio::task::spawn_blocking(move || super::ask_grant::ask(&question.request)).await;
+                        orders.submit(Op::Grant { id, answer: asked.unwrap_or(GrantAnswer::No) });
+                    });
+                }
+                false => session.submit(Op::Grant { id: question.id, answer: GrantAnswer::No }),
+            },
             Some(Output::TurnDone(report)) => break Some(report),
             None => break None,
         }

@@ -5,6 +5,7 @@
 //! same [`crate::engine`] API.
 
 pub mod ask;
+mod ask_grant;
 pub mod diff;
 pub mod exec;
 mod exit;

@@ -89,6 +89,9 @@ pub struct GrantRequest {
     pub missing: Vec<String>,
     /// The policy file "always" writes.
     pub policy_file: std::path::PathBuf,
+    /// Why it is asked when it is not the plugin's own failure: what the OS sandbox blocked a
+    /// command of the call from (`blocked by the sandbox: …`); the call runs again with it.
+    pub reason: Option<String>,
 }
 
 /// The person's answer to a [`GrantRequest`] (a front end sends it as `engine::GrantAnswer`).

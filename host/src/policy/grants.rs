@@ -107,12 +107,13 @@ impl Policy {
     /// while none is configured.
     pub fn builtin_default(&self, plugin: &Plugin) -> Grant {
         if plugin.info.name == SHELL_PLUGIN {
-            // Commands get the network only from the user's grant of every host, folders of
-            // the home only from the user's grant of them, and ten minutes (a build, a test
-            // run) unless the user's table says otherwise.
+            // Commands get the network only from the user's grant of every host, folders
+            // outside the workspace only from the user's grant of them (their toolchains and
+            // caches come with every command, `sandbox::folders`), and ten minutes (a build, a
+            // test run) unless the user's table says otherwise.
             let mut grant = Grant::requested_by(&plugin.info.tools);
             grant.network.clear();
-            grant.files.retain(|file| !file.path.starts_with('~'));
+            grant.files.retain(|file| !file.path.starts_with('~') && !file.path.starts_with('/'));
             grant.timeout_secs = Some(SHELL_TIMEOUT_SECS);
             return grant;
         }

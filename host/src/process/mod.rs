@@ -51,7 +51,7 @@ pub const DRAIN_LIMIT: Duration = Duration::from_secs(2);
 /// program wait on its writes.
 const BUFFERED_CHUNKS: usize = 16;
 /// The helper in production: this very executable.
-const SELF_EXE: &str = "/proc/self/exe";
+pub const SELF_EXE: &str = "/proc/self/exe";
 
 /// A child to start.
 #[derive(Debug, Clone, Default)]

@@ -299,7 +299,7 @@ fn environment(raw: &str, granted: &[String]) -> Result<Vec<(String, String)>, w
             return Err(wit::SpawnError::Invalid(format!("`{}` is not NAME=value", crate::sanitize::line(entry))));
         };
         if let Some(reason) = crate::process::is_reserved_variable(name) {
-            return Err(wit::SpawnError::Denied(format!(
+            return Err(wit::SpawnError::Invalid(format!(
                 "the variable {} cannot be set for a program: {reason}",
                 crate::sanitize::line(name)
             )));

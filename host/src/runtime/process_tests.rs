@@ -110,7 +110,7 @@ fn a_granted_variable_that_loads_code_is_refused_with_its_reason() {
     ] {
         let refused = environment(&format!("{name}=x"), &granted);
         assert!(
-            matches!(&refused, Err(wit::SpawnError::Denied(m)) if m.contains(name) && m.contains(why)),
+            matches!(&refused, Err(wit::SpawnError::Invalid(m)) if m.contains(name) && m.contains(why)),
             "{name}: {refused:?}"
         );
     }

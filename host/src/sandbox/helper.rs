@@ -119,7 +119,7 @@ pub(super) fn confine(spec: &Spec) -> Result<PathBuf, Failure> {
     // from `exec` under Landlock).
     let program = resolve(spec)?;
     filesystem::restrict(spec).map_err(Failure::Landlock)?;
-    syscalls::install(spec.network_mode()).map_err(Failure::Seccomp)?;
+    syscalls::install(spec.network_mode(), spec.view).map_err(Failure::Seccomp)?;
     Ok(program)
 }
 

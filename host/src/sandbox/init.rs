@@ -86,16 +86,14 @@ fn ending_of(status: ExitStatus) -> Ending {
     }
 }
 
-/// Exits with `ending`'s code, or dies of its signal (no core file). A signal this process
-/// ignores (airlock ignores `SIGPIPE`) becomes the shell's `128 + signal`.
+/// Exits with `ending`'s code, or dies of its signal (its default action restored, no core
+/// file). A signal whose default action is to be ignored becomes the shell's `128 + signal`.
 fn end_like(ending: Ending) -> ExitCode {
     match ending {
         Ending::Code(code) => ExitCode::from(code),
         Ending::Signal(number) => {
-            if let Some(signal) = Signal::from_named_raw(number) {
-                let _ = rustix::process::setrlimit(Resource::Core, Rlimit { current: Some(0), maximum: Some(0) });
-                let _ = rustix::process::kill_process(rustix::process::getpid(), signal);
-            }
+            let _ = rustix::process::setrlimit(Resource::Core, Rlimit { current: Some(0), maximum: Some(0) });
+            let _ = signal_hook::low_level::emulate_default_handler(number);
             ExitCode::from(128u8.wrapping_add(u8::try_from(number).unwrap_or(0)))
         }
     }

@@ -40,12 +40,14 @@ fn support_is_probed_on_this_machine() {
 #[test]
 fn seccomp_programs_build_for_every_network_mode() {
     let modes = [Network::None, Network::Loopback, Network::Full];
-    let programs: Vec<_> = modes.iter().map(|mode| syscalls::programs(*mode).expect("filters")).collect();
+    let programs: Vec<_> = modes.iter().map(|mode| syscalls::programs(*mode, true).expect("filters")).collect();
     for program in programs.iter().flatten() {
         assert!(!program.is_empty() && program.len() < 4096);
     }
     assert_ne!(programs[0][0], programs[1][0], "a network namespace allows IP sockets");
     assert_ne!(programs[1][0], programs[2][0], "the machine's network changes the socket rule");
+    let grouped = syscalls::programs(Network::Full, false).expect("filters");
+    assert_ne!(grouped[0], programs[2][0], "without the view the process group is kept");
 }
 
 #[test]
@@ -85,7 +87,7 @@ fn a_granted_folder_holding_a_secret_is_granted_around_it() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn seccomp_denies_x32_calls_right_after_the_arch_check() {
-    let programs = syscalls::programs(Network::None).expect("filters");
+    let programs = syscalls::programs(Network::None, false).expect("filters");
     let guard = &programs[0][3..6];
     assert_eq!((guard[0].code, guard[0].k), (0x20, 0), "load the call number");
     assert_eq!((guard[1].code, guard[1].k), (0x35, 0x4000_0000), "x32 bit");

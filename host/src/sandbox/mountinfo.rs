@@ -70,6 +70,8 @@ fn unescape(field: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     #[test]
@@ -98,6 +100,6 @@ mod tests {
         let text = std::fs::read_to_string("/proc/self/mountinfo").expect("mountinfo");
         let mounts = parse(&text);
         assert_eq!(mounts.len(), text.lines().count(), "every line read");
-        assert!(mounts.iter().any(|m| m.point == PathBuf::from("/")));
+        assert!(mounts.iter().any(|m| m.point == Path::new("/")));
     }
 }

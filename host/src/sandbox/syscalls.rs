@@ -6,8 +6,9 @@
 //! (`socket(AF_UNIX)` is denied; only connected stream and sequenced-packet `socketpair`s
 //! exist, which cargo, libuv and Python's multiprocessing use), only IPv4 and IPv6 sockets
 //! in a network namespace of the program's own ([`Network::Loopback`]) and no socket at all
-//! without one ([`Network::None`]); the program cannot leave its process group (`setsid`, `setpgid`), so
-//! killing the group reaches every descendant; a foreign architecture's calls kill the
+//! without one ([`Network::None`]); without the view the program cannot leave its process
+//! group (`setsid`, `setpgid`), so killing the group reaches every descendant (in the view the
+//! PID namespace does); a foreign architecture's calls kill the
 //! process and x32 calls are denied, so no second syscall table bypasses the filter.
 
 use std::collections::BTreeMap;
@@ -155,20 +156,26 @@ pub(super) fn available() -> bool {
 }
 
 /// Installs the filters on this thread; the program `exec`ed next inherits them.
-pub(super) fn install(network: Network) -> Result<(), String> {
+pub(super) fn install(network: Network, view: bool) -> Result<(), String> {
     if !available() {
         return Ok(());
     }
-    for program in programs(network).map_err(|error| error.to_string())? {
+    for program in programs(network, view).map_err(|error| error.to_string())? {
         seccompiler::apply_filter(&program).map_err(|error| error.to_string())?;
     }
     Ok(())
 }
 
 /// The two filters: `EPERM` for the escapes, `ENOSYS` for `clone3`.
-pub(super) fn programs(network: Network) -> Result<Vec<BpfProgram>, seccompiler::BackendError> {
+pub(super) fn programs(network: Network, view: bool) -> Result<Vec<BpfProgram>, seccompiler::BackendError> {
     let Some(arch) = ARCH else { return Ok(Vec::new()) };
     let mut denied: BTreeMap<i64, Vec<SeccompRule>> = ALWAYS_DENIED.iter().map(|&nr| (nr, Vec::new())).collect();
+    if view {
+        // In the view a PID namespace holds every descendant, so a program may start a
+        // session or group of its own (git's detached gc, Python's `start_new_session`).
+        denied.remove(&nr::SETSID);
+        denied.remove(&nr::SETPGID);
+    }
     // An empty rule list matches every call of that number; a rule's conditions all hold
     // for it to match.
     let socket = match network {

@@ -143,19 +143,29 @@ impl Access {
 }
 
 /// The OS sandbox of the programs a call starts, in one line for the person asked — never a
-/// silent downgrade: a kernel without Landlock is named.
+/// silent downgrade: a kernel without Landlock, or a machine without the namespace view, is
+/// named.
 pub(super) fn commands_sandbox(network: bool) -> String {
-    commands_sandbox_under(crate::sandbox::support(), network)
+    let view = crate::sandbox::view_support(Path::new(crate::process::SELF_EXE));
+    commands_sandbox_under(crate::sandbox::support(), view.as_ref().map(|_| ()).map_err(String::as_str), network)
 }
 
-/// [`commands_sandbox`] on a kernel that enforces what `support` says.
-pub(super) fn commands_sandbox_under(support: crate::sandbox::Support, network: bool) -> String {
+/// [`commands_sandbox`] on a machine that enforces what `support` and `view` say.
+pub(super) fn commands_sandbox_under(
+    support: crate::sandbox::Support,
+    view: Result<(), &str>,
+    network: bool,
+) -> String {
     let network = if network { "with the network" } else { "no network" };
     let seccomp = if support.seccomp { " + seccomp" } else { " (no seccomp)" };
+    let view = match view {
+        Ok(()) => "in a read-only view of the system with your secrets hidden, ".to_owned(),
+        Err(reason) => format!("WITHOUT the read-only view of the system ({reason}), "),
+    };
     match support.landlock_abi {
-        Some(abi) => format!("programs it starts run under Landlock ABI {abi}{seccomp}, {network}"),
+        Some(abi) => format!("programs it starts run {view}under Landlock ABI {abi}{seccomp}, {network}"),
         None => format!(
-            "programs it starts run WITHOUT a file-system sandbox (this kernel has no Landlock){seccomp}, {network}"
+            "programs it starts run {view}WITHOUT a file-system sandbox (this kernel has no Landlock){seccomp}, {network}"
         ),
     }
 }
@@ -201,6 +211,9 @@ impl Scheduler {
         }
         let Ready { call, tool, args, started, writes, access, modified, approved_line, kept } = ready;
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
+        if !access.effective.processes.is_empty() {
+            self.warn_without_view(events);
+        }
         // WASI has no chmod, so a plugin's atomic rewrite resets the file's mode: keep it —
         // through a handle on the folder, never by a path the plugin could re-point.
         let kept_mode = match &writes {
@@ -417,6 +430,25 @@ impl Scheduler {
         })
     }
 
+    /// Says once per session, before the first call that may start programs, that they run
+    /// without the read-only view when this machine does not allow it (never a silent
+    /// downgrade; a user who turned the view off in `[commands]` knows).
+    fn warn_without_view(&self, events: &EventSink) {
+        if !self.command_view().view {
+            return;
+        }
+        let Err(reason) = crate::sandbox::view_support(Path::new(crate::process::SELF_EXE)) else { return };
+        if self.first_warning("commands-without-view".into()) {
+            events.send(Event::Warning {
+                message: format!(
+                    "commands run without the read-only view of the system ({reason}): outside the workspace \
+                     they can still change file modes, times and extended attributes, secrets are kept out by \
+                     Landlock alone, and what they leave running may outlive airlock"
+                ),
+            });
+        }
+    }
+
     /// Tells the user, once per tool and session, which requests were not granted and the
     /// command that would grant them.
     pub(super) fn warn_missing(&self, tool: &RegisteredTool, effective: &Effective, events: &EventSink) {
@@ -489,7 +521,7 @@ fn explain_blocked(result: Result<ToolOutput, ToolError>, lines: &[String]) -> R
     let text = lines.join("\n");
     match result {
         Ok(mut output) => {
-            output.llm_content.push(ContentPart::Text { text: format!("\n{text}") });
+            output.llm_content.push(ContentPart::Text { text });
             Ok(output)
         }
         Err(mut error) => {

@@ -52,7 +52,7 @@ impl Scheduler {
         if lines.is_empty() {
             lines = offered.network.iter().map(|rule| format!("net {rule}")).collect();
         }
-        self.ask_grant(run, access, offered, lines, declined).await
+        self.ask_grant(run, access, (offered, lines, None), declined).await
     }
 
     /// Offers the access the OS sandbox blocked a call's command from (the first finding a
@@ -76,19 +76,18 @@ impl Scheduler {
             if self.seen(&declined) {
                 continue;
             }
-            return self.ask_grant(run, access, offered, vec![line], declined).await;
+            return self.ask_grant(run, access, (offered, vec![line], Some(finding.describe())), declined).await;
         }
         None
     }
 
-    /// Asks the person whether to grant `offered` (shown as `lines`) to `run`'s plugin, and
-    /// applies the answer; `declined` marks a "no" for the session.
+    /// Asks the person whether to grant `offered` (shown as `lines`, asked for `reason`) to
+    /// `run`'s plugin, and applies the answer; `declined` marks a "no" for the session.
     async fn ask_grant(
         &self,
         run: &Run<'_>,
         access: &Access,
-        offered: Grant,
-        lines: Vec<String>,
+        (offered, lines, reason): (Grant, Vec<String>, Option<String>),
         declined: String,
     ) -> Option<Access> {
         let tool = run.tool;
@@ -100,6 +99,7 @@ impl Scheduler {
             plugin: name.to_string(),
             missing: lines,
             policy_file: self.policy().grant_file(plugin).map(Path::to_path_buf).unwrap_or_default(),
+            reason,
         };
         let outcome = tokio::select! {
             outcome = self.approver().ask_grant(request) => outcome,
@@ -162,14 +162,14 @@ pub(super) fn blocked_lines(plugin: &str, blocked: &[Blocked]) -> Vec<String> {
         .map(|finding| {
             let how = match finding {
                 Blocked::Network => format!("; to allow it: airlock plugins grant {name} --net 'https://*:*'"),
-                Blocked::Unreadable(path) => format!(
-                    "; to allow it: airlock plugins grant {name} {}",
-                    crate::sanitize::grant_flag("--read", &path.to_string_lossy())
-                ),
-                Blocked::ReadOnly(path) => format!(
-                    "; to allow it: airlock plugins grant {name} {}",
-                    crate::sanitize::grant_flag("--write", &path.to_string_lossy())
-                ),
+                Blocked::Unreadable(path) => {
+                    let folder = crate::sanitize::shell_word(&path.to_string_lossy());
+                    format!("; to allow it: /add-dir {folder} in the UI, or start airlock with --add-dir {folder}")
+                }
+                Blocked::ReadOnly(path) => {
+                    let folder = crate::sanitize::shell_word(&format!("{}:read-write", path.to_string_lossy()));
+                    format!("; to allow it: /add-dir {folder} in the UI, or start airlock with --add-dir {folder}")
+                }
                 Blocked::Hidden(_) => "; only `[commands] unhide` in config.toml changes that".into(),
                 Blocked::LocalService(_) => "; run that command yourself".into(),
             };

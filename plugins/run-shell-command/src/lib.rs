@@ -51,18 +51,22 @@ impl Tool for RunShellCommand {
         folder of the workspace and returns its output, exit code and signal. Use it to build, \
         test, run git, search with tools the system has, or start a server in the background \
         (is_background). The user approves each command first; every command of a line \
-        (pipelines, `&&`, `;`, `$(…)`) is judged on its own. Commands run sandboxed: they may \
-        write only inside the workspace (and a private $TMPDIR, also $HOME), usually have no \
-        network, and see no secrets from the environment. Interactive programs do not work: \
-        stdin is empty. Prefer the file tools for reading and editing files.";
+        (pipelines, `&&`, `;`, `$(…)`) is judged on its own. Commands run sandboxed with the \
+        user's PATH, HOME and toolchains (cargo, python, node, …): they may write only inside \
+        the workspace, a private $TMPDIR and the package caches, read the toolchains and the \
+        system, never the user's secrets, and usually have no network (local servers a command \
+        starts itself work). When the sandbox blocks something the result says so in a line \
+        starting `blocked by the sandbox:`; do not retry the same command then. Interactive \
+        programs do not work: stdin is empty. Prefer the file tools for reading and editing files.";
     const KIND: Kind = Kind::Execute;
     const PARALLEL_SAFE: bool = false;
     const STREAMS_OUTPUT: bool = true;
 
     fn capabilities() -> Capabilities {
         // `*`: exactly the line approved for the call. The home folder (read) and every host:
-        // what a user may grant commands (`~/.cargo`, the network) — the default grant leaves
-        // both out.
+        // what a user may grant commands (`~/data`, the network) — the default grant leaves
+        // both out; the user's toolchains and package caches come with every command anyway,
+        // and folders elsewhere with `--add-dir`.
         Capabilities::none().read_write(".").read("~").process("*").network("https://*:*")
     }
 

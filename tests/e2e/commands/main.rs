@@ -1,8 +1,10 @@
-//! Running commands (issue 11), through the real binary: the shell tool end to end
-//! ([`shell`]), the spawn gate against a hostile plugin ([`spawn_gate`]), the operating
-//! system's sandbox of every child ([`os_sandbox`]), and components of both contract
-//! versions in one session ([`contract_versions`]).
+//! Running commands (issues 11, 23 and 24), through the real binary: the shell tool end to
+//! end ([`shell`]), the spawn gate against a hostile plugin ([`spawn_gate`]), the operating
+//! system's sandbox of every child ([`os_sandbox`]), components of both contract versions in
+//! one session ([`contract_versions`]), a project's builds and tests with the user's
+//! toolchains ([`toolchains`]), and what the sandbox blocked, told and offered ([`blocked`]).
 
+mod blocked;
 mod contract_versions;
 mod os_sandbox;
 mod shell;
@@ -41,5 +43,22 @@ fn wait_for_file(path: &Path, limit: Duration) -> u32 {
         }
         assert!(started.elapsed() < limit, "{} did not appear within {limit:?}", path.display());
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A heartbeat a background descendant writes while it lives; whether it stopped.
+pub(crate) fn heartbeat_stops(path: &Path) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let mut last = std::fs::read_to_string(path).unwrap_or_default();
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let now = std::fs::read_to_string(path).unwrap_or_default();
+        if now == last {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        last = now;
     }
 }

@@ -370,19 +370,29 @@ fn landlock_keeps_a_same_user_process_environment_unreadable() {
     assert!(text(&output).contains("Permission denied"), "{}", text(&output));
 }
 
+/// Without the view the process group is what airlock kills, so a program may not leave it;
+/// in the view it may (the PID namespace holds every descendant: see
+/// `every_descendant_dies_when_the_helper_is_killed`). New namespaces never.
 #[test]
-fn cannot_leave_the_process_group_or_make_namespaces() {
-    let scene = Scene::new();
-    let output = scene.bash("setsid sleep 0");
+fn cannot_leave_the_process_group_without_the_view_or_make_namespaces() {
+    let alone = Scene::without_view();
+    let output = alone.bash("setsid sleep 0");
     assert_denied(&output, "setsid");
     assert!(text(&output).contains("Operation not permitted"), "{}", text(&output));
-    assert_denied(&scene.bash("unshare -U true"), "a user namespace");
-    assert_denied(&scene.bash("unshare -n true"), "a network namespace");
+    let scene = Scene::new();
+    let detached = scene.bash("setsid sleep 0 && echo detached");
+    assert!(detached.status.success(), "setsid in the view: {}", text(&detached));
+    for scene in [&alone, &scene] {
+        assert_denied(&scene.bash("unshare -U true"), "a user namespace");
+        assert_denied(&scene.bash("unshare -n true"), "a network namespace");
+        assert_denied(&scene.bash("unshare -m true"), "a mount namespace");
+    }
     if has_python() {
-        for script in
-            ["import os; os.setpgid(0, 0)", "import os; os.setsid()", "import os; os.unshare(os.CLONE_NEWUSER)"]
-        {
-            assert_denied(&scene.run(&[PYTHON, "-c", script], false), script);
+        for script in ["import os; os.setpgid(0, 0)", "import os; os.setsid()"] {
+            assert_denied(&alone.run(&[PYTHON, "-c", script], false), script);
+        }
+        for scene in [&alone, &scene] {
+            assert_denied(&scene.run(&[PYTHON, "-c", "import os; os.unshare(os.CLONE_NEWUSER)"], false), "unshare");
         }
     }
 }
@@ -553,23 +563,6 @@ fn metadata_outside_the_writable_folders_cannot_change() {
     assert!(inside.status.success(), "{}", text(&inside));
 }
 
-/// A heartbeat a background descendant writes while it lives; whether it stopped.
-fn heartbeat_stops(path: &Path) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    let mut last = std::fs::read_to_string(path).unwrap_or_default();
-    loop {
-        std::thread::sleep(Duration::from_millis(300));
-        let now = std::fs::read_to_string(path).unwrap_or_default();
-        if now == last {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        last = now;
-    }
-}
-
 /// Every descendant dies with the sandbox, also one that detached itself (issue 23, item 6):
 /// the PID namespace dies with its init, and init with the helper.
 #[test]
@@ -580,6 +573,7 @@ fn every_descendant_dies_when_the_helper_is_killed() {
         ("a background job", format!("({beat}) & sleep 100")),
         ("a double fork", format!("( ( {beat} ) & ) ; sleep 100")),
         ("nohup and disown", format!("nohup bash -c '{beat}' >/dev/null 2>&1 & disown; sleep 100")),
+        ("a new session", format!("setsid bash -c '{beat}' & sleep 100")),
     ] {
         let _ = std::fs::remove_file(scene.work.join("beat"));
         let spec = scene.spec(&["bash", "-c", &script], false).to_string();
@@ -598,7 +592,7 @@ fn every_descendant_dies_when_the_helper_is_killed() {
         }
         helper.kill().expect("SIGKILL the helper");
         let _ = helper.wait();
-        assert!(heartbeat_stops(&scene.work.join("beat")), "{what} outlived the sandbox");
+        assert!(super::heartbeat_stops(&scene.work.join("beat")), "{what} outlived the sandbox");
     }
 }
 

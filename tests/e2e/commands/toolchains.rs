@@ -169,6 +169,7 @@ fn the_models_builds_and_tests_run_with_the_users_toolchains_and_its_secrets_sta
     assert!(make.contains("hello from cc") && make.contains("Exit Code: 0"), "make:\n{make}");
     let git = by_command(4);
     assert!(git.contains("from the sandbox") && git.contains("Exit Code: 0"), "git commit:\n{git}");
+    assert!(!git.contains("fatal"), "git complained:\n{git}");
 
     for (i, secret) in [(5, "SSH-KEY-SECRET"), (6, "AWS-SECRET-VALUE"), (7, "base_delay_ms")] {
         let text = by_command(i);

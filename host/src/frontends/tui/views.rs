@@ -205,6 +205,7 @@ pub fn grant(question: &GrantQuestion) -> GrantView {
         tool: sanitize::line(&request.tool),
         missing: request.missing.iter().map(|m| sanitize::line(m)).collect(),
         policy_file: sanitize::line(&request.policy_file.display().to_string()),
+        reason: request.reason.as_deref().map(sanitize::line),
     }
 }
 
