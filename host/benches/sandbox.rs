@@ -7,7 +7,14 @@
 //! `bash -c true` the same ways, and the whole process manager ([`Child`]: private folders,
 //! pipes, waiter thread) on `/bin/true` with the view. The goal is at most 5 ms added.
 //!
-//! `cargo bench -p airlock --bench sandbox`; `AIRLOCK_BENCH_RUNS` sets the runs (200).
+//! Then a developer's command: `cargo test --offline` of a small crate, run in the view with
+//! exactly what a session gives commands (the user's `PATH`, `HOME`, toolchain homes and
+//! caches, secrets hidden: [`CommandView::detect`]) against the same command run directly —
+//! once warm (nothing to compile) and once after a change to the crate (one crate compiled
+//! and linked). The goal is within 5 %.
+//!
+//! `cargo bench -p airlock --bench sandbox`; `AIRLOCK_BENCH_RUNS` sets the runs (200, and a
+//! tenth of that for `cargo test`).
 
 #![allow(
     clippy::print_stdout,
@@ -23,6 +30,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use airlock::process::{Child, ChildEvent, Request};
+use airlock::sandbox::folders::{CommandView, HostEnv, Settings};
 use airlock::sandbox::{HELPER_ARG, Spec, support as kernel_support};
 use support::{Summary, count_from_env, header, human, report};
 
@@ -104,6 +112,81 @@ fn main() {
         }
     }
     report("/bin/true through process::Child in the view (spawn to Exited)", &Summary::of(&samples));
+    cargo_test(runs / 10);
+}
+
+/// `cargo test --offline` of a small crate, in the view and directly.
+fn cargo_test(runs: usize) {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let krate = scratch.path().canonicalize().expect("canonical");
+    std::fs::write(krate.join("Cargo.toml"), "[package]\nname = \"small\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+        .expect("manifest");
+    std::fs::create_dir(krate.join("src")).expect("src");
+    let source = "pub fn add(a: i32, b: i32) -> i32 { a + b }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(2, 2), 4); }\n}\n";
+    std::fs::write(krate.join("src/lib.rs"), source).expect("lib");
+    let host = HostEnv::current();
+    let view = CommandView::detect(&host, &Settings::default(), &[], &krate);
+    let mut env: Vec<(String, String)> = vec![("PATH".into(), view.path.clone())];
+    if let Some(home) = &view.home {
+        env.push(("HOME".into(), home.display().to_string()));
+    }
+    env.extend(view.env.iter().cloned());
+    let mut read_write = vec![krate.clone()];
+    read_write.extend(view.write.iter().cloned());
+    let spec = Spec {
+        argv: ["cargo", "test", "--offline", "-q"].map(String::from).to_vec(),
+        cwd: krate.clone(),
+        env: env.clone(),
+        read_write,
+        read_only: view.read.clone(),
+        hidden: view.hidden.clone(),
+        view: true,
+        ..Spec::default()
+    };
+    let json = serde_json::to_string(&spec).expect("json");
+    let sandboxed = || run(Command::new(BINARY).arg(HELPER_ARG).arg(&json));
+    let direct = || {
+        run(Command::new("cargo").args(["test", "--offline", "-q"]).env_clear().envs(env.clone()).current_dir(&krate))
+    };
+    direct();
+    let (with, without) = interleaved(runs, sandboxed, direct);
+    report("cargo test --offline, warm, in the view", &with);
+    report("cargo test --offline, warm, direct", &without);
+    println!(
+        "{:<58} median {:>9}  ({:+.1} %)",
+        "cargo test, warm: added by the sandbox",
+        diff(with.median, without.median),
+        percent(with.median, without.median)
+    );
+    // A change to the crate each time: cargo compiles and links it again.
+    let edits = std::cell::Cell::new(0u32);
+    let touch = || {
+        edits.set(edits.get() + 1);
+        std::fs::write(krate.join("src/lib.rs"), format!("{source}// {}\n", edits.get())).expect("edit");
+    };
+    let (with, without) = interleaved(
+        runs,
+        || {
+            touch();
+            sandboxed();
+        },
+        || {
+            touch();
+            direct();
+        },
+    );
+    report("cargo test --offline after a change, in the view", &with);
+    report("cargo test --offline after a change, direct", &without);
+    println!(
+        "{:<58} median {:>9}  ({:+.1} %)",
+        "cargo test, rebuilt: added by the sandbox",
+        diff(with.median, without.median),
+        percent(with.median, without.median)
+    );
+}
+
+fn percent(with: Duration, without: Duration) -> f64 {
+    (with.as_secs_f64() / without.as_secs_f64().max(f64::EPSILON) - 1.0) * 100.0
 }
 
 fn run(command: &mut Command) {
