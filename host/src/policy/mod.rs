@@ -6,7 +6,8 @@
 //!   user means (requests, answers) — showing the question is a front end's job;
 //! - [`grants`]: what a plugin is granted (the one answer for the runtime, the `plugins`
 //!   commands and hints), and binding the files' names to the loaded plugins;
-//! - [`edit`]: changing a policy file in place.
+//! - [`edit`]: changing a policy file in place;
+//! - [`reach`]: which calls a workspace's rules may approve (those that stay inside it).
 //!
 //! Grants: built-in plugins get what they request, list by list, unless the user's policy
 //! sets that list;
@@ -27,6 +28,7 @@ mod exec;
 pub mod file;
 mod grants;
 pub mod mode;
+mod reach;
 pub mod rules;
 pub mod trust;
 
