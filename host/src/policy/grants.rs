@@ -209,6 +209,20 @@ impl Policy {
                 ));
             }
         }
+        for plugin in &all {
+            let mut named: Vec<&str> = Vec::new();
+            for var in plugin.info.tools.iter().flat_map(|tool| &tool.capabilities.env) {
+                if let Some(why) = super::reserved_variable(var)
+                    && !named.contains(&var.as_str())
+                {
+                    named.push(var);
+                    warnings.push(format!(
+                        "{} requests the variable {var}, which no plugin may be given ({why}); the request is ignored",
+                        plugin.label()
+                    ));
+                }
+            }
+        }
         self.warnings.extend(warnings);
         Ok(())
     }

@@ -6,7 +6,7 @@
 //!   user means (requests, answers) — showing the question is a front end's job;
 //! - [`grants`]: what a plugin is granted (the one answer for the runtime, the `plugins`
 //!   commands and hints), and binding the files' names to the loaded plugins;
-//! - [`edit`]: changing a policy file in place;
+//! - [`edit`]: changing a policy file in place; [`effect`]: whether a grant can take effect;
 //! - [`reach`]: which calls a workspace's rules may approve (those that stay inside it).
 //!
 //! Grants: built-in plugins get what they request, list by list, unless the user's policy
@@ -24,6 +24,7 @@
 
 pub mod approver;
 pub mod edit;
+mod effect;
 mod exec;
 pub mod file;
 mod grants;
@@ -43,6 +44,7 @@ pub use mode::{ApprovalMode, Verdict};
 use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
 use trust::{TrustStatus, TrustStore};
 
+pub use effect::reserved_variable;
 pub use grants::{Granted, SHELL_PLUGIN, SHELL_TIMEOUT_SECS};
 
 use crate::capability::search::{self, SearchEndpoint};
@@ -310,6 +312,17 @@ impl Policy {
     }
 
     fn effective_under(&self, plugin: &Plugin, grant: &Grant, tool: &ToolInfo) -> Effective {
+        // A request of a variable no plugin may be given is ignored (and warned about once,
+        // by `bind`): it is neither granted nor offered at a grant prompt.
+        let without_reserved;
+        let tool = if tool.capabilities.env.iter().any(|var| reserved_variable(var).is_some()) {
+            let mut narrowed = tool.clone();
+            narrowed.capabilities.env.retain(|var| reserved_variable(var).is_none());
+            without_reserved = narrowed;
+            &without_reserved
+        } else {
+            tool
+        };
         let mut effective = capability::effective(tool, grant, &self.roots);
         // The memory folder stays writable only through a grant that names it (`@memory`),
         // from the user's own policy or a built-in's default — never through a grant of a
