@@ -81,6 +81,12 @@ impl Policy {
         if self.roots.resolve(&file.path).is_none() {
             return Some(self.unresolved(&file.path));
         }
+        if file.path == crate::capability::MEMORY_ROOT && plugin.source.origin == Origin::Workspace {
+            return Some(format!(
+                "{name} is a workspace's plugin, and only your own policy grants airlock's memory folder to a \
+                 plugin of your own folder: a workspace's policy never does"
+            ));
+        }
         let grant = Grant { files: vec![file.clone()], ..Grant::default() };
         if !self.any_tool(plugin, &grant, |e| !e.files.is_empty()) {
             let mut reason = format!(

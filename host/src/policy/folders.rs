@@ -54,6 +54,11 @@ impl Policy {
         }
         for own in &self.protected {
             let own_shown = crate::sanitize::line(&own.display().to_string());
+            if *own == path {
+                return Err(format!(
+                    "{shown} is airlock's own folder (its policy, trust and keys), which no tool may reach"
+                ));
+            }
             if own.starts_with(&path) {
                 return Err(format!(
                     "{shown} holds {own_shown}, airlock's own folder (its policy, trust and keys), which no tool \
@@ -152,3 +157,7 @@ fn split_access(text: &str) -> Result<(&str, Access), String> {
         _ => (text, Access::Read),
     })
 }
+
+#[cfg(test)]
+#[path = "folders_tests.rs"]
+mod tests;
