@@ -89,22 +89,21 @@ impl Policy {
         }
         let grant = Grant { files: vec![file.clone()], ..Grant::default() };
         if !self.any_tool(plugin, &grant, |e| !e.files.is_empty()) {
+            let folders = |c: &crate::contract::Capabilities| {
+                c.files.iter().map(|f| FileGrant { path: f.path.clone(), access: f.access }.to_text()).collect()
+            };
             let mut reason = format!(
                 "{name} does not request {path}: it asks for {}, so the grant would change nothing",
-                requested(
-                    plugin,
-                    |c| c
-                        .files
-                        .iter()
-                        .map(|f| FileGrant { path: f.path.clone(), access: f.access }.to_text())
-                        .collect(),
-                    "no folder"
-                )
+                requested(plugin, folders, "no folder")
             );
             if plugin.source.origin == Origin::Builtin && self.requests_workspace(plugin) {
+                let added = match file.access {
+                    Access::ReadWrite => shell_word(&format!("{}:read-write", file.path)),
+                    Access::Read => path.clone(),
+                };
                 reason.push_str(&format!(
-                    ". To let the built-in tools reach {path} for one session, start airlock with `--add-dir {path}` \
-                     (or type `/add-dir {path}` in the UI)"
+                    ". To let the built-in tools reach it for one session, start airlock with `--add-dir {added}` \
+                     (or type `/add-dir {added}` in the UI)"
                 ));
             }
             return Some(reason);
