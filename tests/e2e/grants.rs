@@ -336,6 +336,17 @@ fn a_grant_that_cannot_take_effect_is_refused_with_the_reason_and_what_would_wor
     let hidden = run_args(&s, &["plugins", "show", "fs_probe", "--json"]);
     let view: Value = serde_json::from_str(&hidden.stdout).unwrap();
     assert_eq!(view["granted"]["files"], json!([]), "{view}");
+    // Written by hand in a policy file, such an entry is a warning at its table.
+    write_policy(&s, "# mine\n[grants.read-file]\nfiles = [\".:read\", \"/etc:read\"]\n");
+    let shown = run_args(&s, &["plugins", "show", "read-file"]);
+    let warning = lines_with(&shown.stderr, "/etc");
+    assert_eq!(warning.len(), 1, "{}", shown.stderr);
+    assert!(
+        warning[0].contains("policy.toml:2: [grants.read-file]: read-file does not request /etc"),
+        "{}",
+        warning[0]
+    );
+    write_policy(&s, "");
     // What the plugin requests is granted.
     let granted = run_args(&s, &["plugins", "grant", "fs_probe", "--read", "docs", "--env", "GRANTED_VAR"]);
     assert_eq!(granted.code, Some(0), "{}", granted.stderr);

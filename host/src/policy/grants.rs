@@ -14,7 +14,8 @@
 //! workspace's its pinned plugins. A tool or file name warns and grants nothing: what it
 //! answers to changes with the files present. A name of two plugins, or two tables for one
 //! plugin, is an error at the table's line; a name that matches nothing, like a rule for a tool nobody declares, is a warning
-//! with the closest name.
+//! with the closest name. An entry of a table that cannot take effect (outside the plugin's
+//! requests, a folder that does not exist: [`Policy::ineffective`]) is a warning at the table.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -221,6 +222,20 @@ impl Policy {
                         plugin.label()
                     ));
                 }
+            }
+        }
+        // A table's entry that cannot take effect changes nothing: said at its table.
+        for plugin in &all {
+            let file = match plugin.source.origin {
+                Origin::Workspace => self.workspace.as_ref().filter(|_| self.is_pinned(plugin)),
+                Origin::User if is_reserved(&plugin.info.name) => None,
+                Origin::Builtin | Origin::User => Some(&self.user),
+            };
+            let Some((file, table)) = file.and_then(|f| f.grants.get(&plugin.info.name).map(|t| (f, t))) else {
+                continue;
+            };
+            for reason in self.ineffective(plugin, &table.grant) {
+                warnings.push(format!("{}:{}: [grants.{}]: {reason}", file.path.display(), table.line, table.key));
             }
         }
         self.warnings.extend(warnings);
