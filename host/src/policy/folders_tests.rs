@@ -72,3 +72,13 @@ fn a_folder_whose_name_holds_a_colon_is_named_with_its_mode() {
     std::fs::create_dir_all(&nested).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(policy.add_folder(&nested.display().to_string()).map(|a| a.path), Ok(nested));
 }
+
+#[test]
+fn added_folders_survive_a_reload_of_the_policy() {
+    let (_dir, root, old) = policy();
+    let lib = root.join("outside/lib");
+    old.add_folder(&format!("{}:read-write", lib.display())).unwrap_or_else(|e| panic!("{e}"));
+    let (_other, _, reloaded) = policy();
+    reloaded.carry_session_from(&old, &|_| false, &|_| false);
+    assert_eq!(reloaded.added_folders(), vec![AddedFolder { path: lib, access: Access::ReadWrite }]);
+}
