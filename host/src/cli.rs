@@ -68,6 +68,10 @@ pub struct Cli {
     /// Print the AIRLOCK.md context files found and the assembled system prompt, and exit.
     #[arg(long)]
     show_context: bool,
+    /// Let the built-in tools read a folder outside the workspace for this session;
+    /// `DIR:read-write` lets them write there too, each write asked about. Repeatable.
+    #[arg(long = "add-dir", value_name = "DIR")]
+    add_dir: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -208,6 +212,12 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         Some(Command::Trust(_) | Command::Sessions { .. }) | None => {}
     }
 
+    for folder in &cli.add_dir {
+        tools
+            .policy
+            .add_folder(folder)
+            .map_err(|reason| Fatal::new(ExitCode::Usage, format!("--add-dir: {reason}")))?;
+    }
     let interactive = wants_ui(&cli)?;
     let prompt = if interactive { String::new() } else { read_prompt(cli.prompt, cli.stdin, cli.ask)? };
     let flags = config::ProviderFlags { provider: cli.provider, model: cli.model, base_url: cli.base_url };

@@ -61,7 +61,7 @@
 //! - `files`: (none)
 //! - `model`: (none)
 //! - `paths`: (none)
-//! - `policy`: `capability`, `contract`, `files`, `paths`, `registry`, `sanitize`, `shell`
+//! - `policy`: `capability`, `contract`, `files`, `paths`, `process`, `registry`, `sanitize`, `shell`
 //! - `process`: `sandbox`
 //! - `registry`: `capability`, `contract`, `files`, `runtime`, `sanitize`
 //! - `runtime`: `capability`, `contract`, `files`, `process`, `sandbox`, `sanitize`, `shell`

@@ -72,12 +72,13 @@ fn granting_a_built_in_only_adds_and_it_keeps_its_default_access() {
     assert_eq!(json["defaults"], json!(["files", "network", "env", "processes"]), "{json}");
     assert_eq!(json["granted"]["memory_mb"], 128);
 
-    // Adding a folder starts from the default list: both are granted, written out.
+    // Adding a folder starts from the default list: both are granted, written out (the shell
+    // requests the home folder, so a folder of it takes effect).
     let notes = s.airlock_home().parent().unwrap().join("notes");
     std::fs::create_dir_all(&notes).unwrap();
-    let more = run_args(&s, &["plugins", "grant", "read-file", "--read", "~/notes"]);
+    let more = run_args(&s, &["plugins", "grant", "run-shell-command", "--read", "~/notes"]);
     assert_eq!(more.code, Some(0), "{}", more.stderr);
-    assert!(more.stdout.contains("now granted: .:read, ~/notes:read, memory 128 MiB"), "{}", more.stdout);
+    assert!(more.stdout.contains("now granted: .:read-write, ~/notes:read,"), "{}", more.stdout);
     assert_eq!(read_notes(&s), "the notes");
 
     // Revoking narrows; `--all` falls back to the default.
@@ -294,4 +295,117 @@ fn an_untrusted_workspace_plugin_is_told_to_trust_the_folder_not_to_grant_again(
         "{}",
         hint[0]
     );
+}
+
+/// `plugins grant NAME` with `flags`; asserts it was refused as a bad command line saying
+/// `says`, and that the policy file is as it was.
+fn refused_grant(s: &Session, name: &str, flags: &[&str], says: &str) {
+    let before = read_policy(s);
+    let mut args = vec!["plugins", "grant", name];
+    args.extend_from_slice(flags);
+    let done = run_args(s, &args);
+    assert_eq!(done.code, Some(2), "{flags:?} was granted: {}{}", done.stdout, done.stderr);
+    assert!(done.stderr.contains(says), "{flags:?}: {}", done.stderr);
+    assert!(!done.stdout.contains("granted"), "{flags:?}: {}", done.stdout);
+    assert_eq!(read_policy(s), before, "{flags:?}: the policy file changed");
+}
+
+#[test]
+fn a_grant_that_cannot_take_effect_is_refused_with_the_reason_and_what_would_work() {
+    let s = session();
+    s.write("notes.txt", "the notes");
+    std::fs::create_dir_all(s.workspace.join("docs")).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), s.workspace.join("out")).unwrap();
+    s.install_plugin(fixtures::FS_PROBE);
+    // The review's case: read_file reads the workspace only.
+    refused_grant(&s, "read-file", &["--read", "/etc"], "read-file does not request /etc");
+    refused_grant(&s, "read-file", &["--read", "/etc"], "--add-dir /etc");
+    refused_grant(&s, "read-file", &["--read", "~/nowhere"], "does not exist");
+    refused_grant(&s, "read-file", &["--read", "out"], "out leads outside the workspace");
+    refused_grant(&s, "read-file", &["--read", "notes.txt"], "notes.txt is not a folder");
+    refused_grant(&s, "read-file", &["--write", "docs"], "only reads");
+    refused_grant(&s, "read-file", &["--net", "https://api.example.com"], "does not request https://api.example.com");
+    refused_grant(&s, "read-file", &["--env", "SOME_VAR"], "does not request the variable SOME_VAR");
+    refused_grant(&s, "read-file", &["--process", "git status"], "does not request to run 'git status'");
+    // A plugin that reads the workspace cannot be granted write access there, nor the home.
+    refused_grant(&s, "fs_probe", &["--write", "."], "fs_probe requests only read access to .: grant `--read .`");
+    refused_grant(&s, "run-shell-command", &["--write", "~/.airlock"], "airlock's own folder");
+    // One part that cannot take effect refuses the whole grant.
+    refused_grant(&s, "fs_probe", &["--read", "docs", "--env", "NOT_REQUESTED"], "NOT_REQUESTED");
+    let hidden = run_args(&s, &["plugins", "show", "fs_probe", "--json"]);
+    let view: Value = serde_json::from_str(&hidden.stdout).unwrap();
+    assert_eq!(view["granted"]["files"], json!([]), "{view}");
+    // Written by hand in a policy file, such an entry is a warning at its table.
+    write_policy(&s, "# mine\n[grants.read-file]\nfiles = [\".:read\", \"/etc:read\"]\n");
+    let shown = run_args(&s, &["plugins", "show", "read-file"]);
+    let warning = lines_with(&shown.stderr, "/etc");
+    assert_eq!(warning.len(), 1, "{}", shown.stderr);
+    assert!(
+        warning[0].contains("policy.toml:2: [grants.read-file]: read-file does not request /etc"),
+        "{}",
+        warning[0]
+    );
+    write_policy(&s, "");
+    // What the plugin requests is granted.
+    let granted = run_args(&s, &["plugins", "grant", "fs_probe", "--read", "docs", "--env", "GRANTED_VAR"]);
+    assert_eq!(granted.code, Some(0), "{}", granted.stderr);
+    assert!(read_policy(&s).contains("docs:read") && read_policy(&s).contains("GRANTED_VAR"), "{}", read_policy(&s));
+}
+
+/// Variables that make a program load or run code (the and our own variants).
+const CODE_VARIABLES: &[&str] = &[
+    "BASH_ENV",
+    "ENV",
+    "PS4",
+    "PROMPT_COMMAND",
+    "SHELLOPTS",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_KEY_0",
+    "GIT_CONFIG_VALUE_0",
+    "GIT_EXEC_PATH",
+    "GIT_SSH_COMMAND",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "GLIBC_TUNABLES",
+    "PYTHONSTARTUP",
+    "NODE_OPTIONS",
+    "PERL5OPT",
+    "RUBYOPT",
+    "PATH",
+    "HOME",
+];
+
+#[test]
+fn a_variable_that_makes_a_program_run_code_is_never_granted() {
+    let s = session();
+    // A plugin that requests such variables beside a harmless one.
+    let dir = s.airlock_home().join("plugins");
+    std::fs::create_dir_all(&dir).unwrap();
+    let probe = airlock_tests::variants::trust_probe("name=var_probe;env=PLAIN_VAR,BASH_ENV,GIT_CONFIG_KEY_0");
+    std::fs::write(dir.join("var_probe.wasm"), &probe).unwrap();
+    for name in CODE_VARIABLES {
+        refused_grant(&s, "var_probe", &["--env", name], &format!("no plugin may be granted the variable {name}"));
+        // In a policy file, it is an error at its line.
+        write_policy(&s, &format!("# mine\n[grants.var_probe]\nenv = [\"PLAIN_VAR\",\n  \"{name}\"]\n"));
+        let mock = MockModel::start(Wire::OpenAi);
+        let done = s.airlock(&mock, &["-p", "hi"]);
+        assert_eq!(done.code, Some(52), "{name} was accepted in policy.toml: {}", done.stderr);
+        assert!(done.stderr.contains("policy.toml:4:") && done.stderr.contains(name), "{name}: {}", done.stderr);
+        assert!(mock.requests().is_empty(), "{name}");
+        write_policy(&s, "");
+    }
+    // The plugin's own request of one is ignored, with a warning, and never suggested.
+    let granted = run_args(&s, &["plugins", "grant", "var_probe", "--env", "PLAIN_VAR"]);
+    assert_eq!(granted.code, Some(0), "{}", granted.stderr);
+    let (done, _) = call_once(&s, "probe_read", json!({"path": "x"}));
+    for name in ["BASH_ENV", "GIT_CONFIG_KEY_0"] {
+        let warning = lines_with(&done.stderr, &format!("requests the variable {name}"));
+        assert_eq!(warning.len(), 1, "{name}: {}", done.stderr);
+        assert!(warning[0].contains("the request is ignored"), "{}", warning[0]);
+        assert!(!done.stderr.contains(&format!("--env {name}")), "{name} was suggested: {}", done.stderr);
+    }
+    let inspected = run_args(&s, &["plugins", "inspect", dir.join("var_probe.wasm").to_str().unwrap()]);
+    assert!(!inspected.stdout.contains("--env BASH_ENV"), "{}", inspected.stdout);
 }

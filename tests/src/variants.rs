@@ -9,7 +9,7 @@ const MARKER: &[u8] = b"AIRLOCK-TRUST-PROBE:";
 const CONFIG_LEN: usize = 96;
 
 /// The `trust_probe` component with its configuration set to `config` (`key=value;` pairs:
-/// `name`, `describe`, `bulk`; see the fixture).
+/// `name`, `describe`, `bulk`, `files`, `write`, `env`; see the fixture).
 pub fn trust_probe(config: &str) -> Vec<u8> {
     let mut bytes = std::fs::read(fixtures::TRUST_PROBE).unwrap_or_else(|e| panic!("read trust_probe: {e}"));
     let at = bytes

@@ -80,6 +80,11 @@ pub enum Op {
     /// `.wasm` is added, replaced or removed; a front end may send it too). Put off until the
     /// running turn ends; notices say what changed, a plugin problem what failed to load.
     ReloadPlugins,
+    /// Let the built-in tools read a folder outside the workspace for the rest of the
+    /// session (`DIR`, `DIR:read`), or also write it (`DIR:read-write`, each write asked
+    /// about): a person's order, never the model's. Acts at once; a notice says what was
+    /// added, a warning why not ([`Policy::add_folder`]).
+    AddDir { folder: String },
     /// Cancel what runs and end the session.
     Shutdown,
 }
@@ -528,6 +533,7 @@ impl Shared {
             | Op::Approve { .. }
             | Op::SetMode(_)
             | Op::Grant { .. }
+            | Op::AddDir { .. }
             | Op::ReloadPlugins
             | Op::Shutdown => {}
         }
@@ -555,6 +561,18 @@ impl Shared {
                     tracing::info!(%error, "a grant answer was dropped");
                 }
             }
+            Op::AddDir { folder } => match self.policy.add_folder(&folder) {
+                Ok(added) => {
+                    let what = if added.access == crate::contract::Access::ReadWrite {
+                        "read and write it (every write is asked about and shows the folder)"
+                    } else {
+                        "read it"
+                    };
+                    let message = format!("added {} to this session: the built-in tools may {what}", added.describe());
+                    self.events.send(Event::Notice { message });
+                }
+                Err(reason) => self.events.send(Event::Warning { message: format!("cannot add the folder: {reason}") }),
+            },
             Op::Shutdown => return Flow::Stop,
             Op::UserTurn { .. }
             | Op::Compress

@@ -21,8 +21,9 @@
 //!
 //! Values that cannot be right are errors naming the file, line and problem — a misspelt
 //! access mode (`.:rw`), an unknown key, a wrong type, a network entry that is not
-//! `scheme://host[:port]`, a rule for a name no tool can have: nothing is silently dropped,
-//! widened or read as something else. Names that are well-formed but match nothing
+//! `scheme://host[:port]`, a rule for a name no tool can have, a variable no plugin may be
+//! given ([`super::reserved_variable`]): nothing is silently dropped, widened or read as
+//! something else. Names that are well-formed but match nothing
 //! installed are only known once plugins are loaded: [`super::Policy::bind`] warns about
 //! them. Writes go through [`super::edit::Editor`], so the user's comments and layout
 //! survive, and are atomic.
@@ -212,6 +213,12 @@ fn parse_grant(key: Spanned<String>, raw: RawGrant, text: &str, invalid: &Invali
     for var in raw.env.iter().flatten() {
         if !is_env_name(var.get_ref()) {
             return Err(invalid(var.span().start, format!("{:?} is not an environment variable name", var.get_ref())));
+        }
+        if let Some(why) = super::reserved_variable(var.get_ref()) {
+            return Err(invalid(
+                var.span().start,
+                format!("no plugin may be granted the variable {}: {why}; remove it", var.get_ref()),
+            ));
         }
         grant.env.push(var.get_ref().clone());
     }

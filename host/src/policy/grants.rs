@@ -14,7 +14,8 @@
 //! workspace's its pinned plugins. A tool or file name warns and grants nothing: what it
 //! answers to changes with the files present. A name of two plugins, or two tables for one
 //! plugin, is an error at the table's line; a name that matches nothing, like a rule for a tool nobody declares, is a warning
-//! with the closest name.
+//! with the closest name. An entry of a table that cannot take effect (outside the plugin's
+//! requests, a folder that does not exist: [`Policy::ineffective`]) is a warning at the table.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -208,6 +209,34 @@ impl Policy {
                     "{}: the rule for tool `{tool}` matches no tool{close}; it decides nothing",
                     rule.origin
                 ));
+            }
+        }
+        for plugin in &all {
+            let mut named: Vec<&str> = Vec::new();
+            for var in plugin.info.tools.iter().flat_map(|tool| &tool.capabilities.env) {
+                if let Some(why) = super::reserved_variable(var)
+                    && !named.contains(&var.as_str())
+                {
+                    named.push(var);
+                    warnings.push(format!(
+                        "{} requests the variable {var}, which no plugin may be given ({why}); the request is ignored",
+                        plugin.label()
+                    ));
+                }
+            }
+        }
+        // A table's entry that cannot take effect changes nothing: said at its table.
+        for plugin in &all {
+            let file = match plugin.source.origin {
+                Origin::Workspace => self.workspace.as_ref().filter(|_| self.is_pinned(plugin)),
+                Origin::User if is_reserved(&plugin.info.name) => None,
+                Origin::Builtin | Origin::User => Some(&self.user),
+            };
+            let Some((file, table)) = file.and_then(|f| f.grants.get(&plugin.info.name).map(|t| (f, t))) else {
+                continue;
+            };
+            for reason in self.ineffective(plugin, &table.grant) {
+                warnings.push(format!("{}:{}: [grants.{}]: {reason}", file.path.display(), table.line, table.key));
             }
         }
         self.warnings.extend(warnings);

@@ -6,7 +6,9 @@
 //!   user means (requests, answers) — showing the question is a front end's job;
 //! - [`grants`]: what a plugin is granted (the one answer for the runtime, the `plugins`
 //!   commands and hints), and binding the files' names to the loaded plugins;
-//! - [`edit`]: changing a policy file in place.
+//! - [`edit`]: changing a policy file in place; [`effect`]: whether a grant can take effect;
+//! - [`reach`]: which calls a workspace's rules may approve (those that stay inside it);
+//! - [`folders`]: folders outside the workspace added to the session (`--add-dir`).
 //!
 //! Grants: built-in plugins get what they request, list by list, unless the user's policy
 //! sets that list;
@@ -23,10 +25,13 @@
 
 pub mod approver;
 pub mod edit;
+mod effect;
 mod exec;
 pub mod file;
+mod folders;
 mod grants;
 pub mod mode;
+mod reach;
 pub mod rules;
 pub mod trust;
 
@@ -41,6 +46,8 @@ pub use mode::{ApprovalMode, Verdict};
 use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
 use trust::{TrustStatus, TrustStore};
 
+pub use effect::reserved_variable;
+pub use folders::AddedFolder;
 pub use grants::{Granted, SHELL_PLUGIN, SHELL_TIMEOUT_SECS};
 
 use crate::capability::search::{self, SearchEndpoint};
@@ -99,13 +106,15 @@ pub struct Policy {
     /// Grants the person gave for the session at a grant prompt, by plugin name: added to
     /// what the files grant.
     session_grants: Mutex<BTreeMap<String, Grant>>,
+    /// Folders outside the workspace the person added to the session ([`folders`]).
+    added: Mutex<Vec<AddedFolder>>,
 }
 
 impl Policy {
-    /// Takes over `old`'s session state — the approval mode, and the rules and grants
-    /// remembered for the session — when the policy is loaded anew (the plugin folders
-    /// changed): a reload neither forgets an "allow always for this session" nor resets the
-    /// mode. Session grants and rules are identities' answers, not names': a plugin's are
+    /// Takes over `old`'s session state — the approval mode, the rules and grants
+    /// remembered for the session, and the folders added to it — when the policy is loaded
+    /// anew (the plugin folders changed): a reload neither forgets an "allow always for this
+    /// session" nor resets the mode. Session grants and rules are identities' answers, not names': a plugin's are
     /// kept only when `same_plugin` says its code is unchanged, a tool's rules only when
     /// `same_tool` does — a different `foo.wasm` swapped in under the same name inherits
     /// nothing the person gave the old one.
@@ -134,6 +143,7 @@ impl Policy {
             .map(|(plugin, grant)| (plugin.clone(), grant.clone()))
             .collect();
         *self.session_grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = grants;
+        *self.added.lock().unwrap_or_else(PoisonError::into_inner) = old.added_folders();
     }
 
     /// Adds `extra` to what `plugin` is granted for the rest of the session (a person's
@@ -237,6 +247,7 @@ impl Policy {
             warnings: Vec::new(),
             session: Mutex::default(),
             session_grants: Mutex::default(),
+            added: Mutex::default(),
         }
     }
 
@@ -314,7 +325,19 @@ impl Policy {
     }
 
     fn effective_under(&self, plugin: &Plugin, grant: &Grant, tool: &ToolInfo) -> Effective {
+        // A request of a variable no plugin may be given is ignored (and warned about once,
+        // by `bind`): it is neither granted nor offered at a grant prompt.
+        let without_reserved;
+        let tool = if tool.capabilities.env.iter().any(|var| reserved_variable(var).is_some()) {
+            let mut narrowed = tool.clone();
+            narrowed.capabilities.env.retain(|var| reserved_variable(var).is_none());
+            without_reserved = narrowed;
+            &without_reserved
+        } else {
+            tool
+        };
         let mut effective = capability::effective(tool, grant, &self.roots);
+        self.add_added_folders(plugin, tool, &mut effective);
         // The memory folder stays writable only through a grant that names it (`@memory`),
         // from the user's own policy or a built-in's default — never through a grant of a
         // folder holding it, and never for a workspace's plugin.

@@ -3,6 +3,11 @@
 //! one source that match a call, the highest priority wins; on a tie deny beats ask beats
 //! allow. Sources are consulted in order — session, user, workspace — and the first source
 //! with a matching rule decides, so user rules beat workspace rules.
+//!
+//! A workspace's rules are a repository's: they approve (`allow`) only a call that stays
+//! within that workspace ([`CallFacts::within_workspace`]), so no rule of a repository
+//! approves an edit of the user's memory, a write into another folder or a plugin its trust
+//! did not pin. Its `ask` and `deny` rules still apply everywhere: they only hold a call back.
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
@@ -91,11 +96,19 @@ pub struct CallFacts<'a> {
     /// prefix that allows or asks must then cover it written out whole, one that denies
     /// matches its program by file name ([`crate::shell::matching`]).
     pub parsed: Option<&'a crate::shell::Command>,
+    /// Whether the call stays within the workspace's reach: its tool is one the workspace's
+    /// trust covers (a built-in, or a workspace plugin pinned by trust) and everything it
+    /// can change lies inside the workspace ([`super::Policy::within_workspace`]). Only such
+    /// a call may be approved by a workspace's rule; `false` (the default) when unknown.
+    pub within_workspace: bool,
 }
 
 impl Rule {
     pub fn matches(&self, facts: &CallFacts<'_>) -> bool {
         if self.tool.as_deref().is_some_and(|tool| tool != facts.tool) {
+            return false;
+        }
+        if self.source == RuleSource::Workspace && self.decision == RuleDecision::Allow && !facts.within_workspace {
             return false;
         }
         if let Some(prefix) = &self.command {

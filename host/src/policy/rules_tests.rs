@@ -22,7 +22,7 @@ fn rule(
 }
 
 fn facts<'a>(tool: &'a str, command: Option<&'a str>, path: Option<&'a str>) -> CallFacts<'a> {
-    CallFacts { tool, command, path, parsed: None }
+    CallFacts { tool, command, path, parsed: None, within_workspace: true }
 }
 
 #[test]
@@ -66,4 +66,23 @@ fn only_unconditional_deny_rules_hide_a_tool() {
     assert_eq!(rule(Some("t"), Some("x"), None, RuleDecision::Deny, 0, RuleSource::User).hidden_tool(), None);
     assert_eq!(rule(None, None, None, RuleDecision::Deny, 0, RuleSource::User).hidden_tool(), None);
     assert_eq!(rule(Some("t"), None, None, RuleDecision::Ask, 0, RuleSource::User).hidden_tool(), None);
+}
+
+#[test]
+fn a_workspace_rule_approves_only_a_call_within_the_workspace() {
+    let rules = vec![rule(None, None, None, RuleDecision::Allow, 0, RuleSource::Workspace)];
+    let inside = facts("save_memory", None, None);
+    assert_eq!(deciding(&rules, &inside).map(|r| r.decision), Some(RuleDecision::Allow));
+    let outside = CallFacts { within_workspace: false, ..inside };
+    assert!(deciding(&rules, &outside).is_none(), "a workspace rule approved a call that reaches outside");
+    // The user's own rules, and a workspace's rules that hold a call back, still apply.
+    for (decision, source) in [
+        (RuleDecision::Allow, RuleSource::User),
+        (RuleDecision::Allow, RuleSource::Session),
+        (RuleDecision::Ask, RuleSource::Workspace),
+        (RuleDecision::Deny, RuleSource::Workspace),
+    ] {
+        let rules = vec![rule(None, None, None, decision, 0, source)];
+        assert_eq!(deciding(&rules, &outside).map(|r| r.decision), Some(decision), "{decision:?} of {source:?}");
+    }
 }

@@ -47,11 +47,21 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return fail(cancelled());
         }
-        let facts = CallFacts { tool: &call.name, command: command.as_deref(), path: path.as_deref(), parsed: None };
         // A command line is judged command by command, and runs in the folder it showed.
         let exec_folder = match &confirmation {
             Some(Confirmation::Exec { directory, .. }) => Some(exec_directory(&self.workspace, directory)),
             _ => None,
+        };
+        let writable = access.writable(&tool.info, &writes);
+        // A workspace's rules approve only what stays inside it.
+        let within_workspace =
+            self.policy.within_workspace(&tool.plugin, path.as_deref(), exec_folder.as_deref(), &writable);
+        let facts = CallFacts {
+            tool: &call.name,
+            command: command.as_deref(),
+            path: path.as_deref(),
+            parsed: None,
+            within_workspace,
         };
         let mut modified = false;
         // A proposal longer than a confirmation holds arrived cut: editing it would apply the cut.
@@ -62,7 +72,6 @@ impl Scheduler {
         let starts_programs = !access.effective.processes.is_empty();
         let verdict = match (&confirmation, &exec_folder) {
             (Some(exec), Some(folder)) if starts_programs => {
-                let writable = access.writable(&tool.info, &writes);
                 self.policy.exec_verdict(&tool.info, &facts, exec, folder, &writable)
             }
             _ => ExecVerdict {
@@ -95,7 +104,6 @@ impl Scheduler {
                 update.description = Some(description.clone());
                 update.confirmation = Some(confirmation.clone());
                 events.send(Event::ToolCall(Box::new(update)));
-                let writable = access.writable(&tool.info, &writes);
                 let request = ApprovalRequest {
                     call_id: call.id.clone(),
                     tool: call.name.clone(),

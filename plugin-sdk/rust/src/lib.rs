@@ -47,6 +47,7 @@ pub mod bindings {
     });
 }
 
+pub mod folders;
 pub mod fs;
 pub mod log;
 pub mod output;

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use airlock_plugin_sdk::display_path;
+use airlock_plugin_sdk::folders::resolve_in_folders;
 use airlock_plugin_sdk::fs::io_error;
 use airlock_plugin_sdk::prelude::*;
 use globset::{GlobBuilder, GlobMatcher};
@@ -20,8 +21,8 @@ struct Args {
     /// The glob pattern, matched against paths relative to dir_path: `**/*.rs`,
     /// `src/**/*.{ts,tsx}`, `*.md` (top level only), `docs/*`.
     pattern: String,
-    /// The directory to search in: relative to the workspace root or absolute inside it.
-    /// Defaults to the workspace root.
+    /// The directory to search in: relative to the workspace root, or absolute inside it or
+    /// inside a folder the user added to the session. Defaults to the workspace root.
     dir_path: Option<String>,
     /// Whether the match is case-sensitive. Defaults to false.
     case_sensitive: Option<bool>,
@@ -51,7 +52,7 @@ impl Tool for Glob {
     }
 
     fn describe_call(args: &Args) -> String {
-        match args.dir_path.as_deref().map(resolve_in_workspace) {
+        match args.dir_path.as_deref().map(resolve_in_folders) {
             Some(Ok(dir)) => format!("Find files matching '{}' in {}", args.pattern, display_path(&dir)),
             _ => format!("Find files matching '{}'", args.pattern),
         }
@@ -111,7 +112,7 @@ impl Tool for Glob {
 
 /// The directory the pattern is relative to.
 fn base_dir(args: &Args) -> Result<PathBuf, ToolError> {
-    resolve_in_workspace(args.dir_path.as_deref().unwrap_or("."))
+    resolve_in_folders(args.dir_path.as_deref().unwrap_or("."))
 }
 
 /// The compiled pattern.

@@ -7,6 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use airlock_plugin_sdk::display_path;
+use airlock_plugin_sdk::folders::resolve_in_folders;
 use airlock_plugin_sdk::fs::io_error;
 use airlock_plugin_sdk::prelude::*;
 use globset::{GlobBuilder, GlobMatcher};
@@ -27,8 +28,9 @@ struct Args {
     /// The regular expression to search for (Rust regex syntax, like PCRE without
     /// look-around or backreferences): `fn\s+main`, `TODO|FIXME`, `(?i)error`.
     pattern: String,
-    /// The directory (or single file) to search: relative to the workspace root or absolute
-    /// inside it. Defaults to the workspace root.
+    /// The directory (or single file) to search: relative to the workspace root, or absolute
+    /// inside it or inside a folder the user added to the session. Defaults to the workspace
+    /// root.
     dir_path: Option<String>,
     /// A glob that limits the search to some files: `*.rs` matches file names at any depth;
     /// a pattern with a `/` (`src/**/*.ts`) matches paths relative to dir_path.
@@ -69,7 +71,7 @@ impl Tool for GrepSearch {
 
     fn describe_call(args: &Args) -> String {
         let mut line = format!("Search for '{}'", args.pattern);
-        if let Some(Ok(dir)) = args.dir_path.as_deref().map(resolve_in_workspace) {
+        if let Some(Ok(dir)) = args.dir_path.as_deref().map(resolve_in_folders) {
             let _ = write!(line, " in {}", display_path(&dir));
         }
         if let Some(include) = &args.include {
@@ -206,7 +208,7 @@ fn report(args: &Args, base: &Path, files: &[FileMatches], total: usize) -> Tool
 
 /// The directory or file to search.
 fn base_path(args: &Args) -> Result<PathBuf, ToolError> {
-    resolve_in_workspace(args.dir_path.as_deref().unwrap_or("."))
+    resolve_in_folders(args.dir_path.as_deref().unwrap_or("."))
 }
 
 /// The pattern, compiled for line-by-line search: it never matches across a line end, `^`

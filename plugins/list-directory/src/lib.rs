@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use airlock_plugin_sdk::folders::resolve_in_folders;
 use airlock_plugin_sdk::fs::io_error;
 use airlock_plugin_sdk::prelude::*;
 use airlock_plugin_sdk::{display_path, workspace};
@@ -17,7 +18,7 @@ const MAX_ENTRIES: usize = 1000;
 #[derive(Deserialize, JsonSchema)]
 struct Args {
     /// The directory to list: a path relative to the workspace root (`src`, `.`) or an
-    /// absolute path inside the workspace.
+    /// absolute path inside the workspace or a folder the user added to the session.
     dir_path: String,
     /// Glob patterns for entry names to leave out (`*.log`, `node_modules`).
     ignore: Option<Vec<String>>,
@@ -30,7 +31,8 @@ impl Tool for ListDirectory {
     const NAME: &'static str = "list_directory";
     const DISPLAY_NAME: &'static str = "ReadFolder";
     const DESCRIPTION: &'static str = "Lists the files and subdirectories directly inside a \
-        directory of the workspace (not recursive). Directories come first and are shown as \
+        directory of the workspace or of a folder the user added to the session (not \
+        recursive). Directories come first and are shown as \
         `[DIR] name`. Entries hidden by .gitignore files and the .git folder are left out; the \
         listing says how many were ignored. At most 1000 entries are shown. Use glob to find \
         files by pattern across many directories.";
@@ -41,19 +43,19 @@ impl Tool for ListDirectory {
     }
 
     fn validate(args: &Args) -> Result<(), ToolError> {
-        resolve_in_workspace(&args.dir_path)?;
+        resolve_in_folders(&args.dir_path)?;
         ignore_set(args.ignore.as_deref()).map(|_| ())
     }
 
     fn describe_call(args: &Args) -> String {
-        match resolve_in_workspace(&args.dir_path) {
+        match resolve_in_folders(&args.dir_path) {
             Ok(path) => format!("List {}", display_path(&path)),
             Err(_) => format!("List {}", args.dir_path),
         }
     }
 
     fn execute(args: Args) -> Result<ToolOutput, ToolError> {
-        let dir = resolve_in_workspace(&args.dir_path)?;
+        let dir = resolve_in_folders(&args.dir_path)?;
         let metadata = fs::metadata(&dir).map_err(|e| io_error(&dir, &e))?;
         if !metadata.is_dir() {
             return Err(ToolError::InvalidParams(format!(

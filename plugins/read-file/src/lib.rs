@@ -5,6 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use airlock_plugin_sdk::display_path;
+use airlock_plugin_sdk::folders::resolve_in_folders;
 use airlock_plugin_sdk::fs::{io_error, within_grant};
 use airlock_plugin_sdk::prelude::*;
 use airlock_plugin_sdk::{ContentPart, Media};
@@ -23,7 +24,7 @@ const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 #[derive(Deserialize, JsonSchema)]
 struct Args {
     /// The file to read: a path relative to the workspace root (`src/main.rs`) or an
-    /// absolute path inside the workspace.
+    /// absolute path inside the workspace or a folder the user added to the session.
     file_path: String,
     /// The first line to read, 1-based. Defaults to 1.
     #[schemars(range(min = 1))]
@@ -40,7 +41,8 @@ impl Tool for ReadFile {
     type Args = Args;
     const NAME: &'static str = "read_file";
     const DISPLAY_NAME: &'static str = "ReadFile";
-    const DESCRIPTION: &'static str = "Reads a file of the workspace and returns its content. \
+    const DESCRIPTION: &'static str = "Reads a file of the workspace (or of a folder the user added to the \
+        session) and returns its content. \
         Text files come back whole when small; at most 2000 lines and 256 KiB are returned per \
         call and lines longer than 2000 characters are cut. When the content is truncated, the \
         result starts with a notice saying which lines were shown and which start_line to use \
@@ -54,7 +56,7 @@ impl Tool for ReadFile {
     }
 
     fn validate(args: &Args) -> Result<(), ToolError> {
-        resolve_in_workspace(&args.file_path)?;
+        resolve_in_folders(&args.file_path)?;
         if args.start_line == Some(0) || args.end_line == Some(0) {
             return Err(ToolError::InvalidParams(
                 "line numbers are 1-based: start_line and end_line must be at least 1".to_string(),
@@ -71,7 +73,7 @@ impl Tool for ReadFile {
     }
 
     fn describe_call(args: &Args) -> String {
-        let path = match resolve_in_workspace(&args.file_path) {
+        let path = match resolve_in_folders(&args.file_path) {
             Ok(path) => display_path(&path),
             Err(_) => args.file_path.clone(),
         };
@@ -83,7 +85,7 @@ impl Tool for ReadFile {
     }
 
     fn execute(args: Args) -> Result<ToolOutput, ToolError> {
-        let path = resolve_in_workspace(&args.file_path)?;
+        let path = resolve_in_folders(&args.file_path)?;
         let metadata = fs::metadata(&path).map_err(|e| not_found_or(&path, &e))?;
         if metadata.is_dir() {
             return Err(ToolError::InvalidParams(format!(

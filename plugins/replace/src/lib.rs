@@ -6,13 +6,14 @@
 use std::path::PathBuf;
 
 use airlock_plugin_sdk::display_path;
+use airlock_plugin_sdk::folders::resolve_in_folders;
 use airlock_plugin_sdk::fs::{read_text_optional, write_atomic};
 use airlock_plugin_sdk::prelude::*;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
     /// The file to change: a path relative to the workspace root or an absolute path inside
-    /// the workspace.
+    /// the workspace or a folder the user added to the session for writing.
     file_path: String,
     /// The exact text to replace, including whitespace and indentation. Include enough
     /// surrounding lines to match exactly one place. Empty to create a new file.
@@ -54,7 +55,7 @@ impl Tool for Replace {
     }
 
     fn validate(args: &Args) -> Result<(), ToolError> {
-        resolve_in_workspace(&args.file_path)?;
+        resolve_in_folders(&args.file_path)?;
         if args.old_string == args.new_string {
             return Err(ToolError::InvalidParams(
                 "No changes to apply: old_string and new_string are identical.".to_string(),
@@ -64,7 +65,7 @@ impl Tool for Replace {
     }
 
     fn describe_call(args: &Args) -> String {
-        match resolve_in_workspace(&args.file_path) {
+        match resolve_in_folders(&args.file_path) {
             Ok(path) => format!("Edit {}", display_path(&path)),
             Err(_) => format!("Edit {}", args.file_path),
         }
@@ -78,7 +79,7 @@ impl Tool for Replace {
     fn modify_args(args: Args, proposed: String) -> Result<serde_json::Value, ToolError> {
         // Replacing the whole current content reproduces `proposed` exactly. A missing file
         // reads as "" and an empty old_string creates it.
-        let path = resolve_in_workspace(&args.file_path)?;
+        let path = resolve_in_folders(&args.file_path)?;
         let current = read_text_optional(&path)?.unwrap_or_default();
         Ok(json!({
             "file_path": args.file_path,
@@ -105,7 +106,7 @@ impl Tool for Replace {
 
 /// Works out the new content of the file without changing anything.
 fn plan(args: &Args) -> Result<Edit, ToolError> {
-    let path = resolve_in_workspace(&args.file_path)?;
+    let path = resolve_in_folders(&args.file_path)?;
     let original = read_text_optional(&path)?;
     let shown = display_path(&path);
     let Some(content) = original.as_deref() else {

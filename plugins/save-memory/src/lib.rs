@@ -3,7 +3,8 @@
 //! context at the start of every session (after `$AIRLOCK_HOME/AIRLOCK.md`). The component
 //! holds write access to that one folder (`@memory`) and nothing else: no workspace, no
 //! network. A saved fact steers every later session, so the call is an edit the user
-//! approves (its diff shown) unless the approval mode allows edits.
+//! approves (its diff shown) unless the approval mode allows edits, and it is stored as one
+//! line with every control, bidi and invisible character made visible.
 
 use std::path::PathBuf;
 
@@ -65,15 +66,17 @@ impl Tool for SaveMemory {
         let original = read_text_optional(&path)?.unwrap_or_default();
         let proposed = appended(&original, &fact)?;
         write_atomic(&path, proposed.as_bytes())?;
-        Ok(ToolOutput::text(format!("Remembered: {fact}"))
-            .with_diff(&path, original, proposed))
+        Ok(ToolOutput::text(format!("Remembered: {fact}")).with_diff(&path, original, proposed))
     }
 }
 
-/// The fact as saved: one line, whitespace collapsed, no list marker; refused when empty,
-/// too long, or written as a heading.
+/// The fact as saved: one line, whitespace collapsed (newlines and line separators
+/// included), every control, bidi and invisible character written out as a visible escape,
+/// no list marker; refused when empty, too long, or written as a heading. The memory file
+/// is read into every later session's prompt and shown to the user: a fact can neither hide
+/// text in it nor reorder what is around it on a terminal.
 fn fact(text: &str) -> Result<String, ToolError> {
-    let fact = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let fact = visible(&text.split_whitespace().collect::<Vec<_>>().join(" "));
     let fact = fact.trim_start_matches(['-', '*', ' ']).trim().to_string();
     if fact.is_empty() {
         return Err(ToolError::InvalidParams("the fact is empty; give one sentence to remember".into()));
@@ -85,6 +88,51 @@ fn fact(text: &str) -> Result<String, ToolError> {
         return Err(ToolError::InvalidParams("a fact is a sentence, not a heading".into()));
     }
     Ok(fact)
+}
+
+/// `text` with every character [`is_hidden`] holds for written as `\x1b` (ASCII) or
+/// `\u{202e}` (the rest): the host's sanitiser's marks (`host/src/sanitize.rs`).
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            c if !is_hidden(c) => out.push(c),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    out
+}
+
+/// Whether `c` is a control character, a bidi control or a character that takes no room:
+/// the set the host's sanitiser makes visible (`host/src/sanitize.rs::is_hidden`).
+fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{00AD}'
+                | '\u{034F}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200D}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{206A}'..='\u{206F}'
+                | '\u{3164}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{FEFF}'
+                | '\u{FFA0}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{E0000}'..='\u{E007F}'
+                | '\u{E0100}'..='\u{E01EF}'
+        )
 }
 
 /// `content` with `- fact` added at the end of the memory section (the section made when

@@ -4,13 +4,15 @@
 use std::path::Path;
 
 use airlock_plugin_sdk::display_path;
+use airlock_plugin_sdk::folders::resolve_in_folders;
 use airlock_plugin_sdk::fs::{read_optional, write_atomic};
 use airlock_plugin_sdk::prelude::*;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
     /// The file to write: a path relative to the workspace root (`src/lib.rs`) or an
-    /// absolute path inside the workspace. Missing parent directories are created.
+    /// absolute path inside the workspace or a folder the user added to the session for
+    /// writing. Missing parent directories are created.
     file_path: String,
     /// The complete content the file will have.
     content: String,
@@ -34,7 +36,7 @@ impl Tool for WriteFile {
     }
 
     fn validate(args: &Args) -> Result<(), ToolError> {
-        let path = resolve_in_workspace(&args.file_path)?;
+        let path = resolve_in_folders(&args.file_path)?;
         if path.is_dir() {
             return Err(ToolError::InvalidParams(format!(
                 "'{}' is a directory; give the path of a file",
@@ -45,14 +47,14 @@ impl Tool for WriteFile {
     }
 
     fn describe_call(args: &Args) -> String {
-        match resolve_in_workspace(&args.file_path) {
+        match resolve_in_folders(&args.file_path) {
             Ok(path) => format!("Write to {}", display_path(&path)),
             Err(_) => format!("Write to {}", args.file_path),
         }
     }
 
     fn confirm(args: &Args) -> Result<Option<Confirmation>, ToolError> {
-        let path = resolve_in_workspace(&args.file_path)?;
+        let path = resolve_in_folders(&args.file_path)?;
         let original = current_content(&path)?;
         Ok(Some(edit_confirmation(&path, original.as_deref(), &args.content)))
     }
@@ -62,7 +64,7 @@ impl Tool for WriteFile {
     }
 
     fn execute(args: Args) -> Result<ToolOutput, ToolError> {
-        let path = resolve_in_workspace(&args.file_path)?;
+        let path = resolve_in_folders(&args.file_path)?;
         let original = current_content(&path)?;
         write_atomic(&path, args.content.as_bytes())?;
         let text = match original {

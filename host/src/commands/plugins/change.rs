@@ -3,9 +3,11 @@
 //! plugins, the workspace's for workspace plugins (re-pinning the folder's trust when it was
 //! trusted, since the user made the change).
 //!
-//! Invariants: `grant` only ever adds what it names, and `revoke` only takes away what it
-//! names. A built-in list still at its default ([`crate::policy::Granted`]) is written out
-//! from the default first, so granting `--memory-mb` keeps the built-in's folders and
+//! Invariants: `grant` only ever adds what it names, and only what takes effect (a grant
+//! outside the plugin's requests is refused with the reason:
+//! [`crate::policy::Policy::ineffective`]); `revoke` only takes away what it names. A
+//! built-in list still at its default ([`crate::policy::Granted`]) is written out from the
+//! default first, so granting `--memory-mb` keeps the built-in's folders and
 //! granting `--read ~/notes` adds to them. An existing table is edited under the name it
 //! was written with (`[grants.word_count]` for plugin `word-count` stays one table).
 
@@ -13,9 +15,8 @@ use std::io::Write;
 
 use super::{Context, GrantFlags, editor, find, policy_path, source};
 use crate::capability::net::NetRule;
-use crate::capability::{self, FileGrant, Grant};
+use crate::capability::{FileGrant, Grant};
 use crate::commands::CommandError;
-use crate::contract::Access;
 use crate::policy::Granted;
 use crate::policy::trust::{TrustStatus, TrustStore};
 use crate::policy::workspace_policy_hash;
@@ -30,6 +31,11 @@ pub(super) fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revo
     }
     let entries = flags.entries()?;
     let plugin = find(context, name)?;
+    // A grant that cannot take effect is refused, not written and reported "granted".
+    let ineffective = if revoke { Vec::new() } else { context.policy.ineffective(plugin, &flags_as_grant(flags)?) };
+    if !ineffective.is_empty() {
+        return Err(CommandError::Usage(format!("nothing was granted: {}", ineffective.join("; "))));
+    }
     let canonical = plugin.info.name.as_str();
     let path = policy_path(context, plugin);
     let key = context.policy.table_of(plugin).map_or_else(|| canonical.to_string(), |t| t.key.clone());
@@ -77,12 +83,6 @@ pub(super) fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revo
         line(&path.display().to_string())
     )?;
     writeln!(out, "  now granted: {}", super::show::describe_granted(&now))?;
-    if !revoke {
-        let requested = Grant::requested_by(&plugin.info.tools);
-        for (flag, value) in not_requested(&flags_as_grant(flags)?, &requested) {
-            writeln!(out, "  note: {canonical} does not request {flag} {}; that grant has no effect", line(&value))?;
-        }
-    }
     trust_note(context, plugin, &mut out)
 }
 
@@ -167,27 +167,4 @@ fn flags_as_grant(flags: &GrantFlags) -> Result<Grant, CommandError> {
         }
     }
     Ok(grant)
-}
-
-/// Parts of `grant` that no request of the plugin asks for, as (flag, value).
-fn not_requested(grant: &Grant, requested: &Grant) -> Vec<(&'static str, String)> {
-    let mut extra = Vec::new();
-    for file in &grant.files {
-        let asked = requested.files.iter().any(|r| {
-            let (a, b) = (r.path.trim_end_matches('/'), file.path.trim_end_matches('/'));
-            a == b || a == "." || b == "." || a.starts_with(&format!("{b}/")) || b.starts_with(&format!("{a}/"))
-        });
-        if !asked {
-            extra.push((if file.access == Access::ReadWrite { "--write" } else { "--read" }, file.path.clone()));
-        }
-    }
-    for rule in &grant.network {
-        if capability::net::intersect(&requested.network, std::slice::from_ref(rule)).is_empty() {
-            extra.push(("--net", rule.to_string()));
-        }
-    }
-    for var in grant.env.iter().filter(|v| !requested.env.contains(v)) {
-        extra.push(("--env", var.clone()));
-    }
-    extra
 }

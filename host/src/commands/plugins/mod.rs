@@ -250,7 +250,10 @@ async fn inspect(context: &Context<'_>, file: &Path, json: bool, out: &mut impl 
 
 /// The command that grants what `plugin` requests, after `lead`; or that it needs none.
 fn write_request_hint(plugin: &Plugin, lead: &str, out: &mut impl Write) -> std::io::Result<()> {
-    let flags = grant_flags(&Grant::requested_by(&plugin.info.tools));
+    let mut requested = Grant::requested_by(&plugin.info.tools);
+    // A variable no plugin may be given is never suggested (the grant would be refused).
+    requested.env.retain(|var| crate::policy::reserved_variable(var).is_none());
+    let flags = grant_flags(&requested);
     if flags.is_empty() {
         return writeln!(out, "it requests nothing, so it needs no grant");
     }

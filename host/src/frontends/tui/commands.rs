@@ -1,5 +1,7 @@
 //! Slash commands: what `/name args` typed in the composer does. Each either sends the
-//! engine an order or writes lines to the transcript; none changes a grant or a rule.
+//! engine an order or writes lines to the transcript; none changes a grant or a rule —
+//! but `/add-dir`, the person's order to let the built-in tools reach a folder outside the
+//! workspace for the session, which the engine checks and answers with a notice.
 
 use airlock_ui::picker::{Picker, PickerItem};
 use airlock_ui::transcript::NoticeKind;
@@ -25,6 +27,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("clear", "start a new session"),
     ("stats", "tokens, calls, time and cost per tool"),
     ("processes", "commands running in the background; /processes stop ends them"),
+    ("add-dir", "let the tools read a folder outside the workspace: /add-dir DIR[:read-write]"),
     ("quit", "leave airlock"),
 ];
 
@@ -72,6 +75,7 @@ pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
         }
         "stats" => stats(app),
         "processes" => processes(app, args),
+        "add-dir" => add_dir(app, args),
         "quit" | "exit" => return Effect::Quit,
         other => app.notice(&format!("unknown command /{other}: /help lists them"), NoticeKind::Warning),
     }
@@ -101,6 +105,26 @@ fn processes(app: &mut App, args: &str) {
             app.notice(&format!("unknown /processes {other}: use /processes or /processes stop"), NoticeKind::Warning)
         }
     }
+}
+
+/// `/add-dir DIR[:read-write]`: asks the engine to add the folder (it answers with a notice
+/// or a warning); without a folder, lists the folders added so far.
+fn add_dir(app: &mut App, args: &str) {
+    if !args.is_empty() {
+        app.orders.submit(Op::AddDir { folder: args.to_string() });
+        return;
+    }
+    let added = app.tools.get().policy.added_folders();
+    if added.is_empty() {
+        let usage = "no folder is added: /add-dir DIR lets the tools read one, /add-dir DIR:read-write write it too";
+        app.notice(usage, NoticeKind::Info);
+        return;
+    }
+    let mut text = String::from("Folders added to this session:\n");
+    for folder in added {
+        text.push_str(&format!("  {}\n", folder.describe()));
+    }
+    app.notice(text.trim_end(), NoticeKind::Info);
 }
 
 /// A picker's choice.
