@@ -4,12 +4,16 @@
 //! holds its pid, so the number cannot be recycled under us; the waiter thread learns of the
 //! exit without reaping (`waitid(WNOWAIT)`), kills the group (grandchildren that kept the
 //! pipes open included), and only then reaps, all under the lock every kill takes.
+//!
+//! The leader is reaped with `wait4`, whose figures cover the leader and every descendant
+//! that was waited for below it: the sandbox helper waits for the command, so a command's
+//! CPU time and peak memory reach [`ExitInfo`] whatever it started.
 
 use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rustix::io::Errno;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
@@ -130,7 +134,7 @@ impl Group {
 /// Starts the thread that waits for `child`, kills its group once the leader exited, reaps
 /// it, sends how it ended, and then drops `keep` (the private folders, the slot).
 pub(super) fn watch<K: Send + 'static>(
-    mut child: std::process::Child,
+    child: std::process::Child,
     group: Arc<Group>,
     exit: oneshot::Sender<ExitInfo>,
     keep: K,
@@ -145,12 +149,21 @@ pub(super) fn watch<K: Send + 'static>(
         let info = {
             let mut state = group.state();
             group.signal();
-            let status = child.wait();
+            let reaped = wait4::Wait4::wait4(child);
             state.reaped = true;
+            let (status, usage) = match &reaped {
+                Ok(reaped) => (Some(reaped.status), Some(reaped.rusage)),
+                Err(error) => {
+                    tracing::warn!("cannot reap the command {pid:?}: {error}");
+                    (None, None)
+                }
+            };
             ExitInfo {
-                code: status.as_ref().ok().and_then(|status| status.code()),
-                signal: status.as_ref().ok().and_then(|status| status.signal()),
+                code: status.and_then(|status| status.code()),
+                signal: status.and_then(|status| status.signal()),
                 timed_out: state.timed_out,
+                cpu: usage.map_or(Duration::ZERO, |usage| usage.utime + usage.stime),
+                peak_memory: usage.map_or(0, |usage| usage.maxrss),
             }
         };
         let _ = exit.send(info);

@@ -61,6 +61,8 @@ pub struct ProcessAccess {
 #[derive(Debug)]
 pub struct ChildSlot {
     child: Child,
+    /// Its end was added to the call's meter (`next` repeats `Exited`; it counts once).
+    counted: bool,
 }
 
 /// The processes of one call: its access and how many children it started.
@@ -91,7 +93,7 @@ impl wit::Host for CallState {
             Err(failure) => return Ok(Err(wit::SpawnError::Failed(failure.to_string()))),
         };
         tracing::info!(plugin = &*self.label, call = self.call_id, pid = child.pid(), "started a child");
-        Ok(Ok(self.table.push(ChildSlot { child })?))
+        Ok(Ok(self.table.push(ChildSlot { child, counted: false })?))
     }
 
     fn sandbox(&mut self) -> wasmtime::Result<String> {
@@ -106,11 +108,15 @@ impl wit::HostChild for CallState {
 
     async fn next(&mut self, slot: Resource<ChildSlot>, wait_ms: u32) -> wasmtime::Result<wit::Event> {
         let wait = Duration::from_millis(u64::from(wait_ms)).min(MAX_WAIT);
-        let child = &mut self.table.get_mut(&slot)?.child;
-        Ok(match child.next(wait).await {
+        let entry = self.table.get_mut(&slot)?;
+        Ok(match entry.child.next(wait).await {
             ChildEvent::Stdout(bytes) => wit::Event::Stdout(bytes),
             ChildEvent::Stderr(bytes) => wit::Event::Stderr(bytes),
             ChildEvent::Exited(info) => {
+                // How the call's commands ended and what they used reach its card.
+                if !std::mem::replace(&mut entry.counted, true) {
+                    self.meter.command_ended(&info);
+                }
                 wit::Event::Exited(wit::ExitStatus { code: info.code, signal: info.signal, timed_out: info.timed_out })
             }
             ChildEvent::Idle => wit::Event::Idle,

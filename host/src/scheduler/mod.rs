@@ -51,6 +51,14 @@ pub struct CompletedCall {
     pub duration: Duration,
     /// What it cost (as its terminal event said).
     pub cost: crate::events::CallCost,
+    /// The time of its execution, when it executed.
+    pub run: Option<Duration>,
+    /// How the commands it ran ended and what they used, when it ran any.
+    pub command: Option<crate::events::CommandRun>,
+    /// What a person reads of it (a resumed session draws its card from this).
+    pub shown: crate::events::Shown,
+    /// The plugin's one-line description of the call, when it was approved.
+    pub description: Option<String>,
 }
 
 impl CompletedCall {
@@ -147,6 +155,11 @@ impl Scheduler {
         events: &EventSink,
         cancel: &Cancellation,
     ) -> Vec<CompletedCall> {
+        // Each call is validated on its own task, in any order; its cards appear in the
+        // model's order.
+        for call in calls {
+            Self::validating(call, events);
+        }
         let validated = on_tasks(calls.iter().cloned().map(|call| {
             let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
             async move { this.validate(&call, &events, &cancel).await }
@@ -180,6 +193,10 @@ impl Scheduler {
                         result: Err(error),
                         duration: Duration::ZERO,
                         cost: crate::events::CallCost::default(),
+                        run: None,
+                        command: None,
+                        shown: crate::events::Shown::new(None, "the call failed inside airlock; see the log"),
+                        description: None,
                     }
                 })
             })
@@ -255,3 +272,7 @@ async fn on_tasks<T: Send + 'static>(
 #[cfg(test)]
 #[path = "mod_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "cards_tests.rs"]
+mod cards_tests;
