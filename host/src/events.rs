@@ -119,7 +119,8 @@ pub struct CommandRun {
     /// CPU time, user and system, in milliseconds.
     #[serde(default)]
     pub cpu_ms: u64,
-    /// The largest resident set one of the processes reached, in bytes.
+    /// The largest resident set one of the processes reached, in bytes; zero when it is not
+    /// known (it stayed below airlock's own, which the kernel counts for its children too).
     #[serde(default)]
     pub peak_memory_bytes: u64,
 }

@@ -128,9 +128,13 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 /// What a call that ran commands cost: `1.2 s · cpu 840 ms · 45.2 MiB peak` — its own time,
-/// then its commands' CPU time and largest resident set.
+/// then its commands' CPU time and largest resident set (left out when not known).
 pub fn command_cost_text(command: &CommandView, cost: &Cost) -> String {
-    format!("{} · cpu {} · {} peak", duration(cost.wall), duration(command.cpu), bytes(command.peak_memory))
+    let mut text = format!("{} · cpu {}", duration(cost.wall), duration(command.cpu));
+    if command.peak_memory > 0 {
+        text.push_str(&format!(" · {} peak", bytes(command.peak_memory)));
+    }
+    text
 }
 
 /// What a call cost, in one line: `12 ms · 3.1 MiB peak · read 4.2 KiB · wrote 0 B · 0 net`.

@@ -141,6 +141,13 @@ fn a_command_card_shows_the_last_lines_and_how_it_ended() {
     assert!(forty.contains("exit 0 · 1.2 s · cpu 840 ms · 45.0 MiB peak"), "{forty}");
     let one = text(&lines(&command_card(1, "exit 0", false), 80, &Theme::PLAIN));
     assert!(!one.contains("earlier") && !one.contains("more line"), "{one}");
+    // A peak that is not known is left out, not shown as zero.
+    let mut unknown = command_card(1, "exit 0", false);
+    if let Some(command) = unknown.command.as_mut() {
+        command.peak_memory = 0;
+    }
+    let unknown = text(&lines(&unknown, 80, &Theme::PLAIN));
+    assert!(unknown.ends_with("exit 0 · 1.2 s · cpu 840 ms"), "{unknown}");
 }
 
 #[test]

@@ -90,7 +90,8 @@ impl Pager {
         let w = usize::from(area.width);
         let (index, count) = self.position;
         let mark = if self.view.failed { "x " } else { "" };
-        let title = format!(" {mark}{}  ({index}/{count})", clean(&self.view.title));
+        // The position first: a long title is cut at the right.
+        let title = format!(" [{index}/{count}] {mark}{}", clean(&self.view.title));
         let title = cut(&title, w);
         let pad = " ".repeat(w.saturating_sub(UnicodeWidthStr::width(title.as_str())));
         let title_style = if self.view.failed { theme.error() } else { theme.strong() };

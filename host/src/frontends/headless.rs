@@ -186,12 +186,11 @@ fn call_line(update: &crate::events::CallUpdate, what: &str) -> String {
     }
     line.push_str(&format!(" ({millis:.1} ms)"));
     if let Some(command) = &update.command {
-        line.push_str(&format!(
-            " — {} · cpu {} · {} peak",
-            command.ending(),
-            airlock_ui::card::duration(std::time::Duration::from_millis(command.cpu_ms)),
-            airlock_ui::card::bytes(command.peak_memory_bytes)
-        ));
+        let cpu = airlock_ui::card::duration(std::time::Duration::from_millis(command.cpu_ms));
+        line.push_str(&format!(" — {} · cpu {cpu}", command.ending()));
+        if command.peak_memory_bytes > 0 {
+            line.push_str(&format!(" · {} peak", airlock_ui::card::bytes(command.peak_memory_bytes)));
+        }
     }
     if let Some(error) = &update.error {
         line.push_str(&format!(" — {}: {}", error.kind.as_str(), sanitize::line(&error.message)));

@@ -78,7 +78,9 @@ pub struct ExitInfo {
     /// CPU time, user and system, of the child and of every descendant that was waited for
     /// (the kernel adds a reaped process's time to its parent's).
     pub cpu: Duration,
-    /// The largest resident set of the child or of one of those descendants, in bytes.
+    /// The largest resident set of the child or of one of those descendants, in bytes; zero
+    /// when it did not pass airlock's own, which the kernel counts for the child too (see
+    /// `group`): then the command's own is not known, only that it was smaller.
     pub peak_memory: u64,
 }
 

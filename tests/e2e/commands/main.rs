@@ -1,8 +1,9 @@
 //! Running commands (issue 11), through the real binary: the shell tool end to end
 //! ([`shell`]), the spawn gate against a hostile plugin ([`spawn_gate`]), the operating
-//! system's sandbox of every child ([`os_sandbox`]), and components of both contract
-//! versions in one session ([`contract_versions`]).
+//! system's sandbox of every child ([`os_sandbox`]), components of both contract versions in
+//! one session ([`contract_versions`]), and how a command's end is reported ([`cards`]).
 
+mod cards;
 mod contract_versions;
 mod os_sandbox;
 mod shell;

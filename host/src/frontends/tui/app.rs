@@ -368,7 +368,7 @@ impl App {
             let stats = self.stats.entry(sanitize::line(&update.name)).or_default();
             stats.calls += 1;
             stats.errors += u64::from(update.status == CallStatus::Error);
-            stats.wall += update.duration.unwrap_or_default();
+            stats.wall += update.run.or(update.duration).unwrap_or_default();
             if let Some(cost) = &update.cost {
                 stats.peak_memory = stats.peak_memory.max(cost.peak_memory_bytes);
                 stats.bytes_read += cost.bytes_read;
