@@ -13,7 +13,7 @@ use crate::model::{Usage, UsageKind};
 use crate::registry::LoadProblem;
 
 /// The states of one tool call (DESIGN.md §1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallStatus {
     Validating,
@@ -72,11 +72,133 @@ pub struct CallUpdate {
     /// On terminal states: what the call cost, as the runtime measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<CallCost>,
+    /// On terminal states of a call that executed: the time from the start of its execution
+    /// (`run_ms`), without the wait for its own or another call's approval.
+    #[serde(rename = "run_ms", skip_serializing_if = "Option::is_none", serialize_with = "as_millis")]
+    pub run: Option<Duration>,
+    /// On terminal states of a call that ran commands and waited for them: how the last one
+    /// ended and what they all used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandRun>,
+    /// On terminal states, for front ends that draw the call: what a person reads of it.
+    /// Not in the JSON output, which has `output`, `display` and `error` whole.
+    #[serde(skip)]
+    pub shown: Option<Shown>,
+    /// On terminal states, for a pager: the call's whole output as a person reads it — what
+    /// it streamed live (its last [`MAX_FULL_OUTPUT`] bytes), else what the model was told,
+    /// else the error. Not in the JSON output.
+    #[serde(skip)]
+    pub full_output: Option<Arc<str>>,
+}
+
+/// Most bytes of a call's output kept for a pager ([`CallUpdate::full_output`]).
+pub const MAX_FULL_OUTPUT: usize = 256 << 10;
+/// Most lines of output a [`Shown`] keeps.
+pub const TAIL_LINES: usize = 10;
+/// Most characters of one kept line.
+const TAIL_LINE_CHARS: usize = 300;
+/// Most bytes of a tool's summary kept.
+const SUMMARY_BYTES: usize = 2_000;
+
+/// How the commands a call started ended, and what they used: the last one's exit, and the
+/// CPU time and peak memory of them all and of every process they waited for (the kernel's
+/// figures, from `wait4`; not the plugin's own memory, which [`CallCost`] holds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct CommandRun {
+    /// Commands the call ran to their end.
+    pub count: u32,
+    /// The last command's exit code; absent when a signal ended it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended the last command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// The last command was killed at its time limit.
+    #[serde(default)]
+    pub timed_out: bool,
+    /// CPU time, user and system, in milliseconds.
+    #[serde(default)]
+    pub cpu_ms: u64,
+    /// The largest resident set one of the processes reached, in bytes; zero when it is not
+    /// known (it stayed below airlock's own, which the kernel counts for its children too).
+    #[serde(default)]
+    pub peak_memory_bytes: u64,
+}
+
+impl CommandRun {
+    /// Adds one command's end: it becomes the last.
+    pub fn add(&mut self, exit: &crate::process::ExitInfo) {
+        self.count += 1;
+        self.exit_code = exit.code;
+        self.signal = exit.signal;
+        self.timed_out = exit.timed_out;
+        self.cpu_ms = self.cpu_ms.saturating_add(exit.cpu.as_millis().try_into().unwrap_or(u64::MAX));
+        self.peak_memory_bytes = self.peak_memory_bytes.max(exit.peak_memory);
+    }
+
+    /// Whether the last command failed: a non-zero exit, a signal or its time limit.
+    pub fn failed(&self) -> bool {
+        self.timed_out || self.signal.is_some() || self.exit_code.is_some_and(|code| code != 0)
+    }
+
+    /// `exit 3`, `signal 9`, `timed out`: how the last command ended, in a few words.
+    pub fn ending(&self) -> String {
+        match (self.timed_out, self.signal, self.exit_code) {
+            (true, _, _) => "timed out".into(),
+            (false, Some(signal), _) => format!("signal {signal}"),
+            (false, None, Some(code)) => format!("exit {code}"),
+            (false, None, None) => "no exit code".into(),
+        }
+    }
+}
+
+/// What a person reads of a finished call, decided once by the scheduler (the TUI's card, a
+/// resumed session's card): the tool's own summary, and the last lines of its output.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Shown {
+    /// The tool's words for people (its markdown display), when it gave them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The last lines of the output: what the call streamed live, else what the model was
+    /// told, else the error (at most [`TAIL_LINES`]).
+    #[serde(default)]
+    pub tail: Vec<String>,
+    /// Lines of that output before the tail.
+    #[serde(default)]
+    pub earlier_lines: usize,
+}
+
+impl Shown {
+    /// The summary (bounded) and the last lines of `output`.
+    pub fn new(summary: Option<&str>, output: &str) -> Self {
+        let lines: Vec<&str> = output.trim_end().lines().collect();
+        let lines = match lines.iter().position(|line| !line.trim().is_empty()) {
+            Some(first) => &lines[first..],
+            None => &[],
+        };
+        let cut = lines.len().saturating_sub(TAIL_LINES);
+        let tail = lines[cut..].iter().map(|line| bounded_line(line)).collect();
+        let summary = summary
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+            .map(|text| text[..text.floor_char_boundary(SUMMARY_BYTES)].to_string());
+        Self { summary, tail, earlier_lines: cut }
+    }
+}
+
+/// `line` without its line end, at most [`TAIL_LINE_CHARS`] characters.
+fn bounded_line(line: &str) -> String {
+    let line = line.trim_end_matches('\r');
+    match line.char_indices().nth(TAIL_LINE_CHARS) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line.to_string(),
+    }
 }
 
 /// What one call cost: measured by the runtime over every instance the call used (its
 /// checks and its execution).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct CallCost {
     /// Wall time from `validating` to the terminal state, in milliseconds.
     pub wall_ms: u64,
@@ -103,6 +225,10 @@ impl CallUpdate {
             error: None,
             duration: None,
             cost: None,
+            run: None,
+            command: None,
+            shown: None,
+            full_output: None,
         }
     }
 }

@@ -493,7 +493,7 @@ fn shaped_run(s: &Session, format: &str, capped: bool) -> airlock_tests::Finishe
     done
 }
 
-const SUMMARY_PATHS: [&str; 50] = [
+const SUMMARY_PATHS: [&str; 51] = [
     "error",
     "error.message",
     "error.type",
@@ -543,6 +543,7 @@ const SUMMARY_PATHS: [&str; 50] = [
     "tool_calls[].error.type",
     "tool_calls[].id",
     "tool_calls[].name",
+    "tool_calls[].run_ms",
     "tool_calls[].status",
 ];
 
@@ -573,6 +574,7 @@ const EVENT_PATHS: [(&str, &[&str]); 6] = [
             "error.message",
             "name",
             "output",
+            "run_ms",
             "status",
             "timestamp",
             "type",

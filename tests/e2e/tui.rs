@@ -3,7 +3,10 @@
 //! streams its answer into the terminal's own scrollback; an edit approved in the dialog
 //! changes the file and a refused one tells the model; Esc cancels a slow tool; the grant
 //! prompt widens one call only; resizes, NO_COLOR, and the terminal restored on every way
-//! out.
+//! out. Tool cards, their pager and a resumed session's cards are in [`cards`].
+
+#[path = "tui_cards.rs"]
+mod cards;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,6 +1,10 @@
 //! One tool call's card: a head line (state glyph or spinner, tool, description, elapsed
-//! time while it runs) and, indented below, the live output's tail while it executes, the
-//! result summary or why it failed, the diff of an edit, and once it ended what it cost.
+//! time while it runs) and, indented below, the live output's tail while it executes; once
+//! it ended, the tool's summary or the last lines of its output (never the first: a build's
+//! verdict is at its end), the diff of an edit, and what its execution cost — for a call
+//! that ran commands, how the last one ended and the commands' own CPU time and memory.
+//! A card whose call failed, or whose last command failed, is marked failed (`x`, red).
+//! Lines left out are counted, with the key that shows them all ([`EXPAND_KEY`]).
 
 use std::time::Duration;
 
@@ -11,22 +15,31 @@ use unicode_width::UnicodeWidthStr;
 use crate::composer::clean;
 use crate::diff::{self, cut};
 use crate::style::Theme;
-use crate::view::{CallState, Card, Cost};
+use crate::view::{CallState, Card, CommandView, Cost};
 
 /// Spinner frames while a call executes.
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// Most diff lines a card shows.
 const DIFF_LINES: usize = 20;
+/// Most lines of live output a running card shows.
+const LIVE_LINES: usize = 5;
+/// Most lines of a summary a card shows.
+const SUMMARY_LINES: usize = 3;
+/// Most lines of output an ended card shows (its last ones).
+pub const TAIL_LINES: usize = 5;
+/// The key that opens a card's whole output, as the cards name it.
+pub const EXPAND_KEY: &str = "ctrl-o";
 
 /// The card's lines at `width` columns.
 pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     let w = usize::from(width.max(8));
+    let failed = card.failed();
     let (glyph, glyph_style) = match card.state {
         CallState::Validating | CallState::Scheduled => ("o".to_string(), theme.dim()),
         CallState::AwaitingApproval => ("?".to_string(), theme.warning()),
         CallState::Executing => (SPINNER[card.spinner % SPINNER.len()].to_string(), theme.accent()),
-        CallState::Success => ("✓".to_string(), theme.success()),
-        CallState::Error => ("x".to_string(), theme.error()),
+        CallState::Success | CallState::Error if failed => ("x".to_string(), theme.error()),
+        CallState::Success | CallState::Error => ("✓".to_string(), theme.success()),
         CallState::Cancelled => ("-".to_string(), theme.dim()),
     };
     let mut tool_style = theme.strong();
@@ -52,23 +65,40 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     match card.state {
         CallState::AwaitingApproval => out.push(indent("waiting for your answer".into(), theme.warning())),
         CallState::Executing => {
-            for line in card.live_tail.iter().rev().take(5).rev() {
+            for line in card.live_tail.iter().rev().take(LIVE_LINES).rev() {
                 out.push(indent(clean(line), theme.dim()));
             }
         }
         _ => {}
     }
+    let style = match card.state {
+        _ if failed => theme.error(),
+        CallState::Cancelled => theme.dim(),
+        _ => theme.text(),
+    };
     if let Some(summary) = &card.summary {
-        let style = match card.state {
-            CallState::Error => theme.error(),
-            CallState::Cancelled => theme.dim(),
-            _ => theme.text(),
-        };
-        for line in summary.lines().take(3) {
+        let count = summary.lines().count();
+        for line in summary.lines().take(SUMMARY_LINES) {
             out.push(indent(clean(line), style));
         }
-        if summary.lines().count() > 3 {
-            out.push(indent(format!("… {}", crate::card::more_lines(summary.lines().count() - 3)), theme.dim()));
+        if count > SUMMARY_LINES {
+            out.push(indent(format!("… {}", more_lines(count - SUMMARY_LINES)), theme.dim()));
+        }
+    } else if card.diff.is_none() && !card.tail.is_empty() {
+        let shown = card.tail.len().min(TAIL_LINES);
+        let earlier = card.earlier_lines + card.tail.len() - shown;
+        if earlier > 0 {
+            let marker = format!("… {} · {EXPAND_KEY} shows all", earlier_lines(earlier));
+            out.push(indent(marker, theme.dim()));
+        }
+        // A command's output is quiet unless it failed; its exit line says how it ended.
+        let tail_style = match &card.command {
+            Some(command) if command.failed => theme.text(),
+            Some(_) => theme.dim(),
+            None => style,
+        };
+        for line in &card.tail[card.tail.len() - shown..] {
+            out.push(indent(clean(line), tail_style));
         }
     } else if card.state == CallState::Cancelled {
         out.push(indent("cancelled".into(), theme.dim()));
@@ -80,10 +110,31 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
             out.push(Line::from(spans));
         }
     }
-    if let Some(cost) = &card.cost {
-        out.push(indent(cost_text(cost), theme.dim()));
+    match (&card.command, &card.cost) {
+        (Some(command), Some(cost)) => {
+            let ending_style = if command.failed { theme.error() } else { theme.dim() };
+            let ending = cut(&clean(&command.ending), w.saturating_sub(2));
+            let rest = w.saturating_sub(2 + UnicodeWidthStr::width(ending.as_str()));
+            let mut spans = vec![Span::raw("  "), Span::styled(ending, ending_style)];
+            if rest > 3 {
+                spans.push(Span::styled(cut(&format!(" · {}", command_cost_text(command, cost)), rest), theme.dim()));
+            }
+            out.push(Line::from(spans));
+        }
+        (None, Some(cost)) => out.push(indent(cost_text(cost), theme.dim())),
+        _ => {}
     }
     out
+}
+
+/// What a call that ran commands cost: `1.2 s · cpu 840 ms · 45.2 MiB peak` — its own time,
+/// then its commands' CPU time and largest resident set (left out when not known).
+pub fn command_cost_text(command: &CommandView, cost: &Cost) -> String {
+    let mut text = format!("{} · cpu {}", duration(cost.wall), duration(command.cpu));
+    if command.peak_memory > 0 {
+        text.push_str(&format!(" · {} peak", bytes(command.peak_memory)));
+    }
+    text
 }
 
 /// What a call cost, in one line: `12 ms · 3.1 MiB peak · read 4.2 KiB · wrote 0 B · 0 net`.
@@ -132,4 +183,9 @@ mod tests;
 /// "1 more line", "3 more lines": what a shortened block leaves out.
 pub fn more_lines(n: usize) -> String {
     if n == 1 { "1 more line".into() } else { format!("{n} more lines") }
+}
+
+/// "1 earlier line", "35 earlier lines": what a tail leaves out.
+pub fn earlier_lines(n: usize) -> String {
+    if n == 1 { "1 earlier line".into() } else { format!("{n} earlier lines") }
 }

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::view::DiffView;
+use crate::view::{CommandView, DiffView};
 
 fn text(lines: &[Line<'static>]) -> String {
     lines
@@ -21,9 +21,27 @@ fn card(state: CallState) -> Card {
         spinner: 3,
         live_tail: Vec::new(),
         summary: None,
+        tail: Vec::new(),
+        earlier_lines: 0,
         diff: None,
+        command: None,
         cost: None,
     }
+}
+
+/// A `run_shell_command` card that ended: the last lines of `lines` output lines and how the
+/// command ended.
+fn command_card(lines: usize, ending: &str, failed: bool) -> Card {
+    let mut c = card(CallState::Success);
+    c.tool = "run_shell_command".into();
+    c.description = "python3 build.py".into();
+    let shown = lines.min(10);
+    c.tail = (lines - shown + 1..=lines).map(|n| format!("output line {n}")).collect();
+    c.earlier_lines = lines - shown;
+    c.command =
+        Some(CommandView { ending: ending.into(), failed, cpu: Duration::from_millis(840), peak_memory: 45 << 20 });
+    c.cost = Some(Cost { wall: Duration::from_millis(1_200), ..Cost::default() });
+    c
 }
 
 fn cost() -> Cost {
@@ -49,10 +67,10 @@ fn a_card_in_every_state() {
     });
     edited.cost = Some(cost());
     let mut error = card(CallState::Error);
-    error.summary = Some("cannot read src/main.rs: No such file or directory".into());
+    error.tail = vec!["cannot read src/main.rs: No such file or directory".into()];
     error.cost = Some(cost());
     let mut cancelled = card(CallState::Cancelled);
-    cancelled.summary = Some("the run was cancelled".into());
+    cancelled.tail = vec!["the run was cancelled".into()];
     for (name, c) in [
         ("validating", card(CallState::Validating)),
         ("awaiting approval", card(CallState::AwaitingApproval)),
@@ -86,6 +104,7 @@ fn state_colours_and_hostile_text() {
     let theme = Theme::COLOR;
     let mut error = card(CallState::Error);
     error.summary = Some("bad \x1b[2J thing".into());
+    error.tail = vec!["tail \x1b]0;title\x07".into()];
     error.description = "desc \x1b]52;c;AAAA\x07".into();
     let shown = lines(&error, 80, &theme);
     assert_eq!(shown[0].spans[0].style, theme.error(), "an error's glyph is red");
@@ -101,4 +120,70 @@ fn state_colours_and_hostile_text() {
 fn cost_text_uses_human_units() {
     assert_eq!(cost_text(&cost()), "12 ms · 3.0 MiB peak · read 4.2 KiB · wrote 0 B · 0 net");
     assert_eq!(duration(Duration::from_millis(65_000)), "1m 05s");
+}
+
+#[test]
+fn a_command_card_shows_the_last_lines_and_how_it_ended() {
+    let mut out = String::new();
+    for (name, c) in [
+        ("40 lines, exit 0", command_card(40, "exit 0", false)),
+        ("4 lines, exit 101", command_card(4, "exit 101", true)),
+        ("1 line", command_card(1, "exit 0", false)),
+        ("killed", command_card(3, "signal 9", true)),
+    ] {
+        out.push_str(&format!("── {name}\n{}\n", text(&lines(&c, 80, &Theme::PLAIN))));
+    }
+    insta::assert_snapshot!("command_cards_80", out);
+    let forty = text(&lines(&command_card(40, "exit 0", false), 80, &Theme::PLAIN));
+    assert!(forty.contains("output line 40") && forty.contains("output line 36"), "{forty}");
+    assert!(!forty.contains("output line 35\n") && !forty.contains("output line 1\n"), "{forty}");
+    assert!(forty.contains("35 earlier lines · ctrl-o shows all"), "{forty}");
+    assert!(forty.contains("exit 0 · 1.2 s · cpu 840 ms · 45.0 MiB peak"), "{forty}");
+    let one = text(&lines(&command_card(1, "exit 0", false), 80, &Theme::PLAIN));
+    assert!(!one.contains("earlier") && !one.contains("more line"), "{one}");
+    // A peak that is not known is left out, not shown as zero.
+    let mut unknown = command_card(1, "exit 0", false);
+    if let Some(command) = unknown.command.as_mut() {
+        command.peak_memory = 0;
+    }
+    let unknown = text(&lines(&unknown, 80, &Theme::PLAIN));
+    assert!(unknown.ends_with("exit 0 · 1.2 s · cpu 840 ms"), "{unknown}");
+}
+
+#[test]
+fn a_failed_command_is_marked_failed_though_the_tool_succeeded() {
+    let theme = Theme::COLOR;
+    let failed = lines(&command_card(4, "exit 3", true), 80, &theme);
+    assert_eq!(failed[0].spans[0].content, "x ", "{}", text(&failed));
+    assert_eq!(failed[0].spans[0].style, theme.error());
+    let exit = failed.last().and_then(|l| l.spans.get(1)).map(|s| (s.content.to_string(), s.style));
+    assert_eq!(exit, Some(("exit 3".to_string(), theme.error())));
+    let ok = lines(&command_card(4, "exit 0", false), 80, &theme);
+    assert_eq!(ok[0].spans[0].content, "✓ ");
+    assert_eq!(ok[0].spans[0].style, theme.success());
+}
+
+#[test]
+fn a_tool_without_a_summary_shows_the_end_of_its_output() {
+    let mut c = card(CallState::Success);
+    c.tail = vec!["second to last".into(), "the last line".into()];
+    c.earlier_lines = 12;
+    let shown = text(&lines(&c, 80, &Theme::PLAIN));
+    assert!(shown.contains("12 earlier lines") && shown.ends_with("the last line"), "{shown}");
+    // A summary, when the tool gave one, is shown instead.
+    c.summary = Some("Read lines 1-14 of 14 from src/main.rs".into());
+    let shown = text(&lines(&c, 80, &Theme::PLAIN));
+    assert!(shown.contains("Read lines 1-14") && !shown.contains("the last line"), "{shown}");
+}
+
+#[test]
+fn a_narrow_command_card_keeps_within_its_width() {
+    let c = command_card(40, "exit 101", true);
+    for w in [24u16, 30, 40] {
+        let shown = lines(&c, w, &Theme::PLAIN);
+        assert!(shown.iter().all(|l| l.width() <= usize::from(w)), "{w}: {}", text(&shown));
+    }
+    for w in [0, 1, 8] {
+        let _ = lines(&c, w, &Theme::PLAIN);
+    }
 }

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use crate::dialog::clean;
 use crate::style::Theme;
 
-const KEYS: [(&str, &str); 10] = [
+const KEYS: [(&str, &str); 11] = [
     ("Enter", "send"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("↑ / ↓", "history"),
@@ -15,6 +15,7 @@ const KEYS: [(&str, &str); 10] = [
     ("Esc", "interrupt"),
     ("Ctrl+C twice", "quit"),
     ("Shift+Tab", "cycle the approval mode"),
+    ("Ctrl+O", "a tool's whole output"),
     ("PgUp / PgDn, Shift+↑ / ↓", "scroll a dialog"),
     ("↑ / ↓, Enter", "choose in a dialog"),
 ];

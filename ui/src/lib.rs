@@ -14,6 +14,7 @@ pub mod grant;
 pub mod help;
 pub mod highlight;
 pub mod markdown;
+pub mod pager;
 pub mod picker;
 pub mod plan;
 pub mod status;

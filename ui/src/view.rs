@@ -49,12 +49,48 @@ pub struct Card {
     pub spinner: usize,
     /// The last lines of live output (already throttled by the front end).
     pub live_tail: Vec<String>,
-    /// The result summary (success), or why it failed or was cancelled.
+    /// The tool's own summary of its result, shown instead of the output's tail.
     pub summary: Option<String>,
+    /// Once ended: the last lines of its output (or of why it failed).
+    pub tail: Vec<String>,
+    /// Lines of that output before `tail`.
+    pub earlier_lines: usize,
     /// A diff the call made (edits).
     pub diff: Option<DiffView>,
-    /// Set on terminal states.
+    /// How the commands it ran ended and what they used.
+    pub command: Option<CommandView>,
+    /// Set once the call ran: what its execution cost (`wall` is its own run).
     pub cost: Option<Cost>,
+}
+
+/// How a call's commands ended: the last one's exit, and what they all used (CPU time and
+/// peak memory of the processes, not of the plugin).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandView {
+    /// `exit 0`, `exit 3`, `signal 9`, `timed out`.
+    pub ending: String,
+    /// A non-zero exit, a signal or a timeout: the card is marked failed.
+    pub failed: bool,
+    pub cpu: Duration,
+    pub peak_memory: u64,
+}
+
+impl Card {
+    /// Whether the card is marked failed: the call failed, or its last command did.
+    pub fn failed(&self) -> bool {
+        self.state == CallState::Error || self.command.as_ref().is_some_and(|c| c.failed)
+    }
+}
+
+/// One call's whole output, for the pager.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputView {
+    /// The tool and its description.
+    pub title: String,
+    /// The output, made safe, lines separated by `\n`.
+    pub text: String,
+    /// Whether the call failed (the title says so).
+    pub failed: bool,
 }
 
 /// What a call asks the user to confirm.

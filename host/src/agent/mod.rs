@@ -253,6 +253,15 @@ impl Agent {
         events.send(Event::Todos { todos: self.todos.clone() });
     }
 
+    /// Records what the batch's cards showed, so a resumed session shows them again.
+    fn record_calls(&mut self, completed: &[CompletedCall], events: &EventSink) {
+        let Some(recorder) = &mut self.recorder else { return };
+        let calls: Vec<crate::session::RecordedCall> = completed.iter().map(crate::session::RecordedCall::of).collect();
+        if let Err(error) = recorder.calls(&calls) {
+            self.recording_failed(error, events);
+        }
+    }
+
     /// Appends `message` to the history and to the session file.
     fn push(&mut self, message: Message, events: &EventSink) {
         if let Some(recorder) = &mut self.recorder
@@ -349,6 +358,7 @@ impl Agent {
             return Some(Outcome::Completed);
         }
         let completed = self.scheduler.run_batch(&calls, events, cancel).await;
+        self.record_calls(&completed, events);
         self.take_todos(&completed, events);
         let responses = completed.iter().map(|c| Part::FunctionResponse(c.response())).collect();
         self.push(Message { role: Role::User, parts: responses }, events);

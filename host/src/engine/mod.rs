@@ -115,7 +115,29 @@ pub enum Output {
     TurnDone(Box<Report>),
     /// A session was resumed: its conversation so far, for front ends that show a
     /// transcript (the headless one does not). Sent after the resume's `init` and notices.
-    Replay(Arc<[crate::model::Message]>),
+    Replay(Arc<Replay>),
+}
+
+/// A resumed session as a front end shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replay {
+    /// The conversation so far.
+    pub messages: Vec<crate::model::Message>,
+    /// What the cards of its calls showed, where the session file recorded them.
+    pub calls: Vec<crate::session::RecordedCall>,
+    /// Its token counts so far.
+    pub tokens: crate::session::Tokens,
+}
+
+impl Replay {
+    /// The replay of `opened`, whose history the agent takes.
+    pub(crate) fn of(opened: &mut crate::session::Opened) -> Arc<Self> {
+        Arc::new(Self {
+            messages: opened.history.clone(),
+            calls: std::mem::take(&mut opened.calls),
+            tokens: opened.tokens,
+        })
+    }
 }
 
 /// The sending side of a session's output stream.
@@ -455,9 +477,10 @@ impl Engine {
         let opened = session::open(&self.shared.paths.home, Some(which), run);
         let events = &self.shared.events;
         match opened {
-            Ok(opened) => {
+            Ok(mut opened) => {
                 self.shared.info.id = opened.recorder.id().to_owned();
                 events.send(start::init(&self.shared.info, &self.shared.registry));
+                let replay = Replay::of(&mut opened);
                 for message in opened.warnings {
                     events.send(Event::Warning { message });
                 }
@@ -465,7 +488,6 @@ impl Engine {
                     events.send(Event::Notice { message });
                 }
                 self.agent.record_to(opened.recorder);
-                let replay: Arc<[crate::model::Message]> = opened.history.clone().into();
                 self.agent.resume(opened.history, events);
                 self.shared.out.send(Output::Replay(replay));
                 self.agent.restore_todos(opened.todos, events);

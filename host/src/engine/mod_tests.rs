@@ -316,7 +316,7 @@ async fn compress_and_resume_are_orders_too() {
     let replayed = loop {
         match next(&mut outputs).await {
             Output::Event(event) => seen.push(event),
-            Output::Replay(messages) => break messages,
+            Output::Replay(replay) => break replay.messages.clone(),
             other => panic!("expected the replay of the resumed session, got {other:?}"),
         }
     };

@@ -219,13 +219,13 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         let cut = file.cut.as_deref().unwrap_or_default();
         events.send(Event::Warning { message: format!("{}: {cut}", file.path.display()) });
     }
-    if let Some(opened) = recorded {
-        if let Some(message) = opened.notice {
+    if let Some(mut opened) = recorded {
+        if let Some(message) = opened.notice.take() {
             events.send(Event::Notice { message });
         }
+        let replay = super::Replay::of(&mut opened);
         agent.record_to(opened.recorder);
         if opened.resumed {
-            let replay: Arc<[crate::model::Message]> = opened.history.clone().into();
             agent.resume(opened.history, &events);
             out.send(Output::Replay(replay));
             agent.restore_todos(opened.todos, &events);

@@ -167,10 +167,15 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
     }
 }
 
-/// `✓ name · what (12.3 ms)`, with the error of a failed call.
+/// `✓ name · what (12.3 ms)`, with the error of a failed call; for a call that ran commands,
+/// how the last one ended and what they used (`✗ … (40.1 ms) — exit 3 · cpu 31 ms · 9.2 MiB
+/// peak`): a command that failed marks the line failed though its tool succeeded. The time
+/// is the call's own run when it ran (not its wait for the batch's approvals).
 fn call_line(update: &crate::events::CallUpdate, what: &str) -> String {
-    let millis = update.duration.map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    let millis = update.run.or(update.duration).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    let command_failed = update.command.is_some_and(|command| command.failed());
     let mark = match update.status {
+        CallStatus::Success if command_failed => "✗",
         CallStatus::Success => "✓",
         CallStatus::Cancelled => "⊘",
         _ => "✗",
@@ -180,6 +185,13 @@ fn call_line(update: &crate::events::CallUpdate, what: &str) -> String {
         line.push_str(&format!(" · {}", sanitize::line(what)));
     }
     line.push_str(&format!(" ({millis:.1} ms)"));
+    if let Some(command) = &update.command {
+        let cpu = airlock_ui::card::duration(std::time::Duration::from_millis(command.cpu_ms));
+        line.push_str(&format!(" — {} · cpu {cpu}", command.ending()));
+        if command.peak_memory_bytes > 0 {
+            line.push_str(&format!(" · {} peak", airlock_ui::card::bytes(command.peak_memory_bytes)));
+        }
+    }
     if let Some(error) = &update.error {
         line.push_str(&format!(" — {}: {}", error.kind.as_str(), sanitize::line(&error.message)));
     }

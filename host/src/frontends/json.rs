@@ -146,6 +146,10 @@ pub struct TurnTokens {
 pub struct CallSummary<'a> {
     /// The arguments the model sent: their JSON, or the text itself when it is not JSON.
     pub args: Value,
+    /// For a call that ran commands: how the last one ended (`exit_code`, `signal`,
+    /// `timed_out`) and the CPU time and peak memory of them all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<crate::events::CommandRun>,
     /// What the call cost, as the runtime measured it.
     pub cost: crate::events::CallCost,
     /// From validation to the end, in milliseconds.
@@ -157,6 +161,9 @@ pub struct CallSummary<'a> {
     pub id: &'a str,
     /// The tool's name.
     pub name: &'a str,
+    /// Its execution's own time, in milliseconds; absent when it never ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_ms: Option<f64>,
     /// `success`, `error` or `cancelled`.
     pub status: &'static str,
 }
@@ -170,11 +177,13 @@ impl<'a> Summary<'a> {
             .map(|c| CallSummary {
                 args: serde_json::from_str(&c.call.arguments)
                     .unwrap_or_else(|_| Value::from(c.call.arguments.as_str())),
+                command: c.command,
                 cost: c.cost,
                 duration_ms: millis(c.duration),
                 error: c.result.as_ref().err().map(|e| ErrorBody { message: &e.message, kind: e.kind.as_str() }),
                 id: &c.call.id,
                 name: &c.call.name,
+                run_ms: c.run.map(millis),
                 status: c.status.as_str(),
             })
             .collect();

@@ -23,7 +23,6 @@ use crate::sanitize::{grant_flag, shell_word};
 /// plugin granted a harmless command run anything past the rules.
 pub fn reserved_variable(name: &str) -> Option<&'static str> {
     crate::process::is_reserved_variable(name)
-        .then_some("it decides which code a program loads or runs, or airlock sets it for every command")
 }
 
 impl Policy {

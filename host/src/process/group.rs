@@ -4,12 +4,20 @@
 //! holds its pid, so the number cannot be recycled under us; the waiter thread learns of the
 //! exit without reaping (`waitid(WNOWAIT)`), kills the group (grandchildren that kept the
 //! pipes open included), and only then reaps, all under the lock every kill takes.
+//!
+//! The leader is reaped with `wait4`, whose figures cover the leader and every descendant
+//! that was waited for below it, so a command's CPU time and peak memory reach [`ExitInfo`]
+//! whatever it started. One figure needs care: a process started by `posix_spawn` or `fork`
+//! keeps its parent's peak resident set through `exec` (the kernel's `exec_mmap` saves the
+//! old memory's high-water mark), so the leader's `ru_maxrss` is at least airlock's own peak
+//! at the start. A peak that does not pass airlock's is therefore not the command's, and is
+//! reported as unknown (zero) rather than as airlock's.
 
 use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rustix::io::Errno;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
@@ -130,12 +138,15 @@ impl Group {
 /// Starts the thread that waits for `child`, kills its group once the leader exited, reaps
 /// it, sends how it ended, and then drops `keep` (the private folders, the slot).
 pub(super) fn watch<K: Send + 'static>(
-    mut child: std::process::Child,
+    child: std::process::Child,
     group: Arc<Group>,
     exit: oneshot::Sender<ExitInfo>,
     keep: K,
 ) -> io::Result<()> {
     let pid = group.pid;
+    // The floor the kernel put under the leader's peak: read after the spawn, so at least
+    // what the leader inherited.
+    let floor = own_peak_memory();
     let thread = std::thread::Builder::new().name(format!("airlock-child-{}", pid.as_raw_nonzero()));
     let spawned = thread.spawn(move || {
         // Learns of the exit without reaping, so the pid stays ours until the group is killed.
@@ -145,12 +156,21 @@ pub(super) fn watch<K: Send + 'static>(
         let info = {
             let mut state = group.state();
             group.signal();
-            let status = child.wait();
+            let reaped = wait4::Wait4::wait4(child);
             state.reaped = true;
+            let (status, usage) = match &reaped {
+                Ok(reaped) => (Some(reaped.status), Some(reaped.rusage)),
+                Err(error) => {
+                    tracing::warn!("cannot reap the command {pid:?}: {error}");
+                    (None, None)
+                }
+            };
             ExitInfo {
-                code: status.as_ref().ok().and_then(|status| status.code()),
-                signal: status.as_ref().ok().and_then(|status| status.signal()),
+                code: status.and_then(|status| status.code()),
+                signal: status.and_then(|status| status.signal()),
                 timed_out: state.timed_out,
+                cpu: usage.map_or(Duration::ZERO, |usage| usage.utime + usage.stime),
+                peak_memory: usage.map(|usage| usage.maxrss).filter(|peak| *peak > floor).unwrap_or(0),
             }
         };
         let _ = exit.send(info);
@@ -159,4 +179,15 @@ pub(super) fn watch<K: Send + 'static>(
         group.finished.notify_all();
     });
     spawned.map(drop)
+}
+
+/// airlock's own peak resident set so far, in bytes (`VmHWM`); zero when it cannot be read.
+fn own_peak_memory() -> u64 {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return 0 };
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
 }

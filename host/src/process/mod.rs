@@ -73,12 +73,19 @@ pub struct Request {
     pub background_log: Option<PathBuf>,
 }
 
-/// How a child ended.
+/// How a child ended, and what it used (the kernel's figures from `wait4`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ExitInfo {
     pub code: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
+    /// CPU time, user and system, of the child and of every descendant that was waited for
+    /// (the kernel adds a reaped process's time to its parent's).
+    pub cpu: Duration,
+    /// The largest resident set of the child or of one of those descendants, in bytes; zero
+    /// when it did not pass airlock's own, which the kernel counts for the child too (see
+    /// `group`): then the command's own is not known, only that it was smaller.
+    pub peak_memory: u64,
 }
 
 /// What [`Child::next`] reports.

@@ -117,6 +117,8 @@ pub struct UsageMeter {
     network_requests: std::sync::atomic::AtomicU32,
     bytes_read: std::sync::atomic::AtomicU64,
     bytes_written: std::sync::atomic::AtomicU64,
+    /// The commands the call's instances ran to their end (`None`: none).
+    commands: std::sync::Mutex<Option<crate::events::CommandRun>>,
 }
 
 impl UsageMeter {
@@ -153,6 +155,17 @@ impl UsageMeter {
 
     pub fn network_requests(&self) -> u32 {
         self.network_requests.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// A command the call started ended ([`process`]: once per command).
+    pub fn command_ended(&self, exit: &crate::process::ExitInfo) {
+        let mut commands = self.commands.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        commands.get_or_insert_with(Default::default).add(exit);
+    }
+
+    /// How the call's commands ended and what they used, when it ran any to their end.
+    pub fn commands(&self) -> Option<crate::events::CommandRun> {
+        *self.commands.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -69,6 +69,8 @@ pub struct ChildSlot {
     child: Child,
     spec: Spec,
     tail: Vec<u8>,
+    /// Its end was added to the call's meter (`next` repeats `Exited`; it counts once).
+    counted: bool,
 }
 
 /// The processes of one call: its access, how many children it started, and what the
@@ -107,7 +109,7 @@ impl wit::Host for CallState {
             Err(failure) => return Ok(Err(wit::SpawnError::Failed(failure.to_string()))),
         };
         tracing::info!(plugin = &*self.label, call = self.call_id, pid = child.pid(), "started a child");
-        Ok(Ok(self.table.push(ChildSlot { child, spec, tail: Vec::new() })?))
+        Ok(Ok(self.table.push(ChildSlot { child, spec, tail: Vec::new(), counted: false })?))
     }
 
     fn sandbox(&mut self) -> wasmtime::Result<String> {
@@ -134,12 +136,16 @@ impl wit::HostChild for CallState {
                 wit::Event::Stderr(bytes)
             }
             ChildEvent::Exited(info) => {
-                let succeeded = info.code == Some(0);
-                let tail = std::mem::take(&mut slot.tail);
-                if !succeeded {
-                    for finding in explain::blocked(&tail, succeeded, explain::Rules { spec: &slot.spec }) {
-                        if !self.processes.blocked.contains(&finding) {
-                            self.processes.blocked.push(finding);
+                // How the call's commands ended and what they used reach its card, once.
+                if !std::mem::replace(&mut slot.counted, true) {
+                    self.meter.command_ended(&info);
+                    let succeeded = info.code == Some(0);
+                    let tail = std::mem::take(&mut slot.tail);
+                    if !succeeded {
+                        for finding in explain::blocked(&tail, succeeded, explain::Rules { spec: &slot.spec }) {
+                            if !self.processes.blocked.contains(&finding) {
+                                self.processes.blocked.push(finding);
+                            }
                         }
                     }
                 }

@@ -149,13 +149,13 @@ impl Scheduler {
             }
         }
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
-        update.description = Some(description);
+        update.description = Some(description.clone());
         events.send(Event::ToolCall(Box::new(update)));
         // What was approved is the line shown, in its folder: the gate lets exactly that start.
         let approved_line = match (&confirmation, exec_folder) {
             (Some(Confirmation::Exec { command, .. }), Some(folder)) if !modified => Some((command.clone(), folder)),
             _ => None,
         };
-        Approved::Ready(Ready { call, tool, args, started, writes, access, modified, approved_line, kept })
+        Approved::Ready(Ready { call, tool, args, started, description, writes, access, modified, approved_line, kept })
     }
 }

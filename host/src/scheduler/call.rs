@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
@@ -14,8 +14,8 @@ use super::{CompletedCall, Scheduler, grant, output};
 use crate::cancel::Cancellation;
 use crate::capability::net::{self, NetRule};
 use crate::capability::{CallLimits, Effective, Phase, Preopen};
-use crate::contract::{ContentPart, ErrorKind, ToolError, ToolOutput};
-use crate::events::{CallCost, CallStatus, CallUpdate, Event, EventSink};
+use crate::contract::{ContentPart, Display, ErrorKind, ToolError, ToolOutput};
+use crate::events::{CallCost, CallStatus, CallUpdate, Event, EventSink, MAX_FULL_OUTPUT, Shown};
 use crate::model::FunctionCall;
 use crate::registry::RegisteredTool;
 use crate::runtime::{CallFault, Gate, Instance, Parked, ProcessAccess, Sandbox, UsageMeter};
@@ -37,6 +37,8 @@ pub(super) struct Ready {
     pub tool: Arc<RegisteredTool>,
     pub args: String,
     pub started: Instant,
+    /// The plugin's one-line description of the call.
+    pub description: String,
     /// What the execution may write.
     pub writes: Writes,
     pub access: Access,
@@ -209,11 +211,13 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
         }
-        let Ready { call, tool, args, started, writes, access, modified, approved_line, kept } = ready;
+        let Ready { call, tool, args, started, description, writes, access, modified, approved_line, kept } = ready;
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         if !access.effective.processes.is_empty() {
             self.warn_without_view(events);
         }
+        // The card's time starts here: a call waits for every approval of its batch first.
+        let executing = Instant::now();
         // WASI has no chmod, so a plugin's atomic rewrite resets the file's mode: keep it —
         // through a handle on the folder, never by a path the plugin could re-point.
         let kept_mode = match &writes {
@@ -250,9 +254,10 @@ impl Scheduler {
         // The live-output sender goes with the run: the forwarder drains once it is gone.
         drop(run);
         // The instance is gone: its last live output goes out before the call's end.
-        if let Some(forwarding) = forwarding {
-            forwarding.drained().await;
-        }
+        let live = match forwarding {
+            Some(forwarding) => forwarding.drained().await,
+            None => None,
+        };
         let result = result.map(|mut output| {
             if modified {
                 output.llm_content.push(ContentPart::Text {
@@ -264,7 +269,14 @@ impl Scheduler {
         if let (Ok(_), Some(kept)) = (&result, kept_mode) {
             kept.restore();
         }
-        finish_metered(&call, started, result, events, Some(&access.meter))
+        let ending = Ending {
+            started: Some(started),
+            executing: Some(executing),
+            meter: Some(&access.meter),
+            description: Some(description),
+            live,
+        };
+        finish_with(&call, result, events, ending)
     }
 
     /// One execution of `run` under `access`, in the call's `kept` check instance when it
@@ -627,7 +639,7 @@ pub(super) fn finish(
     result: Result<ToolOutput, ToolError>,
     events: &EventSink,
 ) -> CompletedCall {
-    finish_metered(call, started, result, events, None)
+    finish_with(call, result, events, Ending { started: Some(started), ..Ending::default() })
 }
 
 /// [`finish`] with what the call's instances used.
@@ -638,12 +650,40 @@ pub(super) fn finish_metered(
     events: &EventSink,
     meter: Option<&UsageMeter>,
 ) -> CompletedCall {
+    let ending = Ending { started: Some(started), meter, ..Ending::default() };
+    finish_with(call, result, events, ending)
+}
+
+/// How a call ended besides its result: for the terminal event and its card.
+#[derive(Default)]
+pub(super) struct Ending<'a> {
+    /// When it entered `validating`.
+    pub started: Option<Instant>,
+    /// When it started executing (`None`: it never did).
+    pub executing: Option<Instant>,
+    /// What its instances used.
+    pub meter: Option<&'a UsageMeter>,
+    /// The plugin's description of the call.
+    pub description: Option<String>,
+    /// The end of what it streamed live.
+    pub live: Option<String>,
+}
+
+/// Emits the terminal event and builds the completed call.
+pub(super) fn finish_with(
+    call: &FunctionCall,
+    result: Result<ToolOutput, ToolError>,
+    events: &EventSink,
+    ending: Ending<'_>,
+) -> CompletedCall {
+    let Ending { started, executing, meter, description, live } = ending;
     let status = match &result {
         Ok(_) => CallStatus::Success,
         Err(error) if error.kind == ErrorKind::Cancelled => CallStatus::Cancelled,
         Err(_) => CallStatus::Error,
     };
-    let duration = started.elapsed();
+    let duration = started.map_or(Duration::ZERO, |started| started.elapsed());
+    let run = executing.map(|executing| executing.elapsed());
     let cost = CallCost {
         wall_ms: duration.as_millis().try_into().unwrap_or(u64::MAX),
         peak_memory_bytes: meter.map_or(0, UsageMeter::peak_memory),
@@ -651,16 +691,36 @@ pub(super) fn finish_metered(
         bytes_read: meter.map_or(0, UsageMeter::bytes_read),
         bytes_written: meter.map_or(0, UsageMeter::bytes_written),
     };
+    let command = meter.and_then(UsageMeter::commands);
     let mut update = CallUpdate::new(&call.id, &call.name, status);
     update.duration = Some(duration);
     update.cost = Some(cost);
+    update.run = run;
+    update.command = command;
+    // What a person reads: the tool's summary, and the end of its output — what it streamed,
+    // else what the model is told, else the error.
+    let told = match &result {
+        Ok(output) => output.llm_text(),
+        Err(error) => error.message.clone(),
+    };
+    let summary = match &result {
+        Ok(ToolOutput { display: Some(Display::Markdown { text }), .. }) => Some(text.as_str()),
+        _ => None,
+    };
+    let full: Arc<str> = match (live, &result) {
+        (Some(live), Ok(_)) => live.into(),
+        _ => told[..told.floor_char_boundary(MAX_FULL_OUTPUT)].into(),
+    };
+    let shown = Shown::new(summary, &full);
+    update.shown = Some(shown.clone());
+    update.full_output = Some(full);
     match &result {
         Ok(output) => {
-            update.output = Some(output.llm_text());
+            update.output = Some(told);
             update.display = output.display.clone();
         }
         Err(error) => update.error = Some(error.clone()),
     }
     events.send(Event::ToolCall(Box::new(update)));
-    CompletedCall { call: call.clone(), status, result, duration, cost }
+    CompletedCall { call: call.clone(), status, result, duration, cost, run, command, shown, description }
 }

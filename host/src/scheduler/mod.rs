@@ -52,6 +52,14 @@ pub struct CompletedCall {
     pub duration: Duration,
     /// What it cost (as its terminal event said).
     pub cost: crate::events::CallCost,
+    /// The time of its execution, when it executed.
+    pub run: Option<Duration>,
+    /// How the commands it ran ended and what they used, when it ran any.
+    pub command: Option<crate::events::CommandRun>,
+    /// What a person reads of it (a resumed session draws its card from this).
+    pub shown: crate::events::Shown,
+    /// The plugin's one-line description of the call, when it was approved.
+    pub description: Option<String>,
 }
 
 impl CompletedCall {
@@ -178,6 +186,11 @@ impl Scheduler {
         events: &EventSink,
         cancel: &Cancellation,
     ) -> Vec<CompletedCall> {
+        // Each call is validated on its own task, in any order; its cards appear in the
+        // model's order.
+        for call in calls {
+            Self::validating(call, events);
+        }
         let validated = on_tasks(calls.iter().cloned().map(|call| {
             let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
             async move { this.validate(&call, &events, &cancel).await }
@@ -211,6 +224,10 @@ impl Scheduler {
                         result: Err(error),
                         duration: Duration::ZERO,
                         cost: crate::events::CallCost::default(),
+                        run: None,
+                        command: None,
+                        shown: crate::events::Shown::new(None, "the call failed inside airlock; see the log"),
+                        description: None,
                     }
                 })
             })
@@ -286,3 +303,7 @@ async fn on_tasks<T: Send + 'static>(
 #[cfg(test)]
 #[path = "mod_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "cards_tests.rs"]
+mod cards_tests;

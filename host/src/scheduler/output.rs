@@ -14,7 +14,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::contract::{ContentPart, ToolOutput};
-use crate::events::{Event, EventSink};
+use crate::events::{Event, EventSink, MAX_FULL_OUTPUT};
 
 /// Most bytes of one call's output saved (the runtime caps a result at the same size).
 pub const MAX_SAVED: usize = 16 << 20;
@@ -102,32 +102,77 @@ const LIVE_DRAIN: Duration = Duration::from_secs(1);
 
 /// A call's live output on its way to the front end.
 pub(super) struct LiveForward {
-    task: tokio::task::JoinHandle<()>,
+    task: tokio::task::JoinHandle<Kept>,
 }
 
 impl LiveForward {
-    /// Waits until what the call emitted was sent, so its last output comes before its end.
-    pub async fn drained(self) {
-        let _ = tokio::time::timeout(LIVE_DRAIN, self.task).await;
+    /// Waits until what the call emitted was sent, so its last output comes before its end;
+    /// returns the end of what it emitted ([`Kept::text`]), when it emitted anything.
+    pub async fn drained(self) -> Option<String> {
+        let kept = tokio::time::timeout(LIVE_DRAIN, self.task).await.ok()?.ok()?;
+        kept.text()
+    }
+}
+
+/// The end of a call's live output, for the person who wants to read it whole: at most
+/// [`MAX_FULL_OUTPUT`] bytes (the model's copy, and the file it is saved to when it is too
+/// long, hold the rest).
+#[derive(Debug, Default)]
+pub(super) struct Kept {
+    text: String,
+    /// Bytes dropped from the start.
+    dropped: usize,
+}
+
+impl Kept {
+    pub fn push(&mut self, chunk: &str) {
+        self.text.push_str(chunk);
+        // Cut in halves, not per chunk: each byte is moved at most twice.
+        if self.text.len() > 2 * MAX_FULL_OUTPUT {
+            let cut = self.text.ceil_char_boundary(self.text.len() - MAX_FULL_OUTPUT);
+            self.text.drain(..cut);
+            self.dropped += cut;
+        }
+    }
+
+    /// The kept output, with a first line saying what it leaves out; `None` when nothing
+    /// was emitted.
+    pub fn text(mut self) -> Option<String> {
+        if self.text.len() > MAX_FULL_OUTPUT {
+            let cut = self.text.ceil_char_boundary(self.text.len() - MAX_FULL_OUTPUT);
+            self.text.drain(..cut);
+            self.dropped += cut;
+        }
+        match (self.text.is_empty(), self.dropped) {
+            (true, 0) => None,
+            (_, 0) => Some(self.text),
+            (_, dropped) => {
+                Some(format!("[the first {dropped} bytes of this output are not kept here]\n{}", self.text))
+            }
+        }
     }
 }
 
 /// A channel for a call's live output, forwarded as events until the call ends: whatever
 /// arrived meanwhile is joined into one event, at most one per [`LIVE_EVENT_INTERVAL`], and
-/// what is left is sent as soon as the channel closes (the instance is gone).
+/// what is left is sent as soon as the channel closes (the instance is gone). The end of it
+/// is kept for the call's pager.
 pub(super) fn forward_live(call_id: &str, events: &EventSink) -> (mpsc::UnboundedSender<String>, LiveForward) {
     let (sender, mut receiver) = mpsc::unbounded_channel::<String>();
     let call_id = call_id.to_string();
     let events = events.clone();
     let task = tokio::spawn(async move {
         let mut pending = String::new();
+        let mut kept = Kept::default();
         let mut next = tokio::time::Instant::now();
         loop {
             tokio::select! {
                 chunk = receiver.recv() => match chunk {
                     Some(chunk) => {
+                        kept.push(&chunk);
                         pending.push_str(&chunk);
                         while let Ok(more) = receiver.try_recv() {
+                            kept.push(&more);
                             pending.push_str(&more);
                         }
                     }
@@ -142,6 +187,7 @@ pub(super) fn forward_live(call_id: &str, events: &EventSink) -> (mpsc::Unbounde
         if !pending.is_empty() {
             events.send(Event::ToolOutput { call_id, chunk: pending });
         }
+        kept
     });
     (sender, LiveForward { task })
 }

@@ -51,13 +51,20 @@ impl Pending {
 }
 
 impl Scheduler {
-    /// Takes a call through `validating`: to a [`Pending`] call, or to its end.
+    /// Says that `call` enters `validating`, with its arguments. The batch says it for all its
+    /// calls in their order before validating any, so front ends see them in that order.
+    pub(super) fn validating(call: &FunctionCall, events: &EventSink) {
+        let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Validating);
+        let parsed = parse_args(&call.arguments).ok();
+        update.args = Some(parsed.unwrap_or_else(|| serde_json::Value::String(call.arguments.clone())));
+        events.send(Event::ToolCall(Box::new(update)));
+    }
+
+    /// Takes a call through `validating` ([`Scheduler::validating`] said so): to a
+    /// [`Pending`] call, or to its end.
     pub(super) async fn validate(&self, call: &FunctionCall, events: &EventSink, cancel: &Cancellation) -> Validated {
         let started = Instant::now();
         let parsed = parse_args(&call.arguments);
-        let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Validating);
-        update.args = Some(parsed.clone().unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone())));
-        events.send(Event::ToolCall(Box::new(update)));
         let fail = |error: ToolError| Validated::Done(Box::new(finish(call, started, Err(error), events)));
 
         let Some(tool) = self.registry.get(&call.name).cloned() else {

@@ -21,8 +21,8 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 pub use clock::Stamp;
-pub use record::Header;
-pub use replay::{Resumed, replay};
+pub use record::{Header, RecordedCall};
+pub use replay::{Resumed, Tokens, replay};
 pub use store::{Summary, find, list};
 
 use crate::model::{Message, Usage, UsageKind};
@@ -62,6 +62,9 @@ pub struct Recorder {
     id: String,
     /// Model responses over the whole session, resumed runs included.
     turn: u64,
+    /// Tokens over the whole session, resumed runs included.
+    input_tokens: u64,
+    output_tokens: u64,
 }
 
 impl Recorder {
@@ -83,15 +86,15 @@ impl Recorder {
         let path = dir.join(store::file_name(&header.started, &header.id));
         let file =
             options.open(&path).map_err(|e| SessionError::Write { path: path.clone(), reason: e.to_string() })?;
-        let mut recorder = Self { file, path, id: header.id.clone(), turn: 0 };
+        let mut recorder = Self { file, path, id: header.id.clone(), turn: 0, input_tokens: 0, output_tokens: 0 };
         recorder.write(&RecordRef::Session(header))?;
         Ok(recorder)
     }
 
-    /// Continues the session file at `path`, whose replay counted `turn` model responses.
-    /// A partial last line (a crash mid-write) is ended first, so the next record starts a
-    /// line of its own.
-    pub fn append(path: &Path, id: &str, turn: u64) -> Result<Self, SessionError> {
+    /// Continues the session file at `path`, whose replay counted `turn` model responses
+    /// and `tokens`. A partial last line (a crash mid-write) is ended first, so the next
+    /// record starts a line of its own.
+    pub fn append(path: &Path, id: &str, turn: u64, tokens: Tokens) -> Result<Self, SessionError> {
         let write_error = |e: std::io::Error| SessionError::Write { path: path.to_path_buf(), reason: e.to_string() };
         let mut file = OpenOptions::new().read(true).append(true).open(path).map_err(write_error)?;
         let length = file.metadata().map_err(write_error)?.len();
@@ -102,7 +105,14 @@ impl Recorder {
                 file.write_all(b"\n").map_err(write_error)?;
             }
         }
-        Ok(Self { file, path: path.to_path_buf(), id: id.to_owned(), turn })
+        Ok(Self {
+            file,
+            path: path.to_path_buf(),
+            id: id.to_owned(),
+            turn,
+            input_tokens: tokens.input,
+            output_tokens: tokens.output,
+        })
     }
 
     pub fn id(&self) -> &str {
@@ -131,12 +141,24 @@ impl Recorder {
 
     /// Records the token counts of one model response.
     pub fn usage(&mut self, kind: UsageKind, usage: Usage) -> Result<(), SessionError> {
+        self.input_tokens += usage.input_tokens;
+        self.output_tokens += usage.output_tokens;
         self.write(&RecordRef::Usage {
             turn: self.turn,
             kind,
             input_tokens: usage.input_tokens,
             output_tokens: usage.output_tokens,
+            session_input_tokens: self.input_tokens,
+            session_output_tokens: self.output_tokens,
         })
+    }
+
+    /// Records what the cards of one batch showed.
+    pub fn calls(&mut self, calls: &[RecordedCall]) -> Result<(), SessionError> {
+        if calls.is_empty() {
+            return Ok(());
+        }
+        self.write(&RecordRef::Calls { turn: self.turn, calls })
     }
 
     /// Records that the first `replaced` messages were compressed: `history` is the whole
@@ -177,6 +199,10 @@ pub struct Opened {
     pub notice: Option<String>,
     /// The latest plan recorded in a resumed session, as written.
     pub todos: Option<serde_json::Value>,
+    /// What the cards of a resumed session's calls showed, in the order they were recorded.
+    pub calls: Vec<RecordedCall>,
+    /// A resumed session's token counts so far.
+    pub tokens: Tokens,
 }
 
 /// What identifies the run being recorded.
@@ -207,6 +233,8 @@ pub fn open(airlock_home: &Path, resume: Option<&str>, run: RunInfo<'_>) -> Resu
             warnings: Vec::new(),
             notice: None,
             todos: None,
+            calls: Vec::new(),
+            tokens: Tokens::default(),
         });
     };
     let path = find(&dir, which, run.workspace)?;
@@ -229,7 +257,7 @@ pub fn open(airlock_home: &Path, resume: Option<&str>, run: RunInfo<'_>) -> Resu
     if resumed.skipped > 0 {
         warnings.push(format!("skipped {} unreadable lines of {}", resumed.skipped, path.display()));
     }
-    let mut recorder = Recorder::append(&path, &resumed.header.id, resumed.turn)?;
+    let mut recorder = Recorder::append(&path, &resumed.header.id, resumed.turn, resumed.tokens)?;
     recorder.resumed(&Stamp::now(), run.provider, run.model, run.workspace)?;
     let notice = format!(
         "resumed session {} ({} messages, {} turns so far)",
@@ -244,6 +272,8 @@ pub fn open(airlock_home: &Path, resume: Option<&str>, run: RunInfo<'_>) -> Resu
         warnings,
         notice: Some(notice),
         todos: resumed.todos,
+        calls: resumed.calls,
+        tokens: resumed.tokens,
     })
 }
 

@@ -100,7 +100,7 @@ fn a_partial_last_line_is_skipped_and_the_next_record_starts_a_new_line() {
     let resumed = replay(&path).unwrap();
     assert_eq!(resumed.history, [text(Role::User, "hello")]);
     assert_eq!(resumed.skipped, 1);
-    let mut recorder = Recorder::append(&path, "cc33", resumed.turn).unwrap();
+    let mut recorder = Recorder::append(&path, "cc33", resumed.turn, resumed.tokens).unwrap();
     recorder.message(&text(Role::User, "again")).unwrap();
     let resumed = replay(&path).unwrap();
     assert_eq!(resumed.history, [text(Role::User, "hello"), text(Role::User, "again")]);
@@ -171,4 +171,98 @@ fn resuming_a_long_session_stays_fast() {
     assert!(uncompressed.as_secs_f64() < 5.0, "uncompressed resume took {uncompressed:?}");
     assert!(compressed.as_secs_f64() < 0.5, "compressed resume took {compressed:?}");
     tracing::info!(?uncompressed, ?compressed, "resume of 10k messages");
+}
+
+fn recorded_call(id: &str, exit_code: i32) -> RecordedCall {
+    RecordedCall {
+        id: id.into(),
+        name: "run_shell_command".into(),
+        status: crate::events::CallStatus::Success,
+        description: Some("python3 x.py".into()),
+        run_ms: Some(42),
+        command: Some(crate::events::CommandRun {
+            count: 1,
+            exit_code: Some(exit_code),
+            cpu_ms: 30,
+            peak_memory_bytes: 9 << 20,
+            ..Default::default()
+        }),
+        cost: Some(crate::events::CallCost { wall_ms: 900, peak_memory_bytes: 1 << 20, ..Default::default() }),
+        shown: crate::events::Shown::new(None, "Traceback\n  boom"),
+    }
+}
+
+#[test]
+fn cards_and_token_totals_come_back_across_a_compression_and_a_second_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut recorder = Recorder::create(dir.path(), &header("cc33", "/w")).unwrap();
+    recorder.turn_started();
+    recorder.usage(UsageKind::Answer, Usage { input_tokens: 100, output_tokens: 10 }).unwrap();
+    recorder.calls(&[recorded_call("old", 0)]).unwrap();
+    for message in call_pair(1) {
+        recorder.message(&message).unwrap();
+    }
+    recorder.compressed(2, &[text(Role::User, "Summary of the earlier conversation: …")]).unwrap();
+    recorder.usage(UsageKind::Summary, Usage { input_tokens: 50, output_tokens: 5 }).unwrap();
+    recorder.turn_started();
+    recorder.usage(UsageKind::Answer, Usage { input_tokens: 200, output_tokens: 20 }).unwrap();
+    recorder.calls(&[recorded_call("new", 3)]).unwrap();
+    for message in call_pair(2) {
+        recorder.message(&message).unwrap();
+    }
+    let resumed = replay(recorder.path()).unwrap();
+    // The cards since the compression's base; the tokens of the whole session.
+    assert_eq!(resumed.calls, [recorded_call("new", 3)]);
+    assert_eq!(resumed.tokens, Tokens { input: 350, output: 35, last_answer: Some((200, 20)) });
+    // A resumed run goes on counting from there.
+    let mut again = Recorder::append(recorder.path(), "cc33", resumed.turn, resumed.tokens).unwrap();
+    again.turn_started();
+    again.usage(UsageKind::Answer, Usage { input_tokens: 1, output_tokens: 2 }).unwrap();
+    let resumed = replay(recorder.path()).unwrap();
+    assert_eq!(resumed.tokens, Tokens { input: 351, output: 37, last_answer: Some((1, 2)) });
+}
+
+#[test]
+fn a_session_written_before_cards_and_totals_were_recorded_still_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("2025-01-01T00-00-00-000Z-dd44.jsonl");
+    // Lines as the earlier version wrote them: usage without running totals, no `calls`.
+    let lines = [
+        r#"{"type":"session","version":1,"id":"dd44","started":"2025-01-01T00:00:00.000Z","workspace":"/w","provider":"gemini","model":"m"}"#,
+        r#"{"type":"message","turn":0,"role":"user","parts":[{"type":"text","text":"run it"}]}"#,
+        r#"{"type":"usage","turn":1,"kind":"answer","input_tokens":120,"output_tokens":9}"#,
+        r#"{"type":"message","turn":1,"role":"model","parts":[{"type":"function_call","id":"c1","name":"run_shell_command","arguments":"{\"command\":\"false\"}"}]}"#,
+        r#"{"type":"message","turn":1,"role":"user","parts":[{"type":"function_response","id":"c1","name":"run_shell_command","content":"Exit Code: 1","is_error":false}]}"#,
+        r#"{"type":"usage","turn":2,"kind":"answer","input_tokens":150,"output_tokens":4}"#,
+        r#"{"type":"some_later_kind","turn":2,"whatever":true}"#,
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let resumed = replay(&path).unwrap();
+    assert_eq!(resumed.history.len(), 3, "{:?}", resumed.history);
+    assert!(resumed.calls.is_empty());
+    assert_eq!(resumed.tokens, Tokens { input: 270, output: 13, last_answer: Some((150, 4)) });
+    assert_eq!(resumed.skipped, 0);
+    // Continued by this version, the totals start from the old lines' sum.
+    let mut recorder = Recorder::append(&path, "dd44", resumed.turn, resumed.tokens).unwrap();
+    recorder.usage(UsageKind::Answer, Usage { input_tokens: 30, output_tokens: 1 }).unwrap();
+    recorder.calls(&[recorded_call("c2", 1)]).unwrap();
+    let resumed = replay(&path).unwrap();
+    assert_eq!(resumed.tokens, Tokens { input: 300, output: 14, last_answer: Some((30, 1)) });
+    assert_eq!(resumed.calls, [recorded_call("c2", 1)]);
+}
+
+#[test]
+fn a_calls_line_with_fields_missing_or_unknown_still_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut recorder = Recorder::create(dir.path(), &header("ee55", "/w")).unwrap();
+    recorder.message(&text(Role::User, "hi")).unwrap();
+    drop(recorder);
+    let path = std::fs::read_dir(dir.path()).unwrap().next().unwrap().unwrap().path();
+    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    use std::io::Write as _;
+    writeln!(file, r#"{{"type":"calls","turn":0,"calls":[{{"id":"x","status":"error","future_field":1}}]}}"#).unwrap();
+    let resumed = replay(&path).unwrap();
+    assert_eq!(resumed.calls.len(), 1);
+    assert_eq!(resumed.calls[0].status, crate::events::CallStatus::Error);
+    assert_eq!(resumed.calls[0].shown, crate::events::Shown::default());
 }

@@ -3,20 +3,24 @@
 //! ```json
 //! {"type":"session","version":1,"id":"…","started":"2025-…Z","workspace":"/p","provider":"gemini","model":"m"}
 //! {"type":"message","turn":0,"role":"user","parts":[{"type":"text","text":"…"}]}
-//! {"type":"usage","turn":1,"kind":"answer","input_tokens":120,"output_tokens":9}
+//! {"type":"usage","turn":1,"kind":"answer","input_tokens":120,"output_tokens":9,"session_input_tokens":120,"session_output_tokens":9}
+//! {"type":"calls","turn":1,"calls":[{"id":"c1","name":"run_shell_command","status":"success","run_ms":12,"command":{…},"shown":{…}}]}
 //! {"type":"compressed","turn":7,"replaced":12,"history":[{"role":"user","parts":[…]}, …]}
 //! {"type":"resumed","turn":9,"at":"2025-…Z","provider":"…","model":"…","workspace":"…"}
 //! {"type":"todos","turn":4,"todos":[{"description":"…","status":"in_progress"}]}
 //! ```
 //!
 //! `turn` counts the model responses of the session so far, so the last line of a file
-//! says how many there were. Written from borrowed data ([`RecordRef`]), read back owned
+//! says how many there were; likewise a `usage` line's `session_*` counts are the session's
+//! tokens so far (lines written before they existed have none). A `calls` line holds what
+//! the cards of one batch showed, written before the batch's answers to the model. Written from borrowed data ([`RecordRef`]), read back owned
 //! ([`Record::parse`]).
 
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use crate::events::{CallCost, CallStatus, CommandRun, Shown};
 use crate::model::{Message, UsageKind};
 
 /// The format version written in headers.
@@ -55,6 +59,12 @@ pub(super) enum RecordRef<'a> {
         kind: UsageKind,
         input_tokens: u64,
         output_tokens: u64,
+        session_input_tokens: u64,
+        session_output_tokens: u64,
+    },
+    Calls {
+        turn: u64,
+        calls: &'a [RecordedCall],
     },
     Compressed {
         turn: u64,
@@ -81,7 +91,8 @@ pub(super) enum RecordRef<'a> {
 pub(super) enum Record {
     Session(Header),
     Message { turn: u64, message: Message },
-    Usage { turn: u64 },
+    Usage { turn: u64, usage: UsageLine },
+    Calls { turn: u64, calls: Vec<RecordedCall> },
     Compressed { turn: u64, history: Vec<Message> },
     Resumed { turn: u64 },
     Todos { turn: u64, todos: serde_json::Value },
@@ -95,6 +106,64 @@ struct Head<'a> {
     kind: Cow<'a, str>,
     #[serde(default)]
     turn: u64,
+}
+
+/// A `usage` line's counts.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub(super) struct UsageLine {
+    pub kind: UsageKind,
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    /// The session's tokens so far; absent in lines of earlier versions.
+    #[serde(default)]
+    pub session_input_tokens: Option<u64>,
+    #[serde(default)]
+    pub session_output_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct CallsLine {
+    calls: Vec<RecordedCall>,
+}
+
+/// What one call's card showed, for a resumed session to draw it again. Every field but
+/// the id may be missing (a later version may drop one): the card then shows less.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedCall {
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    pub status: CallStatus,
+    /// The plugin's one-line description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its execution's time, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandRun>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CallCost>,
+    #[serde(default)]
+    pub shown: Shown,
+}
+
+impl RecordedCall {
+    /// What `call`'s card showed.
+    pub fn of(call: &crate::scheduler::CompletedCall) -> Self {
+        Self {
+            id: call.call.id.clone(),
+            name: call.call.name.clone(),
+            status: call.status,
+            description: call.description.clone(),
+            run_ms: call.run.map(|run| run.as_millis().try_into().unwrap_or(u64::MAX)),
+            command: call.command,
+            cost: Some(call.cost),
+            shown: call.shown.clone(),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -117,7 +186,8 @@ impl Record {
         Ok(match head.kind.as_ref() {
             "session" => Self::Session(serde_json::from_slice(line)?),
             "message" => Self::Message { turn, message: serde_json::from_slice(line)? },
-            "usage" => Self::Usage { turn },
+            "usage" => Self::Usage { turn, usage: serde_json::from_slice(line)? },
+            "calls" => Self::Calls { turn, calls: serde_json::from_slice::<CallsLine>(line)?.calls },
             "compressed" => Self::Compressed { turn, history: serde_json::from_slice::<CompressedLine>(line)?.history },
             "resumed" => Self::Resumed { turn },
             "todos" => Self::Todos { turn, todos: serde_json::from_slice::<TodosLine>(line)?.todos },
@@ -129,7 +199,8 @@ impl Record {
     pub(super) fn turn(&self) -> Option<u64> {
         match self {
             Self::Message { turn, .. }
-            | Self::Usage { turn }
+            | Self::Usage { turn, .. }
+            | Self::Calls { turn, .. }
             | Self::Compressed { turn, .. }
             | Self::Resumed { turn }
             | Self::Todos { turn, .. } => Some(*turn),

@@ -2,9 +2,11 @@
 //! end ([`shell`]), the spawn gate against a hostile plugin ([`spawn_gate`]), the operating
 //! system's sandbox of every child ([`os_sandbox`]), components of both contract versions in
 //! one session ([`contract_versions`]), a project's builds and tests with the user's
-//! toolchains ([`toolchains`]), and what the sandbox blocked, told and offered ([`blocked`]).
+//! toolchains ([`toolchains`]), what the sandbox blocked, told and offered ([`blocked`]), and
+//! how a command's end is reported ([`cards`]).
 
 mod blocked;
+mod cards;
 mod contract_versions;
 mod os_sandbox;
 mod shell;

@@ -722,7 +722,7 @@ fn timeout_kills_the_whole_group_including_a_grandchild_that_ignores_sigterm() {
         let mut child = spawn(request(&scene, script, Duration::from_secs(1)));
         let grandchild = read_pid(&scene.work.join("grandchild"));
         let (_, _, info) = collect(&mut child).await;
-        assert_eq!(info, ExitInfo { code: None, signal: Some(9), timed_out: true });
+        assert_eq!(info, ExitInfo { code: None, signal: Some(9), timed_out: true, ..info });
         assert!(started.elapsed() < Duration::from_secs(4), "took {:?}", started.elapsed());
         assert!(dies(grandchild), "the grandchild {grandchild} survived the timeout");
     });
@@ -749,7 +749,7 @@ fn streams_output_before_the_exit() {
         assert_eq!(child.next(Duration::from_millis(200)).await, ChildEvent::Idle);
         let (out, _, info) = collect(&mut child).await;
         assert_eq!(out, "second\n");
-        assert_eq!(info, ExitInfo { code: Some(0), signal: None, timed_out: false });
+        assert_eq!(info, ExitInfo { code: Some(0), signal: None, timed_out: false, ..info });
         assert_eq!(child.next(Duration::ZERO).await, ChildEvent::Exited(info), "Exited is repeated");
     });
 }
@@ -759,9 +759,11 @@ fn reports_exit_codes_and_signals() {
     let scene = Scene::new();
     runtime().block_on(async {
         let mut child = spawn(request(&scene, "exit 7", Duration::from_secs(20)));
-        assert_eq!(collect(&mut child).await.2, ExitInfo { code: Some(7), signal: None, timed_out: false });
+        let info = collect(&mut child).await.2;
+        assert_eq!(info, ExitInfo { code: Some(7), signal: None, timed_out: false, ..info });
         let mut child = spawn(request(&scene, "kill -TERM $$", Duration::from_secs(20)));
-        assert_eq!(collect(&mut child).await.2, ExitInfo { code: None, signal: Some(15), timed_out: false });
+        let info = collect(&mut child).await.2;
+        assert_eq!(info, ExitInfo { code: None, signal: Some(15), timed_out: false, ..info });
         let mut child = spawn(request(&scene, "no-such-program-airlock", Duration::from_secs(20)));
         assert_eq!(collect(&mut child).await.2.code, Some(127));
     });
@@ -777,7 +779,7 @@ fn kill_ends_the_group() {
         let started = Instant::now();
         child.kill();
         let (_, _, info) = collect(&mut child).await;
-        assert_eq!(info, ExitInfo { code: None, signal: Some(9), timed_out: false });
+        assert_eq!(info, ExitInfo { code: None, signal: Some(9), timed_out: false, ..info });
         assert!(started.elapsed() < Duration::from_secs(2));
         assert!(dies(grandchild));
     });

@@ -17,10 +17,11 @@ use std::time::{Duration, Instant};
 use airlock_ui::approval::{ApprovalDialog, ApprovalResult};
 use airlock_ui::composer::{Composer, ComposerAction};
 use airlock_ui::grant::GrantPrompt;
+use airlock_ui::pager::{Pager, PagerAction};
 use airlock_ui::picker::{Picker, PickerResult};
 use airlock_ui::style::Theme;
 use airlock_ui::transcript::{self, NoticeKind};
-use airlock_ui::view::{ApprovalChoice, StatusView};
+use airlock_ui::view::{ApprovalChoice, OutputView, StatusView};
 use airlock_ui::{card, markdown};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::text::Line;
@@ -29,12 +30,12 @@ use super::views::{self, LiveCard};
 use crate::agent::{Outcome, Report};
 use crate::engine::{CurrentTools, Info, Op, Orders, Output};
 use crate::events::{CallStatus, CallUpdate, Event, TodoStatus};
-use crate::model::{Message, Part, Role, UsageKind};
+use crate::model::UsageKind;
 use crate::policy::ApprovalMode;
 use crate::sanitize;
 
-/// Most messages of a resumed session shown.
-const REPLAY_MESSAGES: usize = 2_000;
+/// Ended cards whose whole output the pager keeps (the latest).
+const KEPT_OUTPUTS: usize = 64;
 
 /// How long a first Ctrl-C waits for the second that quits.
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
@@ -111,6 +112,13 @@ pub struct App {
     pub turns_done: u64,
     pub spinner: usize,
     pub mode: ApprovalMode,
+    /// The whole outputs of the latest ended cards ([`KEPT_OUTPUTS`]), oldest first.
+    pub outputs: VecDeque<OutputView>,
+    /// The pager, when open over the screen.
+    pub pager: Option<Pager>,
+    /// Whether this session has a conversation to resume: a prompt was sent, or it was
+    /// itself resumed.
+    pub resumable: bool,
 }
 
 impl App {
@@ -156,7 +164,38 @@ impl App {
             turns_done: 0,
             spinner: 0,
             mode,
+            outputs: VecDeque::new(),
+            pager: None,
+            resumable: false,
         }
+    }
+
+    /// Keeps an ended card's whole output for the pager.
+    pub fn keep_output(&mut self, view: OutputView) {
+        if self.outputs.len() == KEPT_OUTPUTS {
+            self.outputs.pop_front();
+        }
+        self.outputs.push_back(view);
+    }
+
+    /// Opens the pager on the kept output `index`.
+    fn open_pager(&mut self, index: usize) {
+        if let Some(view) = self.outputs.get(index) {
+            self.pager = Some(Pager::new(view.clone(), index, self.outputs.len()));
+        }
+    }
+
+    /// A key while the pager is open.
+    fn pager_key(&mut self, key: KeyEvent) -> Effect {
+        let Some(pager) = self.pager.as_mut() else { return Effect::None };
+        let index = pager.index();
+        match pager.handle_key(key) {
+            None => {}
+            Some(PagerAction::Close) => self.pager = None,
+            Some(PagerAction::Previous) => self.open_pager(index.saturating_sub(1)),
+            Some(PagerAction::Next) => self.open_pager((index + 1).min(self.outputs.len().saturating_sub(1))),
+        }
+        Effect::None
     }
 
     /// Whether anything moves on its own (a spinner, an elapsed time): the loop ticks only
@@ -188,6 +227,7 @@ impl App {
         self.history.push(Line::default());
         self.history.extend(transcript::user_lines(&sanitize::block(shown), self.width, &self.theme));
         self.orders.submit(Op::UserTurn { text });
+        self.resumable = true;
         self.turns_running += 1;
         self.working_since.get_or_insert_with(Instant::now);
     }
@@ -223,44 +263,19 @@ impl App {
                 Dialog::Picker { .. } => true,
             }),
             Output::TurnDone(report) => self.turn_done(&report),
-            Output::Replay(messages) => self.replay(&messages),
-        }
-    }
-
-    /// Shows a resumed conversation: the user's turns, the model's text, and one line per
-    /// call (the latest [`REPLAY_MESSAGES`] messages).
-    fn replay(&mut self, messages: &[Message]) {
-        let skipped = messages.len().saturating_sub(REPLAY_MESSAGES);
-        if skipped > 0 {
-            self.notice(&format!("… {skipped} earlier messages of this session are not shown"), NoticeKind::Info);
-        }
-        for message in &messages[skipped..] {
-            for part in &message.parts {
-                match (message.role, part) {
-                    (Role::User, Part::Text { text }) => {
-                        self.history.push(Line::default());
-                        let lines = transcript::user_lines(&sanitize::block(text), self.width, &self.theme);
-                        self.history.extend(lines);
-                    }
-                    (Role::Model, Part::Text { text }) => {
-                        let lines = markdown::render(&sanitize::stream(text), self.width, &self.theme);
-                        self.history.extend(lines);
-                    }
-                    (_, Part::FunctionCall(call)) => {
-                        let text = format!("· {} {}", call.name, sanitize::line_bounded(&call.arguments, 100));
-                        self.notice(&text, NoticeKind::Info);
-                    }
-                    (_, Part::FunctionResponse(_)) => {}
-                }
+            Output::Replay(replay) => {
+                self.resumable = true;
+                super::replay::replay(self, &replay);
             }
         }
-        self.notice("── resumed ──", NoticeKind::Info);
     }
 
     fn event(&mut self, event: Event) {
         match event {
             Event::Init { session_id, provider, model, tools, .. } => {
                 let resumed = !self.status.session_id.is_empty() && self.status.session_id != session_id;
+                // Another session (`/new`, `/resume`): resumable once it has a conversation.
+                self.resumable &= !resumed;
                 self.status.session_id = session_id;
                 self.status.provider = sanitize::line(&provider);
                 self.status.model = sanitize::line(&model);
@@ -353,7 +368,7 @@ impl App {
             let stats = self.stats.entry(sanitize::line(&update.name)).or_default();
             stats.calls += 1;
             stats.errors += u64::from(update.status == CallStatus::Error);
-            stats.wall += update.duration.unwrap_or_default();
+            stats.wall += update.run.or(update.duration).unwrap_or_default();
             if let Some(cost) = &update.cost {
                 stats.peak_memory = stats.peak_memory.max(cost.peak_memory_bytes);
                 stats.bytes_read += cost.bytes_read;
@@ -371,6 +386,8 @@ impl App {
         while self.cards.first().is_some_and(LiveCard::is_done) {
             let done = self.cards.remove(0);
             self.history.extend(card::lines(&done.card, self.width, &self.theme));
+            let full = done.full_output.as_deref().unwrap_or_default();
+            self.keep_output(views::output_view(&done.card, full));
         }
     }
 
@@ -424,8 +441,24 @@ impl App {
             return Effect::None;
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.pager.is_some() {
+            // Ctrl-C closes the pager first, as it closes a dialog.
+            if ctrl && key.code == KeyCode::Char('c') {
+                self.pager = None;
+                return Effect::None;
+            }
+            return self.pager_key(key);
+        }
         if ctrl && key.code == KeyCode::Char('c') {
             return self.ctrl_c();
+        }
+        // Ctrl-O reads the latest card's whole output, also while a dialog waits.
+        if ctrl && key.code == KeyCode::Char('o') {
+            match self.outputs.len() {
+                0 => self.hint = Some("no tool output to show yet".into()),
+                n => self.open_pager(n - 1),
+            }
+            return Effect::None;
         }
         if !self.dialogs.is_empty() {
             return self.dialog_key(key);

@@ -1,7 +1,8 @@
 //! One frame: the transcript lines produced since the last frame go to the scrollback, then
 //! the viewport is laid out from the bottom up — the status line, the composer or the front
 //! dialog, and above them the live part (the streaming tail, the running cards and the
-//! plan panel), cut from the top when the screen is short.
+//! plan panel), cut from the top when the screen is short. While the pager is open it is
+//! the whole frame.
 
 use airlock_ui::card;
 use ratatui::layout::Rect;
@@ -15,6 +16,17 @@ use super::screen::Screen;
 const TAIL_ROWS: usize = 12;
 
 pub fn frame(app: &mut App, screen: &mut Screen) -> std::io::Result<()> {
+    // The pager takes the whole screen (the terminal's alternate one): the transcript waits
+    // in `history` until it closes, and the scrollback is left as it was.
+    if let Some(pager) = app.pager.as_mut() {
+        let theme = app.theme;
+        return screen.full_frame(|frame| {
+            let area = frame.area();
+            pager.render(area, frame.buffer_mut(), &theme);
+            super::screen::neutralize(frame.buffer_mut());
+        });
+    }
+    screen.leave_full()?;
     let width = screen.width();
     let rows = screen.rows();
     let history = std::mem::take(&mut app.history);

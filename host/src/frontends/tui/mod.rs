@@ -9,15 +9,18 @@
 //! draws nothing.
 //!
 //! The terminal is restored on every way out: a normal quit, Ctrl-C twice, SIGTERM, SIGHUP,
-//! SIGINT sent from outside, and a panic (the hook restores before the message prints).
+//! SIGINT sent from outside, and a panic (the hook restores before the message prints). A
+//! quit after a conversation prints the command that resumes it.
 
 mod app;
 mod attach;
 mod commands;
 mod draw;
+mod replay;
 mod screen;
 mod views;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -80,10 +83,16 @@ pub async fn run(session: Session, mut outputs: mpsc::UnboundedReceiver<Output>,
         app.send_prompt(&prompt, prompt.clone());
     }
     let result = event_loop(&mut app, &mut screen, &mut outputs, index).await;
+    app.pager = None;
+    let _ = screen.leave_full();
     let _ = screen.frame(&std::mem::take(&mut app.history), 1, |_| {});
     screen.stop();
     drop(std::panic::take_hook());
     session.shutdown().await;
+    if app.resumable && !app.status.session_id.is_empty() {
+        // Where the shell prompt comes back: the command that continues this conversation.
+        let _ = writeln!(std::io::stdout(), "Resume this session with: airlock --resume {}", app.status.session_id);
+    }
     match result {
         Ok(()) => ExitCode::Success,
         Err(error) => {

@@ -8,15 +8,21 @@
 //! the screen, never through scroll regions, so every row that leaves the screen lands in the
 //! scrollback on every terminal.
 //!
+//! One view takes the whole screen: the pager, drawn on the terminal's alternate screen so
+//! that leaving it gives the main screen back as it was (Codex's overlays do the same).
+//!
 //! Invariants: `top + height <= rows`; rows `top..top + height` are the viewport; history
 //! ends at `top`. Every frame is one synchronized update. [`restore`] puts the terminal back
 //! and is safe to call any number of times, from a panic hook too.
 
 use std::io::{self, Stdout, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use crossterm::event::{KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags};
-use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
+use crossterm::terminal::{
+    BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
+};
 use crossterm::{cursor, execute, queue};
 use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::buffer::Buffer;
@@ -34,7 +40,12 @@ pub struct Screen {
     /// First row of the viewport (the row after the last history row).
     top: u16,
     height: u16,
+    /// The full-screen view (the pager) on the terminal's alternate screen, while it is open.
+    full: Option<Terminal<CrosstermBackend<Stdout>>>,
 }
+
+/// Whether the alternate screen is on, for [`restore`] (a panic hook has no `Screen`).
+static ALTERNATE: AtomicBool = AtomicBool::new(false);
 
 impl std::fmt::Debug for Screen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -46,6 +57,9 @@ impl std::fmt::Debug for Screen {
 /// keyboard protocol popped, the cursor shown. Idempotent.
 pub fn restore() {
     let mut out = io::stdout();
+    if ALTERNATE.swap(false, Ordering::AcqRel) {
+        let _ = execute!(out, LeaveAlternateScreen);
+    }
     let _ = execute!(out, PopKeyboardEnhancementFlags, DisableBracketedPaste, cursor::Show);
     let _ = crossterm::terminal::disable_raw_mode();
     let _ = out.flush();
@@ -77,7 +91,7 @@ impl Screen {
         let area = Rect::new(0, top.min(rows - 1), cols, 1);
         let terminal =
             Terminal::with_options(CrosstermBackend::new(out), TerminalOptions { viewport: Viewport::Fixed(area) })?;
-        let mut screen = Self { terminal, cols, rows, top: area.y, height: 1 };
+        let mut screen = Self { terminal, cols, rows, top: area.y, height: 1, full: None };
         if top == rows {
             screen.scroll(1)?;
         }
@@ -137,12 +151,50 @@ impl Screen {
         self.rows = rows.max(1);
         self.top = self.top.min(self.rows - 1);
         self.height = 1;
+        if self.full.is_some() {
+            // Drawn anew at the new size by the next full frame; the viewport waits.
+            self.full = Some(Self::full_terminal(self.cols, self.rows)?);
+            return Ok(());
+        }
         self.place_viewport()
+    }
+
+    /// Draws a full-screen view with `draw` on the terminal's alternate screen (switched to
+    /// on the first such frame), in one synchronized update. The main screen, its history
+    /// rows and the scrollback stay as they were.
+    pub fn full_frame(&mut self, draw: impl FnOnce(&mut Frame)) -> io::Result<()> {
+        if self.full.is_none() {
+            queue!(self.terminal.backend_mut(), EnterAlternateScreen, Clear(ClearType::All))?;
+            ALTERNATE.store(true, Ordering::Release);
+            self.full = Some(Self::full_terminal(self.cols, self.rows)?);
+        }
+        let Some(full) = self.full.as_mut() else { return Ok(()) };
+        queue!(full.backend_mut(), BeginSynchronizedUpdate)?;
+        let drawn = full.draw(draw).map(drop);
+        queue!(full.backend_mut(), EndSynchronizedUpdate)?;
+        Write::flush(full.backend_mut())?;
+        drawn
+    }
+
+    /// Back from the full-screen view to the main screen, whose viewport is drawn anew.
+    pub fn leave_full(&mut self) -> io::Result<()> {
+        if self.full.take().is_none() {
+            return Ok(());
+        }
+        execute!(self.terminal.backend_mut(), LeaveAlternateScreen)?;
+        ALTERNATE.store(false, Ordering::Release);
+        self.place_viewport()
+    }
+
+    fn full_terminal(cols: u16, rows: u16) -> io::Result<Terminal<CrosstermBackend<Stdout>>> {
+        let area = Rect::new(0, 0, cols, rows);
+        Terminal::with_options(CrosstermBackend::new(io::stdout()), TerminalOptions { viewport: Viewport::Fixed(area) })
     }
 
     /// Hands the terminal to another program (the `$EDITOR`): the viewport is cleared and
     /// the terminal restored; [`Screen::resume`] takes it back.
     pub fn suspend(&mut self) -> io::Result<()> {
+        self.leave_full()?;
         self.clear_from(self.top)?;
         queue!(self.terminal.backend_mut(), cursor::MoveTo(0, self.top))?;
         Write::flush(self.terminal.backend_mut())?;
@@ -164,6 +216,7 @@ impl Screen {
 
     /// Clears the viewport and leaves the cursor after the history, for the shell.
     pub fn stop(mut self) {
+        let _ = self.leave_full();
         let _ = self.clear_from(self.top);
         let _ = queue!(self.terminal.backend_mut(), cursor::MoveTo(0, self.top), cursor::Show);
         let _ = Write::flush(self.terminal.backend_mut());

@@ -2,19 +2,25 @@
 //! plugin or the model wrote passes through [`sanitize`] here, before any widget sees it
 //! (the widgets escape control characters too: two locks on one door).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use airlock_ui::view::{self, ApprovalView, CallState, Card, Confirm, Cost, DiffView, Folder, GrantView, SandboxView};
+use airlock_ui::view::{
+    self, ApprovalView, CallState, Card, CommandView, Confirm, Cost, DiffView, Folder, GrantView, OutputView,
+    SandboxView,
+};
 
 use crate::contract::{Confirmation, Display, Risk};
 use crate::engine::{GrantQuestion, Question};
-use crate::events::{CallCost, CallStatus, CallUpdate};
+use crate::events::{CallCost, CallStatus, CallUpdate, CommandRun, Shown};
 use crate::sanitize;
 
 /// Lines of live output a card keeps.
 const LIVE_TAIL: usize = 5;
-/// Lines of a result summary a card shows.
-const SUMMARY_LINES: usize = 3;
+/// Most lines of a summary kept.
+const SUMMARY_LINES: usize = 20;
+/// Most lines of an output the pager shows (each line is bounded by the sanitizer).
+const PAGER_LINES: usize = 20_000;
 
 pub fn state(status: CallStatus) -> CallState {
     match status {
@@ -28,9 +34,10 @@ pub fn state(status: CallStatus) -> CallState {
     }
 }
 
-pub fn cost(cost: &CallCost) -> Cost {
+/// What a call's execution cost, its time being `run` (the execution's own).
+pub fn cost(cost: &CallCost, run: Duration) -> Cost {
     Cost {
-        wall: Duration::from_millis(cost.wall_ms),
+        wall: run,
         peak_memory: cost.peak_memory_bytes,
         bytes_read: cost.bytes_read,
         bytes_written: cost.bytes_written,
@@ -38,13 +45,42 @@ pub fn cost(cost: &CallCost) -> Cost {
     }
 }
 
+/// How a call's commands ended, for its card.
+pub fn command(run: &CommandRun) -> CommandView {
+    CommandView {
+        ending: run.ending(),
+        failed: run.failed(),
+        cpu: Duration::from_millis(run.cpu_ms),
+        peak_memory: run.peak_memory_bytes,
+    }
+}
+
+/// Puts what a person reads of an ended call on its card, made safe.
+pub fn show(card: &mut Card, shown: &Shown) {
+    card.summary = shown.summary.as_deref().map(|text| sanitize::block_bounded(text.trim(), SUMMARY_LINES));
+    card.tail = shown.tail.iter().map(|line| sanitize::line(line)).collect();
+    card.earlier_lines = shown.earlier_lines;
+}
+
+/// The pager's view of a call's whole output, made safe.
+pub fn output_view(card: &Card, text: &str) -> OutputView {
+    let title = match card.description.is_empty() {
+        true => card.tool.clone(),
+        false => format!("{} · {}", card.tool, card.description),
+    };
+    OutputView { title, text: sanitize::block_bounded(text, PAGER_LINES), failed: card.failed() }
+}
+
 /// A live card: the view and what it needs to tick.
 #[derive(Debug, Clone)]
 pub struct LiveCard {
     pub card: Card,
+    /// When the call started executing (its card's time counts from there).
     pub started: Instant,
     /// Live output not yet ended by a newline.
     partial: String,
+    /// Once ended: its whole output, for the pager.
+    pub full_output: Option<Arc<str>>,
 }
 
 impl LiveCard {
@@ -62,10 +98,13 @@ impl LiveCard {
             spinner: 0,
             live_tail: Vec::new(),
             summary: None,
+            tail: Vec::new(),
+            earlier_lines: 0,
             diff: None,
+            command: None,
             cost: None,
         };
-        Self { card, started: Instant::now(), partial: String::new() }
+        Self { card, started: Instant::now(), partial: String::new(), full_output: None }
     }
 
     pub fn is_done(&self) -> bool {
@@ -75,33 +114,36 @@ impl LiveCard {
     /// Takes a state change.
     pub fn update(&mut self, update: &CallUpdate) {
         let card = &mut self.card;
+        if update.status == CallStatus::Executing && card.state != CallState::Executing {
+            // The time shown is the call's own run, not its wait for the batch's approvals.
+            self.started = Instant::now();
+            card.elapsed = Duration::ZERO;
+        }
         card.state = state(update.status);
         if let Some(description) = &update.description {
             card.description = sanitize::line(description);
         }
-        if let Some(duration) = update.duration {
-            card.elapsed = duration;
+        if let Some(run) = update.run {
+            card.elapsed = run;
         }
-        if let Some(cost) = &update.cost {
-            card.cost = Some(self::cost(cost));
-        } else if update.status.is_terminal() {
-            card.cost = Some(Cost { wall: card.elapsed, ..Cost::default() });
+        if let (Some(cost), Some(run)) = (&update.cost, update.run) {
+            card.cost = Some(self::cost(cost, run));
         }
-        match (&update.display, &update.output, &update.error) {
-            (Some(Display::Diff { path, original, proposed }), _, _) => {
-                card.diff = Some(DiffView {
-                    path: sanitize::line(path),
-                    original: sanitize::block_bounded(original, 2_000),
-                    proposed: sanitize::block_bounded(proposed, 2_000),
-                    is_new_file: original.is_empty(),
-                });
-            }
-            (Some(Display::Markdown { text }), _, _) => card.summary = Some(summary(text)),
-            (None, Some(output), _) => card.summary = Some(summary(output)),
-            _ => {}
+        card.command = update.command.as_ref().map(command);
+        if let Some(Display::Diff { path, original, proposed }) = &update.display {
+            card.diff = Some(DiffView {
+                path: sanitize::line(path),
+                original: sanitize::block_bounded(original, 2_000),
+                proposed: sanitize::block_bounded(proposed, 2_000),
+                is_new_file: original.is_empty(),
+            });
         }
-        if let Some(error) = &update.error {
-            card.summary = Some(summary(&error.message));
+        if let Some(shown) = &update.shown {
+            show(card, shown);
+        }
+        if update.status.is_terminal() {
+            card.live_tail.clear();
+            self.full_output.clone_from(&update.full_output);
         }
     }
 
@@ -126,20 +168,6 @@ impl LiveCard {
             self.card.elapsed = self.started.elapsed();
             self.card.spinner = frame;
         }
-    }
-}
-
-/// The first lines of a result, made safe.
-fn summary(text: &str) -> String {
-    let lines: Vec<&str> = text.trim().lines().collect();
-    let shown = sanitize::block_bounded(
-        &lines.iter().take(SUMMARY_LINES).copied().collect::<Vec<_>>().join("\n"),
-        SUMMARY_LINES,
-    );
-    if lines.len() > SUMMARY_LINES {
-        format!("{shown}\n… {}", airlock_ui::card::more_lines(lines.len() - SUMMARY_LINES))
-    } else {
-        shown
     }
 }
 
