@@ -153,6 +153,8 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let paths = Paths::from_env().map_err(|e| Fatal::new(ExitCode::Config, e))?;
     let file = config::load(&paths.config_file()).map_err(|e| Fatal::new(ExitCode::Config, e))?;
     init_logging(&paths);
+    // Temporary files that writes of a killed airlock left behind go first.
+    crate::files::leftovers::start(&paths.home);
     let workspace = workspace_root(cli.workspace.as_deref())?;
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
 
@@ -184,6 +186,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         })),
     };
     let tools = Tools::load(&paths, &workspace, mode, search, announce).await.map_err(start_failed)?;
+    tools.runtime.alias_workspace(crate::paths::WorkspaceAliases::of(&workspace, cli.workspace.as_deref()));
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {

@@ -16,14 +16,16 @@
 //!   path: `/proc/self/fd/N` re-opens the very folder we hold, not whatever the path names
 //!   now.
 //!
-//! Beside them: [`hash`] (the sha-256 names of contents: components, policy files, plugins)
-//! and [`atomic`] (writing a file so that no reader sees it half-written). [`atomic`] works
-//! by path: its temporary files are created exclusively under random names (a planted link
-//! is never written through), but the folders on the way are followed, so it is for the
-//! user's and airlock's own files, not for a guest's.
+//! Beside them: [`create`] (creating, removing and renaming entries of an open folder),
+//! [`atomic`] (writing a file so that no reader sees it half-written, moved into place
+//! relative to the handle of its folder), [`hash`] (the sha-256 names of contents:
+//! components, policy files, plugins) and [`leftovers`] (airlock's own temporary files that
+//! a killed process left behind, removed at the next start).
 //!
-//! Invariant: the host never `stat`s, opens, reads or changes a path under a guest's
-//! control except through the handle-based functions above.
+//! Invariant: the host never `stat`s, opens, reads or changes a path under a guest's,
+//! a repository's or a command's control except through the handle-based functions here;
+//! a write lands in the folder whose handle was opened, never where a link swapped in since
+//! would lead.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -35,8 +37,11 @@ use std::path::{Component, Path, PathBuf};
 use rustix::fs::{FileType, Mode, OFlags};
 
 pub mod atomic;
+pub mod create;
 pub mod hash;
-pub use atomic::{write_atomically, write_new, write_once};
+pub mod leftovers;
+pub use atomic::{Replace, Staged, write_atomically, write_in, write_new, write_once};
+pub use create::{create_dir_in, open_user_dir};
 pub use hash::{content_hash, sha256_bounded};
 
 /// Why a file could not be read.
