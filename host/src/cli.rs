@@ -162,7 +162,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         return command_done(commands::trust::run(&paths, &workspace, args));
     }
     if let Some(Command::Plugins { command: commands::plugins::PluginsCommand::New(args) }) = &cli.command {
-        return command_done(commands::plugins::new::run(args, &mut std::io::stdout().lock()));
+        return command_done(commands::plugins::new::run(args, &workspace, &mut std::io::stdout().lock()));
     }
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
