@@ -16,7 +16,7 @@ use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags};
 
-use super::{DIR_ACCESS, DirHandle, FileError, check_name, kind_name, open_child_dir};
+use super::{DIR_ACCESS, DirHandle, FileError, check_name, open_child_dir};
 
 /// How deep [`DirHandle::remove_tree`] goes; deeper folders are left in place.
 const MAX_TREE_DEPTH: usize = 64;
@@ -137,18 +137,6 @@ impl DirHandle {
                 rustix::fs::unlinkat(&self.fd, from, AtFlags::empty()).map_err(FileError::from_errno)
             }
             other => other.map_err(FileError::from_errno),
-        }
-    }
-
-    /// What kind of entry `name` is, without following a link (`None` when missing).
-    pub fn kind_of(&self, name: &OsStr) -> Result<Option<&'static str>, FileError> {
-        match self.stat_entry(name) {
-            Ok(stat) => Ok(Some(match FileType::from_raw_mode(stat.st_mode) {
-                FileType::RegularFile => "file",
-                other => kind_name(other),
-            })),
-            Err(FileError::NotFound) => Ok(None),
-            Err(e) => Err(e),
         }
     }
 }

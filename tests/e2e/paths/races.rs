@@ -70,14 +70,16 @@ fn settle(real: &Path, decoy: &Path) {
 }
 
 /// What the home holds that a write of the workspace's could have put there: every file of
-/// `dir` (recursively) with its content.
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+/// `dir` (recursively) with the sha-256 of its content.
+fn snapshot(dir: &Path) -> Vec<(String, String)> {
+    use sha2::Digest;
     super::names_below(dir)
         .into_iter()
         .filter(|name| !name.starts_with("logs") && !name.starts_with("journal"))
         .filter_map(|name| {
             let path = dir.join(&name);
-            path.is_file().then(|| (name, std::fs::read(&path).unwrap_or_default()))
+            let digest = |bytes: Vec<u8>| hex::encode(sha2::Sha256::digest(bytes));
+            path.is_file().then(|| (name, digest(std::fs::read(&path).unwrap_or_default())))
         })
         .collect()
 }
