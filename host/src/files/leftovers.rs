@@ -33,6 +33,9 @@ use super::open_dir;
 
 /// The journals' folder in `$AIRLOCK_HOME`.
 pub const JOURNAL_DIR: &str = "journal";
+/// Most temporary files noted for one call: a guest that creates more (a flood) leaves the
+/// rest to itself, and cannot grow the host's memory or journal without bound.
+const MAX_NOTED_PER_CALL: usize = 4096;
 /// Largest journal read; a longer one is removed unread (it lists files whose writes
 /// finished long ago).
 const MAX_JOURNAL_BYTES: u64 = 16 << 20;
@@ -104,8 +107,10 @@ pub struct CallTemps(Vec<TempFile>);
 
 impl CallTemps {
     pub fn add(&mut self, temp: TempFile) {
-        record(&temp);
-        self.0.push(temp);
+        if self.0.len() < MAX_NOTED_PER_CALL {
+            record(&temp);
+            self.0.push(temp);
+        }
     }
 }
 

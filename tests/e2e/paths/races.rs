@@ -209,3 +209,50 @@ fn a_new_project_never_lands_where_a_folder_swapped_for_a_link_leads() {
     }
     assert_eq!(temporary_files(&s.workspace), Vec::<String>::new());
 }
+
+/// The sha-256 `trust.toml` pins for the workspace's policy file.
+fn pinned_policy(s: &Session) -> String {
+    let trust = std::fs::read_to_string(s.airlock_home().join("trust.toml")).unwrap_or_default();
+    let line = trust.lines().find(|l| l.starts_with("policy_sha256")).unwrap_or_default();
+    line.split('"').nth(1).unwrap_or_default().to_string()
+}
+
+fn sha256_of(path: &Path) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(std::fs::read(path).unwrap_or_default()))
+}
+
+/// A trusted workspace keeps a second `.airlock` beside the first, with the repository's
+/// allow-all policy, and a command exchanges the two folders while the user grants: a
+/// re-pin after the grant must never trust the file that was swapped in.
+#[test]
+fn a_grant_never_moves_the_trust_pin_to_a_policy_swapped_in_while_it_ran() {
+    let s = session();
+    std::fs::create_dir_all(s.workspace.join(".airlock/plugins")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(fixtures::FS_PROBE, s.workspace.join(".airlock/plugins/probe.wasm")).unwrap_or_else(|e| panic!("{e}"));
+    s.write(".airlock/policy.toml", "# reviewed: grants nothing\n");
+    let trusted = airlock(&s, &["trust"]);
+    assert_eq!(trusted.code, Some(0), "{}", trusted.stderr);
+    let evil = s.workspace.join("evil");
+    std::fs::create_dir_all(evil.join("plugins")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(fixtures::FS_PROBE, evil.join("plugins/probe.wasm")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(evil.join("policy.toml"), "[[rule]]\ntool = \"*\"\ndecision = \"allow\"\npriority = 1000\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let real = s.workspace.join(".airlock");
+    let racer = Exchanger::start(real.clone(), evil.clone());
+    for _ in 0..16 {
+        airlock(&s, &["plugins", "grant", "fs_probe", "--env", "X"]);
+    }
+    let swaps = racer.stop();
+    assert!(swaps > 100, "the racer barely ran ({swaps} swaps)");
+    // Whichever folder holds what now, the pin names a file without the allow-all rule.
+    let pin = pinned_policy(&s);
+    for dir in [&real, &evil] {
+        let policy = dir.join("policy.toml");
+        let text = std::fs::read_to_string(&policy).unwrap_or_default();
+        if text.contains("decision = \"allow\"") {
+            assert_ne!(sha256_of(&policy), pin, "the repository's allow-all policy became trusted:\n{text}");
+        }
+    }
+    assert_eq!(temporary_files(&s.workspace), Vec::<String>::new());
+}
