@@ -157,6 +157,8 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let paths = Paths::from_env().map_err(|e| Fatal::new(ExitCode::Config, e))?;
     let file = config::load(&paths.config_file()).map_err(|e| Fatal::new(ExitCode::Config, e))?;
     init_logging(&paths);
+    // Temporary files that writes of a killed airlock left behind go first.
+    crate::files::leftovers::start(&paths.home);
     let workspace = workspace_root(cli.workspace.as_deref())?;
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
 
@@ -164,7 +166,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         return command_done(commands::trust::run(&paths, &workspace, args));
     }
     if let Some(Command::Plugins { command: commands::plugins::PluginsCommand::New(args) }) = &cli.command {
-        return command_done(commands::plugins::new::run(args, &mut std::io::stdout().lock()));
+        return command_done(commands::plugins::new::run(args, &workspace, &mut std::io::stdout().lock()));
     }
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
@@ -188,6 +190,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         })),
     };
     let tools = Tools::load(&paths, &workspace, mode, search, announce).await.map_err(start_failed)?;
+    tools.runtime.alias_workspace(crate::paths::WorkspaceAliases::of(&workspace, cli.workspace.as_deref()));
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {

@@ -49,3 +49,82 @@ fn write_new_never_replaces_and_write_once_keeps_the_first_file() {
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 3, "{names:?}");
 }
+
+/// A command of the workspace swaps the folder for a link to the user's home (a
+/// rename-exchange in a loop) while airlock writes into it through its handle: no byte lands
+/// in the home, and no temporary file anywhere.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_exchanged_with_a_link_in_a_loop_never_carries_a_write_elsewhere() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("ws/.airlock")).unwrap();
+    std::fs::create_dir_all(root.join("home")).unwrap();
+    std::fs::write(root.join("home/policy.toml"), "mine\n").unwrap();
+    std::os::unix::fs::symlink(root.join("home"), root.join("ws/decoy")).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let racer = {
+        let (stop, ws) = (stop.clone(), root.join("ws"));
+        std::thread::spawn(move || {
+            let flags = rustix::fs::RenameFlags::EXCHANGE;
+            while !stop.load(Ordering::Relaxed) {
+                let _ = rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    ws.join(".airlock"),
+                    rustix::fs::CWD,
+                    ws.join("decoy"),
+                    flags,
+                );
+            }
+        })
+    };
+    let mut written = 0;
+    let started = std::time::Instant::now();
+    for round in 0.. {
+        if written == 100 || started.elapsed() > std::time::Duration::from_secs(10) {
+            break;
+        }
+        // Opened the way the host opens a workspace's folder: no link followed.
+        let Ok(handle) = super::super::open_dir(&root.join("ws/.airlock")) else { continue };
+        super::write_in(
+            &handle,
+            "policy.toml".as_ref(),
+            format!("round = {round}\n").as_bytes(),
+            super::Replace::Always,
+        )
+        .unwrap();
+        written += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    racer.join().unwrap();
+    assert!(written >= 20, "the folder itself was opened {written} times in 10 s");
+    assert_eq!(std::fs::read_to_string(root.join("home/policy.toml")).unwrap(), "mine\n");
+    let home: Vec<_> = std::fs::read_dir(root.join("home")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(home, ["policy.toml"], "temporary files reached the home");
+    // The real folder holds the policy and nothing else, under whichever name it has now.
+    let real = if root.join("ws/.airlock").is_symlink() { root.join("ws/decoy") } else { root.join("ws/.airlock") };
+    let names: Vec<_> = std::fs::read_dir(&real).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["policy.toml"]);
+}
+
+/// Where the file system has `O_TMPFILE`, staged content has no name at all until it is
+/// whole; a staged file that is dropped leaves nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn staged_content_has_no_name_until_it_is_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let handle = super::super::open_dir(&dir.path().canonicalize().unwrap()).unwrap();
+    let staged = super::Staged::write(&handle, "f".as_ref(), b"whole").unwrap();
+    assert_eq!(std::fs::read(staged.reading_path()).unwrap(), b"whole");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the file system has O_TMPFILE: nothing is visible");
+    drop(staged);
+    let mut staged = super::Staged::write(&handle, "f".as_ref(), b"whole").unwrap();
+    staged.commit("f".as_ref(), super::Replace::Never).unwrap();
+    assert!(staged.commit("g".as_ref(), super::Replace::Never).is_err(), "committed once");
+    drop(staged);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["f"]);
+}

@@ -5,7 +5,8 @@
 //!   with `O_NOFOLLOW`, so the folder opened is the folder named — a symlink swapped in
 //!   anywhere on the way makes the open fail instead of leading elsewhere;
 //! - [`open_dir_in`] does the same below a folder already opened, so the result cannot
-//!   leave it;
+//!   leave it (in one `openat2` with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH` where the
+//!   kernel has it);
 //! - [`read_file_in`] / [`read_file`] read a *regular* file through such a handle, opened
 //!   without following links and without blocking (a FIFO cannot hang us), with a byte
 //!   limit checked against its size first and enforced while reading (a `/proc` file that
@@ -16,14 +17,16 @@
 //!   path: `/proc/self/fd/N` re-opens the very folder we hold, not whatever the path names
 //!   now.
 //!
-//! Beside them: [`hash`] (the sha-256 names of contents: components, policy files, plugins)
-//! and [`atomic`] (writing a file so that no reader sees it half-written). [`atomic`] works
-//! by path: its temporary files are created exclusively under random names (a planted link
-//! is never written through), but the folders on the way are followed, so it is for the
-//! user's and airlock's own files, not for a guest's.
+//! Beside them: [`create`] (creating, removing and renaming entries of an open folder),
+//! [`atomic`] (writing a file so that no reader sees it half-written, moved into place
+//! relative to the handle of its folder), [`hash`] (the sha-256 names of contents:
+//! components, policy files, plugins) and [`leftovers`] (airlock's own temporary files that
+//! a killed process left behind, removed at the next start).
 //!
-//! Invariant: the host never `stat`s, opens, reads or changes a path under a guest's
-//! control except through the handle-based functions above.
+//! Invariant: the host never `stat`s, opens, reads or changes a path under a guest's,
+//! a repository's or a command's control except through the handle-based functions here;
+//! a write lands in the folder whose handle was opened, never where a link swapped in since
+//! would lead.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -35,8 +38,11 @@ use std::path::{Component, Path, PathBuf};
 use rustix::fs::{FileType, Mode, OFlags};
 
 pub mod atomic;
+pub mod create;
 pub mod hash;
-pub use atomic::{write_atomically, write_new, write_once};
+pub mod leftovers;
+pub use atomic::{Replace, Staged, write_atomically, write_in, write_new, write_once};
+pub use create::{create_dir_in, open_user_dir};
 pub use hash::{content_hash, sha256_bounded};
 
 /// Why a file could not be read.
@@ -181,25 +187,60 @@ pub fn open_dir(path: &Path) -> Result<DirHandle, FileError> {
 }
 
 /// Opens the folder `relative` below `base` without following any link and without
-/// leaving `base` (`..` and absolute paths are refused; `.` is skipped).
+/// leaving `base` (`..` and absolute paths are refused; `.` is skipped). Where the kernel
+/// has `openat2` (Linux 5.6), the whole path is resolved in one call that refuses every
+/// link and every step out of `base` (`RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH`); otherwise,
+/// and to name what failed, one component at a time with `O_NOFOLLOW`.
 pub fn open_dir_in(base: &DirHandle, relative: &Path) -> Result<DirHandle, FileError> {
-    let mut current: Option<OwnedFd> = None;
+    let mut names = Vec::new();
     for component in relative.components() {
         match component {
             Component::CurDir => continue,
-            Component::Normal(name) => {
-                let next = match &current {
-                    Some(fd) => open_child_dir(fd, name)?,
-                    None => open_child_dir(&base.fd, name)?,
-                };
-                current = Some(next);
-            }
+            Component::Normal(name) => names.push(name),
             Component::ParentDir | Component::RootDir | Component::Prefix(_) => return Err(FileError::BadPath),
         }
     }
-    match current {
-        Some(fd) => Ok(DirHandle { fd }),
-        None => base.try_clone().map_err(FileError::Io),
+    if names.is_empty() {
+        return base.try_clone().map_err(FileError::Io);
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if names.len() > 1
+        && let Some(fd) = open_beneath(base, relative)
+    {
+        return Ok(DirHandle { fd });
+    }
+    let mut current: Option<OwnedFd> = None;
+    for name in names {
+        let next = match &current {
+            Some(fd) => open_child_dir(fd, name)?,
+            None => open_child_dir(&base.fd, name)?,
+        };
+        current = Some(next);
+    }
+    current.map(|fd| DirHandle { fd }).ok_or(FileError::BadPath)
+}
+
+/// `relative` below `base` in one `openat2` that follows no link and stays beneath `base`;
+/// `None` when it fails for any reason (the walk one component at a time then says why) or
+/// the kernel lacks the call.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn open_beneath(base: &DirHandle, relative: &Path) -> Option<OwnedFd> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static MISSING: AtomicBool = AtomicBool::new(false);
+    if MISSING.load(Ordering::Relaxed) {
+        return None;
+    }
+    let resolve = rustix::fs::ResolveFlags::NO_SYMLINKS
+        | rustix::fs::ResolveFlags::NO_MAGICLINKS
+        | rustix::fs::ResolveFlags::BENEATH;
+    let flags = DIR_ACCESS | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match rustix::fs::openat2(&base.fd, relative, flags, Mode::empty(), resolve) {
+        Ok(fd) => Some(fd),
+        Err(rustix::io::Errno::NOSYS) => {
+            MISSING.store(true, Ordering::Relaxed);
+            None
+        }
+        Err(_) => None,
     }
 }
 

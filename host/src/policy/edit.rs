@@ -1,44 +1,74 @@
 //! Edits a policy file in place: `airlock plugins grant/revoke` and "allow always, saved".
 //! Everything the user wrote — comments, layout, other tables — survives, through
 //! `toml_edit`; the file is written atomically and must still parse afterwards.
+//!
+//! A workspace's file is read and written through one handle on `<workspace>/.airlock`,
+//! opened without following any link: the folder read is the folder written, so a command
+//! that swaps `.airlock` for a link while the edit runs (to `$AIRLOCK_HOME`, say) cannot
+//! carry the write into the user's own policy.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use super::PolicyError;
 use super::file::{PolicyFile, line_of, parse, read_user_file, utf8};
 use super::rules::{RuleDecision, RuleSource};
-use crate::files::write_atomically;
+use crate::files::{self, DirHandle, Replace, write_atomically};
+
+/// The policy file's name in a workspace's `.airlock`.
+const WORKSPACE_FILE: &str = "policy.toml";
+
+/// Where an edited file is written back.
+enum Target {
+    /// The user's own file, by its path.
+    User,
+    /// `policy.toml` of the workspace's `.airlock`, open as this handle.
+    Workspace(DirHandle),
+}
 
 /// Edits a policy file in place, keeping everything the user wrote.
 pub struct Editor {
     path: PathBuf,
+    target: Target,
+    /// The sha-256 of the bytes read (`none` for a missing file), as trust pins them.
+    read_hash: String,
     document: toml_edit::DocumentMut,
 }
 
 impl Editor {
     pub fn open(path: &Path) -> Result<Self, PolicyError> {
-        Self::parse(path.to_path_buf(), read_user_file(path)?.unwrap_or_default())
+        Self::parse(path.to_path_buf(), Target::User, read_user_file(path)?)
     }
 
-    /// Opens `<workspace>/.airlock/policy.toml`, read without following links.
+    /// Opens `<workspace>/.airlock/policy.toml` through a handle on `.airlock` (created when
+    /// missing) that no link led to; the file itself is read without following a link.
     pub fn open_workspace(workspace: &Path) -> Result<Self, PolicyError> {
         let path = super::workspace_policy_path(workspace);
-        let bytes = match super::read_workspace_policy(workspace) {
-            super::WorkspacePolicy::Missing => Vec::new(),
-            super::WorkspacePolicy::File { bytes, .. } => bytes,
-            super::WorkspacePolicy::Unusable(reason) => return Err(PolicyError::Read { path, reason }),
+        let unusable = |e: files::FileError| PolicyError::Read { path: path.clone(), reason: e.to_string() };
+        let dir = crate::paths::open_workspace_dir(workspace, "", true).map_err(unusable)?;
+        let bytes = match dir.open_regular(OsStr::new(WORKSPACE_FILE)) {
+            Ok((file, stat)) => Some(files::read_bounded(file, stat, super::MAX_POLICY_BYTES).map_err(unusable)?),
+            Err(files::FileError::NotFound) => None,
+            Err(e) => return Err(unusable(e)),
         };
-        Self::parse(path, bytes)
+        Self::parse(path.clone(), Target::Workspace(dir), bytes)
     }
 
-    fn parse(path: PathBuf, bytes: Vec<u8>) -> Result<Self, PolicyError> {
-        let text = utf8(&path, bytes)?;
+    fn parse(path: PathBuf, target: Target, bytes: Option<Vec<u8>>) -> Result<Self, PolicyError> {
+        let read_hash = bytes.as_deref().map_or_else(|| "none".to_string(), files::content_hash);
+        let text = utf8(&path, bytes.unwrap_or_default())?;
         let document = text.parse::<toml_edit::DocumentMut>().map_err(|e| PolicyError::Invalid {
             path: path.clone(),
             line: e.span().map_or(1, |s| line_of(&text, s.start)),
             message: e.message().to_string(),
         })?;
-        Ok(Self { path, document })
+        Ok(Self { path, target, read_hash, document })
+    }
+
+    /// The sha-256 of the file as it was read (`none` when it did not exist): what was
+    /// edited, whatever was loaded at start.
+    pub fn read_hash(&self) -> &str {
+        &self.read_hash
     }
 
     /// The `[grants.NAME]` table, created when missing.
@@ -127,11 +157,17 @@ impl Editor {
         }
     }
 
-    /// Writes the file atomically and checks that it still parses.
+    /// Writes the file atomically and checks that it still parses; the result's `hash` is
+    /// that of the bytes written (what a trust pin must name, never a second read).
     pub fn save(self, source: RuleSource) -> Result<PolicyFile, PolicyError> {
         let text = self.document.to_string();
-        write_atomically(&self.path, text.as_bytes())
-            .map_err(|e| PolicyError::Write { path: self.path.clone(), reason: e.to_string() })?;
+        let written = match &self.target {
+            Target::User => write_atomically(&self.path, text.as_bytes()),
+            Target::Workspace(dir) => {
+                files::write_in(dir, OsStr::new(WORKSPACE_FILE), text.as_bytes(), Replace::Always)
+            }
+        };
+        written.map_err(|e| PolicyError::Write { path: self.path.clone(), reason: e.to_string() })?;
         parse(&self.path, text.into_bytes(), source)
     }
 }

@@ -4,15 +4,17 @@
 //! tool, a `git pull` of a workspace folder) never runs under the name it was installed as.
 //! Files dropped into the folder by hand have no entry and load as before.
 //!
-//! The file is TOML, one table per file name, written atomically. A lock file that cannot be
-//! read is reported and then treated as holding nothing (it can only take plugins away).
+//! The file is TOML, one table per file name, written atomically through a handle on its
+//! folder ([`Lock::write_in`]), so a folder swapped for a link while `install` or `remove`
+//! runs cannot carry it elsewhere. A lock file that cannot be read is reported and then
+//! treated as holding nothing (it can only take plugins away).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::files;
+use crate::files::{self, DirHandle};
 
 /// The lock file's name in a plugin folder.
 pub const FILE_NAME: &str = "plugins.lock";
@@ -45,11 +47,20 @@ const HEADER: &str = "# Written by `airlock plugins install` and `remove`. A plu
                       # from its entry is not loaded. Files without an entry load as they are.\n\n";
 
 impl Lock {
-    /// The lock of plugin folder `dir`; `workspace` reads it without following links.
-    /// A missing file is an empty lock; an unreadable one is an error.
-    pub fn read(dir: &Path, workspace: bool) -> Result<Self, String> {
+    /// The lock of the user's plugin folder `dir` (links followed: the user's). A missing
+    /// file is an empty lock; an unreadable one is an error.
+    pub fn read(dir: &Path) -> Result<Self, String> {
         let path = dir.join(FILE_NAME);
-        let read = if workspace { files::read_file(&path, MAX_BYTES) } else { files::read_user_file(&path, MAX_BYTES) };
+        Self::parse(&path, files::read_user_file(&path, MAX_BYTES))
+    }
+
+    /// The lock of the plugin folder open as `dir` (at `shown`, for messages), read without
+    /// following a link.
+    pub fn read_in(dir: &DirHandle, shown: &Path) -> Result<Self, String> {
+        Self::parse(&shown.join(FILE_NAME), files::read_file_in(dir, Path::new(FILE_NAME), MAX_BYTES))
+    }
+
+    fn parse(path: &Path, read: Result<Vec<u8>, files::FileError>) -> Result<Self, String> {
         let bytes = match read {
             Ok(bytes) => bytes,
             Err(files::FileError::NotFound) => return Ok(Self::default()),
@@ -59,17 +70,18 @@ impl Lock {
         toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))
     }
 
-    /// Writes the lock into `dir`, atomically; an empty lock removes the file.
-    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        let path = dir.join(FILE_NAME);
+    /// Writes the lock into the plugin folder open as `dir`, atomically; an empty lock
+    /// removes the file.
+    pub fn write_in(&self, dir: &DirHandle) -> std::io::Result<()> {
+        let name = std::ffi::OsStr::new(FILE_NAME);
         if self.plugins.is_empty() {
-            return match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-                _ => Ok(()),
+            return match dir.remove_file(name) {
+                Ok(()) | Err(files::FileError::NotFound) => Ok(()),
+                Err(e) => Err(std::io::Error::other(e.to_string())),
             };
         }
         let body = toml::to_string_pretty(self).map_err(std::io::Error::other)?;
-        files::write_atomically(&path, format!("{HEADER}{body}").as_bytes())
+        files::write_in(dir, name, format!("{HEADER}{body}").as_bytes(), files::Replace::Always)
     }
 
     /// The entry of the file `name`, if it was installed.

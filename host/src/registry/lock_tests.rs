@@ -28,22 +28,25 @@ fn a_file_loads_only_with_the_digest_it_was_installed_with() {
 #[test]
 fn the_lock_round_trips_and_an_empty_lock_removes_its_file() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    assert!(Lock::read(dir.path(), false).is_ok_and(|l| l.plugins.is_empty()), "a missing lock is empty");
+    let handle = crate::files::open_user_dir(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(Lock::read(dir.path()).is_ok_and(|l| l.plugins.is_empty()), "a missing lock is empty");
     let mut lock = Lock::default();
     lock.plugins.insert("csv-query.wasm".into(), entry("ab12"));
-    lock.write(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    lock.write_in(&handle).unwrap_or_else(|e| panic!("{e}"));
     let text = std::fs::read_to_string(dir.path().join(FILE_NAME)).unwrap_or_default();
     assert!(text.starts_with("# Written by `airlock plugins install`"), "{text}");
-    let read = Lock::read(dir.path(), true).unwrap_or_else(|e| panic!("{e}"));
+    let read = Lock::read_in(&handle, dir.path()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(read.entry("csv-query.wasm"), Some(&entry("ab12")));
-    Lock::default().write(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    Lock::default().write_in(&handle).unwrap_or_else(|e| panic!("{e}"));
     assert!(!dir.path().join(FILE_NAME).exists());
+    // Only the folder's own entries: no temporary file stays.
+    assert_eq!(std::fs::read_dir(dir.path()).map(Iterator::count).unwrap_or(99), 0);
 }
 
 #[test]
 fn a_damaged_lock_is_an_error_that_names_it() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(dir.path().join(FILE_NAME), "[plugins.\"x.wasm\"]\nname = 3\n").unwrap_or_else(|e| panic!("{e}"));
-    let error = Lock::read(dir.path(), false).err().unwrap_or_default();
+    let error = Lock::read(dir.path()).err().unwrap_or_default();
     assert!(error.contains(FILE_NAME), "{error}");
 }

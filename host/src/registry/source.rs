@@ -135,7 +135,7 @@ type Opened = Result<(File, rustix::fs::Stat), FileError>;
 /// Without a `cache`, every file is hashed (as `airlock trust` does).
 pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<PluginSource>, Vec<LoadProblem>) {
     let mut problems = Vec::new();
-    let names: Vec<(PathBuf, Opened)> = if origin == Origin::Workspace {
+    let (names, lock): (Vec<(PathBuf, Opened)>, _) = if origin == Origin::Workspace {
         let handle = match files::open_dir(dir) {
             Ok(handle) => handle,
             Err(FileError::NotFound) => return (Vec::new(), problems),
@@ -154,7 +154,9 @@ pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<Pl
             ));
         }
         names.truncate(MAX_WORKSPACE_PLUGINS);
-        names.into_iter().map(|name| (dir.join(&name), handle.open_regular(OsStr::new(&name)))).collect()
+        let opened = names.into_iter().map(|name| (dir.join(&name), handle.open_regular(OsStr::new(&name)))).collect();
+        // The lock of the folder listed, read through the same handle.
+        (opened, Lock::read_in(&handle, dir))
     } else {
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,
@@ -167,10 +169,10 @@ pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<Pl
             .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
             .collect();
         paths.sort();
-        paths.into_iter().map(|path| (path.clone(), files::open_user_file(&path))).collect()
+        (paths.into_iter().map(|path| (path.clone(), files::open_user_file(&path))).collect(), Lock::read(dir))
     };
     // What `airlock plugins install` recorded: a file that no longer matches is not loaded.
-    let lock = Lock::read(dir, origin == Origin::Workspace).unwrap_or_else(|error| {
+    let lock = lock.unwrap_or_else(|error| {
         problems.push(problem(&lock::path_in(dir), format!("{error}; its entries are not checked")));
         Lock::default()
     });

@@ -35,6 +35,7 @@ mod pool;
 pub mod process;
 mod state;
 mod stdio;
+mod temp_files;
 
 use std::fmt;
 use std::future::Future;
@@ -253,6 +254,8 @@ pub struct Runtime {
     budget: Budget,
     announce: std::sync::Mutex<Option<Announce>>,
     parking: parking::Parking,
+    /// The other names of the workspace: its folders are preopened under them too.
+    workspace_aliases: std::sync::RwLock<Arc<crate::paths::WorkspaceAliases>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -291,6 +294,7 @@ impl Runtime {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         metered::add_to_linker(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        temp_files::add_to_linker(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         // Every released contract version, side by side.
@@ -307,7 +311,15 @@ impl Runtime {
             budget: Budget::new(limits),
             announce: std::sync::Mutex::new(None),
             parking: parking::Parking::default(),
+            workspace_aliases: std::sync::RwLock::default(),
         })
+    }
+
+    /// Gives every later instance the workspace's folders under the user's other names for
+    /// the workspace as well (the same open folder, the same access): a path in the user's
+    /// spelling then reaches the folder it names.
+    pub fn alias_workspace(&self, aliases: crate::paths::WorkspaceAliases) {
+        *self.workspace_aliases.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(aliases);
     }
 
     /// Who is told of compiles from now on; `None`: nobody.
@@ -399,7 +411,8 @@ impl Runtime {
         sandbox: &Sandbox,
     ) -> Result<Instance, CallFault> {
         let permits = self.permits(sandbox).await?;
-        let state = CallState::new(sandbox, label)?;
+        let aliases = self.workspace_aliases.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let state = CallState::new(sandbox, label, &aliases)?;
         let mut store = new_store(&self.engine, state);
         let deadline = sandbox.deadline;
         let instantiated = match &*component.pre {

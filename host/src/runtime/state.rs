@@ -24,6 +24,7 @@ use super::http::HttpGate;
 use super::process::CallProcesses;
 use super::stdio::CapturedOutput;
 use super::{CallFault, STDIO_CAP, Sandbox};
+use crate::paths::WorkspaceAliases;
 
 /// Most log lines one call may write; the rest are dropped.
 const MAX_LOG_LINES: u32 = 1_000;
@@ -157,8 +158,14 @@ impl ResourceLimiter for MemoryLimiter {
 }
 
 /// The WASI context of a call: captured stdio, exactly the sandbox's environment, no
-/// sockets, and its preopens.
-fn wasi_context(sandbox: &Sandbox, stdout: &CapturedOutput, stderr: &CapturedOutput) -> Result<WasiCtx, CallFault> {
+/// sockets, and its preopens — a folder of the workspace also under each of the workspace's
+/// `aliases`, as the same open folder with the same access.
+fn wasi_context(
+    sandbox: &Sandbox,
+    aliases: &WorkspaceAliases,
+    stdout: &CapturedOutput,
+    stderr: &CapturedOutput,
+) -> Result<WasiCtx, CallFault> {
     let mut wasi = WasiCtxBuilder::new();
     wasi.stdout(stdout.clone()).stderr(stderr.clone()).allow_blocking_current_thread(true);
     wasi.envs(&sandbox.env);
@@ -174,9 +181,12 @@ fn wasi_context(sandbox: &Sandbox, stdout: &CapturedOutput, stderr: &CapturedOut
         let opened = crate::files::open_dir(&preopen.host).map_err(|e| {
             CallFault::Instantiate(format!("cannot open {} for the plugin: {e}", preopen.host.display()))
         })?;
-        wasi.preopened_dir(opened.wasi_path(), &preopen.guest, perms).map_err(|e| {
-            CallFault::Instantiate(format!("cannot open {} for the plugin: {e:#}", preopen.host.display()))
-        })?;
+        let spellings = aliases.spellings(&preopen.host).into_iter().map(|p| p.to_string_lossy().into_owned());
+        for guest in std::iter::once(preopen.guest.clone()).chain(spellings) {
+            wasi.preopened_dir(opened.wasi_path(), &guest, perms).map_err(|e| {
+                CallFault::Instantiate(format!("cannot open {} for the plugin: {e:#}", preopen.host.display()))
+            })?;
+        }
     }
     Ok(wasi.build())
 }
@@ -201,6 +211,9 @@ pub struct CallState {
     pub live_output: Option<mpsc::UnboundedSender<String>>,
     /// The children the call may start, and has started.
     pub processes: CallProcesses,
+    /// Files the guest created under airlock's temporary naming: those still there when the
+    /// instance goes are removed ([`super::temp_files`]).
+    pub temp_files: crate::files::leftovers::CallTemps,
     log_lines: u32,
     live_bytes: usize,
     live_capped: bool,
@@ -213,10 +226,10 @@ impl CallState {
     /// The state of one call inside `sandbox`: its preopens opened (never through a link),
     /// exactly its environment, captured stdio, its network gate, its memory cap and its
     /// deadline, which starts now.
-    pub fn new(sandbox: &Sandbox, label: Arc<str>) -> Result<Self, CallFault> {
+    pub fn new(sandbox: &Sandbox, label: Arc<str>, aliases: &WorkspaceAliases) -> Result<Self, CallFault> {
         let stdout = CapturedOutput::new(STDIO_CAP);
         let stderr = CapturedOutput::new(STDIO_CAP);
-        let wasi = wasi_context(sandbox, &stdout, &stderr)?;
+        let wasi = wasi_context(sandbox, aliases, &stdout, &stderr)?;
         let deadline = Instant::now() + sandbox.deadline;
         Ok(Self {
             wasi,
@@ -239,6 +252,7 @@ impl CallState {
             call_id: sandbox.call_id.clone(),
             live_output: sandbox.live_output.clone(),
             processes: CallProcesses::new(sandbox.processes.clone()),
+            temp_files: crate::files::leftovers::CallTemps::default(),
             log_lines: 0,
             live_bytes: 0,
             live_capped: false,

@@ -279,7 +279,12 @@ impl MockModel {
                 .unwrap_or_else(|e| panic!("mock model: cannot register the listener: {e}"))
         };
         let shared = Arc::new(Shared { wire, state: Mutex::new(ScriptState::default()) });
-        let app = Router::new().fallback(handle).with_state(Arc::clone(&shared));
+        // A history can carry megabytes of tool arguments (a 5 MB `write_file`), as real
+        // model APIs accept; axum's default cap is 2 MB.
+        let app = Router::new()
+            .fallback(handle)
+            .layer(axum::extract::DefaultBodyLimit::max(64 << 20))
+            .with_state(Arc::clone(&shared));
         let (shutdown, stop) = oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("mock-model".into())

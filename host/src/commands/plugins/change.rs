@@ -19,7 +19,6 @@ use crate::capability::{FileGrant, Grant};
 use crate::commands::CommandError;
 use crate::policy::Granted;
 use crate::policy::trust::{TrustStatus, TrustStore};
-use crate::policy::workspace_policy_hash;
 use crate::registry::{Origin, Plugin};
 use crate::sanitize::line;
 
@@ -71,8 +70,9 @@ pub(super) fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revo
             editor.set_number(&key, number, if revoke { None } else { value });
         }
     }
+    let edited = editor.read_hash().to_string();
     let written = editor.save(source(plugin))?;
-    repin(context, plugin)?;
+    repin(context, plugin, &edited, &written.hash)?;
     let now = Granted::combine(default, written.grants.get(&key), &path);
     let mut out = std::io::stdout().lock();
     let table = if key == canonical { String::new() } else { format!(" (table [grants.{}])", line(&key)) };
@@ -83,7 +83,7 @@ pub(super) fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revo
         line(&path.display().to_string())
     )?;
     writeln!(out, "  now granted: {}", super::show::describe_granted(&now))?;
-    trust_note(context, plugin, &mut out)
+    trust_note(context, plugin, &written.hash, &mut out)
 }
 
 /// `revoke --all`: removes the plugin's table (a built-in falls back to its default).
@@ -93,8 +93,9 @@ pub(super) fn revoke_all(context: &Context<'_>, name: &str) -> Result<(), Comman
     let key = context.policy.table_of(plugin).map_or_else(|| plugin.info.name.clone(), |t| t.key.clone());
     let mut editor = editor(context, plugin, &path)?;
     editor.remove_grant(&key);
-    editor.save(source(plugin))?;
-    repin(context, plugin)?;
+    let edited = editor.read_hash().to_string();
+    let written = editor.save(source(plugin))?;
+    repin(context, plugin, &edited, &written.hash)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "revoked everything granted to {} in {}", plugin.info.name, line(&path.display().to_string()))?;
     if plugin.source.origin == Origin::Builtin {
@@ -120,14 +121,15 @@ fn as_entries(grant: &Grant, list: &str) -> Vec<String> {
     }
 }
 
-/// Says when a workspace plugin's grant is not in force yet.
-fn trust_note(context: &Context<'_>, plugin: &Plugin, out: &mut impl Write) -> Result<(), CommandError> {
+/// Says when a workspace plugin's grant is not in force yet (`written`: the hash of the
+/// policy file as the command wrote it).
+fn trust_note(context: &Context<'_>, plugin: &Plugin, written: &str, out: &mut impl Write) -> Result<(), CommandError> {
     if plugin.source.origin != Origin::Workspace {
         return Ok(());
     }
     let store = TrustStore::load(&context.paths.trust_file())?;
     let workspace = &context.policy.roots().workspace;
-    if store.status(workspace, &workspace_policy_hash(workspace)?) != TrustStatus::Trusted {
+    if store.status(workspace, written) != TrustStatus::Trusted {
         writeln!(out, "  this workspace is not trusted: the grant takes effect after `airlock trust`")?;
     } else if !context.policy.is_pinned(plugin) {
         writeln!(
@@ -140,15 +142,18 @@ fn trust_note(context: &Context<'_>, plugin: &Plugin, out: &mut impl Write) -> R
 }
 
 /// After the user changed a trusted workspace's policy through airlock, keep it trusted
-/// (its plugin pins stay as they were: the user reviewed a grant, not new code).
-fn repin(context: &Context<'_>, plugin: &Plugin) -> Result<(), CommandError> {
+/// (its plugin pins stay as they were: the user reviewed a grant, not new code). Only when
+/// the file edited (`edited`: the hash of the bytes read) is the one trusted, and pinned to
+/// the bytes written (`written`), never to a second read: a file swapped in while the
+/// command ran must not become trusted through it.
+fn repin(context: &Context<'_>, plugin: &Plugin, edited: &str, written: &str) -> Result<(), CommandError> {
     if plugin.source.origin != Origin::Workspace {
         return Ok(());
     }
     let workspace = &context.policy.roots().workspace;
     let mut store = TrustStore::load(&context.paths.trust_file())?;
-    if store.folders().any(|f| f == workspace) && context.policy.workspace_trusted() {
-        store.repin_policy(workspace, &workspace_policy_hash(workspace)?);
+    if store.status(workspace, edited) == TrustStatus::Trusted && context.policy.workspace_trusted() {
+        store.repin_policy(workspace, written);
         store.save()?;
     }
     Ok(())

@@ -9,13 +9,15 @@
 //! `plugins.lock` ([`crate::registry::lock`]). `remove` deletes the file, its lock entry and
 //! its grant, so a later plugin of the same name never inherits what this one was granted.
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Context, find, show, write_request_hint};
 use crate::commands::CommandError;
-use crate::files;
+use crate::files::{self, DirHandle, FileError, Replace, Staged};
+use crate::paths::{WORKSPACE_DIR, open_workspace_dir};
 use crate::registry::lock::{self, Entry, Lock};
 use crate::registry::{MAX_PLUGIN_BYTES, Origin, Registry, is_reserved};
 use crate::sanitize::line;
@@ -25,12 +27,44 @@ const REQUEST_LEAD: &str = "it gets nothing it requests until you run";
 /// How long a download may take.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// The plugin folder `install` and `remove` work on.
-fn folder(context: &Context<'_>, in_workspace: bool) -> PathBuf {
-    if in_workspace {
-        context.policy.roots().workspace.join(".airlock").join("plugins")
-    } else {
-        context.paths.plugins.clone()
+/// A plugin folder `install` and `remove` work on: its path (for messages, and to compare
+/// with the paths plugins were loaded from) and a handle on it, through which every read
+/// and write of the command goes.
+struct Folder {
+    path: PathBuf,
+    dir: DirHandle,
+}
+
+/// The plugin folder `install` and `remove` work on, opened; with `create`, made when
+/// missing (`None`: missing). The workspace's is opened one folder at a time from `/`
+/// without following any link: a `.airlock` or `.airlock/plugins` that is a link (to the
+/// user's own plugin folder, say) is refused, and one swapped in while the command runs
+/// changes nothing, since the handle names the folder that was opened. The user's own
+/// folder is opened by its path.
+fn folder(context: &Context<'_>, in_workspace: bool, create: bool) -> Result<Option<Folder>, CommandError> {
+    if !in_workspace {
+        let path = context.paths.plugins.clone();
+        if create {
+            std::fs::create_dir_all(&path)
+                .map_err(|e| CommandError::Unloadable(format!("cannot create {}: {e}", path.display())))?;
+        }
+        return match files::open_user_dir(&path) {
+            Ok(dir) => Ok(Some(Folder { path, dir })),
+            Err(FileError::NotFound) => Ok(None),
+            Err(e) => Err(CommandError::Unloadable(format!("{}: {e}", path.display()))),
+        };
+    }
+    let workspace = &context.policy.roots().workspace;
+    let path = workspace.join(WORKSPACE_DIR).join("plugins");
+    match open_workspace_dir(workspace, "plugins", create) {
+        Ok(dir) => Ok(Some(Folder { path, dir })),
+        Err(FileError::NotFound) => Ok(None),
+        Err(FileError::Link) => Err(CommandError::Unloadable(format!(
+            "{} (or {}) is a symbolic link; the workspace's plugins are never read or written through one",
+            path.display(),
+            workspace.join(WORKSPACE_DIR).display()
+        ))),
+        Err(e) => Err(CommandError::Unloadable(format!("{}: {e}", path.display()))),
     }
 }
 
@@ -90,21 +124,6 @@ fn announce(file: &Path, size: usize) {
     }
 }
 
-/// Refuses a workspace plugin folder reached through a link (`.airlock` or `.airlock/plugins`
-/// of a cloned repository pointing elsewhere, at the user's own plugin folder, say): sessions
-/// never load plugins through one, and nothing is written through one.
-fn refuse_links(workspace: &Path, dir: &Path) -> Result<(), CommandError> {
-    for path in [workspace.join(".airlock"), dir.to_path_buf()] {
-        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(CommandError::Unloadable(format!(
-                "{} is a symbolic link; the workspace's plugins are never read or written through one",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// The normalised hex digest given with `--sha256`.
 fn expected_digest(text: &str) -> Result<String, CommandError> {
     let digest = text.trim().to_ascii_lowercase();
@@ -120,20 +139,42 @@ fn is_url(source: &str) -> bool {
     source.starts_with("https://") || source.starts_with("http://")
 }
 
-/// The bytes at `url`: `https`, or `http` to this machine only; at most
-/// [`MAX_PLUGIN_BYTES`].
-async fn download(url: &str) -> Result<Vec<u8>, CommandError> {
-    let parsed = reqwest::Url::parse(url).map_err(|e| CommandError::Usage(format!("{url}: not a URL: {e}")))?;
-    let loopback = match parsed.host_str() {
-        Some("localhost") => true,
+/// Most redirects one download follows.
+const MAX_REDIRECTS: usize = 10;
+
+/// Whether a download may come from `url`: `https`, or plain `http` from this machine only.
+fn fetchable(url: &reqwest::Url) -> bool {
+    let loopback = match url.host_str() {
+        Some(host) if host.eq_ignore_ascii_case("localhost") => true,
         Some(host) => host.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()),
         None => false,
     };
-    if parsed.scheme() != "https" && !loopback {
+    url.scheme() == "https" || (url.scheme() == "http" && loopback)
+}
+
+/// The bytes at `url` (at most [`MAX_PLUGIN_BYTES`]) and the URL they were fetched from:
+/// the request and every redirect it follows must be `https`, or `http` to this machine
+/// only, so a local or https address cannot hand the download to a plain-http host.
+async fn download(url: &str) -> Result<(Vec<u8>, String), CommandError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| CommandError::Usage(format!("{url}: not a URL: {e}")))?;
+    if !fetchable(&parsed) {
         return Err(CommandError::Usage(format!(
             "{url}: plain http is accepted only from this machine (localhost); use https"
         )));
     }
+    // Checked before each hop is requested: a refused hop sends nothing to its host.
+    let redirects = reqwest::redirect::Policy::custom(|attempt| {
+        if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else if fetchable(attempt.url()) {
+            attempt.follow()
+        } else {
+            let to = attempt.url().to_string();
+            attempt.error(format!(
+                "it redirects to {to}: plain http is accepted only from this machine (localhost); nothing was installed"
+            ))
+        }
+    });
     let failed = |e: String| CommandError::Unloadable(format!("{url}: {e}"));
     // reqwest's own message hides its cause ("error sending request"): say the whole chain.
     let chain = |e: reqwest::Error| {
@@ -146,11 +187,18 @@ async fn download(url: &str) -> Result<Vec<u8>, CommandError> {
         text
     };
     let client = reqwest::Client::builder()
+        .redirect(redirects)
         .timeout(DOWNLOAD_TIMEOUT)
         .user_agent(concat!("airlock/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| failed(e.to_string()))?;
     let mut response = client.get(parsed).send().await.map_err(|e| failed(chain(e)))?;
+    let fetched = response.url().clone();
+    // The policy above checked every hop; the last one is checked again before any byte
+    // of it is used.
+    if !fetchable(&fetched) {
+        return Err(failed(format!("it was fetched from {fetched}, which is not https or this machine")));
+    }
     if !response.status().is_success() {
         return Err(failed(format!("the server answered {}", response.status())));
     }
@@ -161,7 +209,7 @@ async fn download(url: &str) -> Result<Vec<u8>, CommandError> {
         }
         bytes.extend_from_slice(&chunk);
     }
-    Ok(bytes)
+    Ok((bytes, fetched.to_string()))
 }
 
 pub(super) async fn install(
@@ -173,7 +221,7 @@ pub(super) async fn install(
 ) -> Result<(), CommandError> {
     let expected = sha256.map(expected_digest).transpose()?;
     let (bytes, recorded_source) = if is_url(source) {
-        (download(source).await?, source.to_string())
+        download(source).await?
     } else {
         let path = Path::new(source);
         let bytes = files::read_user_file(path, MAX_PLUGIN_BYTES)
@@ -188,34 +236,31 @@ pub(super) async fn install(
             "{source}: its sha-256 is {digest}, not the {expected} given with --sha256; nothing was installed"
         )));
     }
-    let dir = folder(context, in_workspace);
-    if in_workspace {
-        refuse_links(&context.policy.roots().workspace, &dir)?;
-    }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| CommandError::Unloadable(format!("cannot create {}: {e}", dir.display())))?;
-    // Written and checked under a name no session loads (not `*.wasm`), then moved into place.
-    let mut staged = tempfile::Builder::new()
-        .prefix(".install-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| CommandError::Unloadable(format!("cannot write in {}: {e}", dir.display())))?;
-    staged
-        .write_all(&bytes)
-        .and_then(|()| staged.as_file().sync_all())
-        .map_err(|e| CommandError::Unloadable(format!("cannot write in {}: {e}", dir.display())))?;
+    let folder = folder(context, in_workspace, true)?
+        .ok_or_else(|| CommandError::Unloadable("the plugin folder vanished while it was made".into()))?;
+    let cannot_write =
+        |e: std::io::Error| CommandError::Unloadable(format!("cannot write in {}: {e}", folder.path.display()));
+    // Written whole into the folder under no name a session loads (an anonymous file where
+    // the file system has one), checked from there, then named in place.
+    let mut staged = Staged::write(&folder.dir, OsStr::new("install"), &bytes).map_err(cannot_write)?;
     announce(Path::new(source.rsplit('/').next().unwrap_or(source)), bytes.len());
-    let checked = Registry::inspect(context.runtime, staged.path())
+    // Read back through the staged file itself (its links are the host's own).
+    let mut plugin = Registry::inspect(context.runtime, &staged.reading_path())
         .await
         .map_err(|p| CommandError::Unloadable(format!("{source}: {}; nothing was installed", p.reason)))?;
-    let name = checked.info.name.clone();
+    if plugin.source.content_hash != digest {
+        return Err(CommandError::Unloadable(format!(
+            "{source}: the file changed while it was checked; nothing was installed"
+        )));
+    }
+    let name = plugin.info.name.clone();
     if is_reserved(&name) {
         return Err(CommandError::Unloadable(format!(
             "{source}: its plugin name `{name}` is a built-in's; nothing was installed (rename the plugin)"
         )));
     }
     let file_name = format!("{name}.wasm");
-    let target = dir.join(&file_name);
+    let target = folder.path.join(&file_name);
     let origin = if in_workspace { Origin::Workspace } else { Origin::User };
     // Another file of this folder, or of the other folder, already loads under this name.
     if let Some(other) = context
@@ -241,30 +286,29 @@ pub(super) async fn install(
         )));
     }
     let replaced = present.map(|p| p.info.version.clone());
-    let mut lock = Lock::read(&dir, in_workspace).map_err(CommandError::Unloadable)?;
-    staged.persist(&target).map_err(|e| {
-        CommandError::Unloadable(format!("cannot move the plugin to {}: {}", target.display(), e.error))
-    })?;
+    let lock_path = lock::path_in(&folder.path);
+    let mut lock = Lock::read_in(&folder.dir, &folder.path).map_err(CommandError::Unloadable)?;
+    staged
+        .commit(OsStr::new(&file_name), Replace::Always)
+        .map_err(|e| CommandError::Unloadable(format!("cannot move the plugin to {}: {e}", target.display())))?;
+    drop(staged);
     let installed_at = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     lock.plugins.insert(
         file_name,
         Entry {
             name: name.clone(),
-            version: checked.info.version.clone(),
+            version: plugin.info.version.clone(),
             source: recorded_source.clone(),
             sha256: digest.clone(),
             installed_at,
         },
     );
-    lock.write(&dir).map_err(|e| {
-        CommandError::Unloadable(format!("installed, but cannot record it in {}: {e}", lock::path_in(&dir).display()))
+    lock.write_in(&folder.dir).map_err(|e| {
+        CommandError::Unloadable(format!("installed, but cannot record it in {}: {e}", lock_path.display()))
     })?;
-
-    let plugin = std::sync::Arc::new(
-        Registry::inspect_from(context.runtime, &target, origin)
-            .await
-            .map_err(|p| CommandError::Unloadable(format!("{}: {}", p.path, p.reason)))?,
-    );
+    plugin.source.origin = origin;
+    plugin.source.path = target.clone();
+    let plugin = std::sync::Arc::new(plugin);
     match replaced {
         Some(old) => writeln!(
             out,
@@ -282,8 +326,13 @@ pub(super) async fn install(
             line(&target.display().to_string())
         )?,
     }
-    writeln!(out, "  from    {}", line(&recorded_source))?;
-    writeln!(out, "  sha-256 {digest} (recorded in {})", line(&lock::path_in(&dir).display().to_string()))?;
+    let asked = reqwest::Url::parse(source).map(|url| url.to_string());
+    if is_url(source) && asked.is_ok_and(|asked| asked != recorded_source) {
+        writeln!(out, "  from    {} (redirected from {})", line(&recorded_source), line(source))?;
+    } else {
+        writeln!(out, "  from    {}", line(&recorded_source))?;
+    }
+    writeln!(out, "  sha-256 {digest} (recorded in {})", line(&lock_path.display().to_string()))?;
     show::write_tools(&plugin.info, false, out)?;
     show::write_gets(context, &plugin, out)?;
     if context.policy.grant(&plugin).grant.is_empty() {
@@ -314,15 +363,19 @@ pub(super) fn remove(
         Origin::User => false,
         Origin::Workspace => true,
     };
-    let dir = folder(context, in_workspace);
     let file = plugin.source.path.clone();
-    let mut lock = Lock::read(&dir, in_workspace).map_err(CommandError::Unloadable)?;
-    std::fs::remove_file(&file)
-        .map_err(|e| CommandError::Unloadable(format!("cannot remove {}: {e}", file.display())))?;
+    let folder = folder(context, in_workspace, false)?
+        .ok_or_else(|| CommandError::Unloadable(format!("cannot remove {}: its folder is gone", file.display())))?;
+    let lock_path = lock::path_in(&folder.path);
+    let mut lock = Lock::read_in(&folder.dir, &folder.path).map_err(CommandError::Unloadable)?;
     let file_name = plugin.source.file_name();
+    folder
+        .dir
+        .remove_file(OsStr::new(&file_name))
+        .map_err(|e| CommandError::Unloadable(format!("cannot remove {}: {e}", file.display())))?;
     if lock.plugins.remove(&file_name).is_some() {
-        lock.write(&dir).map_err(|e| {
-            CommandError::Unloadable(format!("removed, but cannot update {}: {e}", lock::path_in(&dir).display()))
+        lock.write_in(&folder.dir).map_err(|e| {
+            CommandError::Unloadable(format!("removed, but cannot update {}: {e}", lock_path.display()))
         })?;
     }
     writeln!(
@@ -344,8 +397,8 @@ pub(super) fn remove(
 fn remove_unloaded(context: &Context<'_>, name: &str, out: &mut impl Write) -> Result<Option<()>, CommandError> {
     let wanted = name.trim_end_matches(".wasm");
     for in_workspace in [false, true] {
-        let dir = folder(context, in_workspace);
-        let Ok(mut lock) = Lock::read(&dir, in_workspace) else { continue };
+        let Ok(Some(folder)) = folder(context, in_workspace, false) else { continue };
+        let Ok(mut lock) = Lock::read_in(&folder.dir, &folder.path) else { continue };
         // A workspace's lock comes from its repository: only a plain `*.wasm` name in the
         // folder itself may be removed, never a path that climbs out of it.
         let plain = |file: &str| file.ends_with(".wasm") && !file.starts_with('.') && !file.contains(['/', '\\', '\0']);
@@ -357,19 +410,19 @@ fn remove_unloaded(context: &Context<'_>, name: &str, out: &mut impl Write) -> R
         else {
             continue;
         };
-        if in_workspace {
-            refuse_links(&context.policy.roots().workspace, &dir)?;
-        }
-        let file = dir.join(&file_name);
-        match std::fs::remove_file(&file) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+        let file = folder.path.join(&file_name);
+        match folder.dir.remove_file(OsStr::new(&file_name)) {
+            Err(e) if !matches!(e, FileError::NotFound) => {
                 return Err(CommandError::Unloadable(format!("cannot remove {}: {e}", file.display())));
             }
             _ => {}
         }
         let entry = lock.plugins.remove(&file_name);
-        lock.write(&dir).map_err(|e| {
-            CommandError::Unloadable(format!("removed, but cannot update {}: {e}", lock::path_in(&dir).display()))
+        lock.write_in(&folder.dir).map_err(|e| {
+            CommandError::Unloadable(format!(
+                "removed, but cannot update {}: {e}",
+                lock::path_in(&folder.path).display()
+            ))
         })?;
         let (plugin, version) = entry.map(|e| (e.name, e.version)).unwrap_or_default();
         writeln!(

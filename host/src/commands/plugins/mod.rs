@@ -213,7 +213,7 @@ pub async fn run(context: &Context<'_>, command: PluginsCommand) -> Result<(), C
         }
         PluginsCommand::Remove { name, keep_grant } => lifecycle::remove(context, &name, keep_grant, &mut out),
         // Handled before any plugin is loaded (cli.rs): it needs no runtime.
-        PluginsCommand::New(args) => new::run(&args, &mut out),
+        PluginsCommand::New(args) => new::run(&args, &context.policy.roots().workspace, &mut out),
         PluginsCommand::Grant { name, flags } => change::change(context, &name, &flags, false),
         PluginsCommand::Revoke { name, all, flags } => {
             if all {

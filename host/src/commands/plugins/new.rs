@@ -6,10 +6,12 @@
 //! nothing from an airlock checkout. The folder is written under a temporary name and moved
 //! into place whole: an interrupted run leaves no half project.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::commands::CommandError;
+use crate::files::FileError;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
@@ -102,35 +104,93 @@ pub fn project_files(lang: Lang, name: &str) -> Vec<(String, bool, Vec<u8>)> {
     files
 }
 
-/// Writes `files` into a new folder `target`, whole or not at all.
-fn write_project(target: &Path, files: &[(String, bool, Vec<u8>)]) -> Result<(), CommandError> {
-    use std::os::unix::fs::PermissionsExt;
-    let failed = |e: std::io::Error| CommandError::Unloadable(format!("cannot create {}: {e}", target.display()));
-    let parent = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(failed)?;
-    let staged = tempfile::Builder::new().prefix(".airlock-new-").tempdir_in(parent).map_err(failed)?;
-    for (path, executable, bytes) in files {
-        let file = staged.path().join(path);
-        if let Some(folder) = file.parent() {
-            std::fs::create_dir_all(folder).map_err(failed)?;
+/// The folder `parent` (created when missing) that a new project goes in, opened. A folder
+/// of the workspace — named by any spelling that reaches the workspace itself, then by the
+/// path below it — is opened, and its missing folders made, from the workspace down
+/// without following any link, so a folder of the workspace that is (or is swapped for) a
+/// link never takes the project out of it. Any other folder is the user's path, links
+/// followed.
+fn open_parent(parent: &Path, workspace: &Path) -> Result<crate::files::DirHandle, FileError> {
+    let spelled = lexical(parent);
+    let inside = spelled.ancestors().find(|a| a.canonicalize().is_ok_and(|c| c == workspace));
+    match inside.and_then(|root| spelled.strip_prefix(root).ok()) {
+        Some(rest) => crate::files::create_dir_in(&crate::files::open_dir(workspace)?, rest, 0o755),
+        None => {
+            std::fs::create_dir_all(parent).map_err(FileError::Io)?;
+            crate::files::open_user_dir(parent)
         }
-        std::fs::write(&file, bytes).map_err(failed)?;
-        let mode = if *executable { 0o755 } else { 0o644 };
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).map_err(failed)?;
     }
-    std::fs::set_permissions(staged.path(), std::fs::Permissions::from_mode(0o755)).map_err(failed)?;
-    // An empty folder of that name is replaced; anything else was refused before.
-    if target.is_dir() {
-        std::fs::remove_dir(target).map_err(failed)?;
+}
+
+/// `path` made absolute from the current folder, `.` and `..` taken lexically.
+fn lexical(path: &Path) -> PathBuf {
+    let absolute = std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
     }
-    let staged = staged.keep();
-    std::fs::rename(&staged, target).map_err(|e| {
-        let _ = std::fs::remove_dir_all(&staged);
-        failed(e)
+    out
+}
+
+/// Writes `files` into a new folder `target`, whole or not at all. The parent folder is
+/// opened once ([`open_parent`]); everything below it is made through handles that follow
+/// no link — the staged folder, its folders and files, the final rename — so a command that
+/// swaps a folder of the project for a link meanwhile redirects nothing.
+fn write_project(target: &Path, workspace: &Path, files: &[(String, bool, Vec<u8>)]) -> Result<(), CommandError> {
+    let failed =
+        |e: &dyn std::fmt::Display| CommandError::Unloadable(format!("cannot create {}: {e}", target.display()));
+    let parent = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Some(name) = target.file_name().filter(|_| !target.ends_with("..")) else {
+        return Err(CommandError::Usage(format!("{} names no new folder; give another with --dir", target.display())));
+    };
+    let parent = open_parent(parent, workspace).map_err(|e| failed(&e))?;
+    let mut attempt = 0;
+    let (staged_name, staged) = loop {
+        let staged_name = OsString::from(format!(".airlock-new-{:016x}", rand::random::<u64>()));
+        match parent.create_new_dir(&staged_name, 0o700) {
+            Ok(staged) => break (staged_name, staged),
+            Err(e)
+                if attempt < 16
+                    && matches!(&e, FileError::Io(io) if io.kind() == std::io::ErrorKind::AlreadyExists) =>
+            {
+                attempt += 1;
+            }
+            Err(e) => return Err(failed(&e)),
+        }
+    };
+    let written = (|| -> Result<(), FileError> {
+        for (path, executable, bytes) in files {
+            let path = Path::new(path);
+            let (folder, file) = match (path.parent(), path.file_name()) {
+                (Some(folder), Some(file)) => (folder, file),
+                _ => return Err(FileError::BadPath),
+            };
+            let folder = crate::files::create_dir_in(&staged, folder, 0o755)?;
+            folder.write_new_file(file, bytes, if *executable { 0o755 } else { 0o644 })?;
+        }
+        parent.set_dir_mode(&staged_name, 0o755)?;
+        // An empty folder of that name is replaced; anything else was refused before.
+        match parent.remove_empty_dir(name) {
+            Ok(()) | Err(FileError::NotFound) => {}
+            Err(e) => return Err(e),
+        }
+        parent.rename(&staged_name, &parent, name, false)
+    })();
+    written.map_err(|e| {
+        let _ = parent.remove_tree(&staged_name);
+        failed(&e)
     })
 }
 
-pub fn run(args: &NewArgs, out: &mut impl Write) -> Result<(), CommandError> {
+/// Writes the project `args` asks for; `workspace` is the canonical workspace, whose folders
+/// are never reached through a link.
+pub fn run(args: &NewArgs, workspace: &Path, out: &mut impl Write) -> Result<(), CommandError> {
     check_name(&args.name)?;
     let target = args.dir.clone().unwrap_or_else(|| PathBuf::from(&args.name));
     match std::fs::read_dir(&target).map(|mut entries| entries.next().is_some()) {
@@ -148,7 +208,7 @@ pub fn run(args: &NewArgs, out: &mut impl Write) -> Result<(), CommandError> {
         Err(e) => return Err(CommandError::Unloadable(format!("{}: {e}", target.display()))),
     }
     let files = project_files(args.lang, &args.name);
-    write_project(&target, &files)?;
+    write_project(&target, workspace, &files)?;
     let shown = target.display();
     let name = &args.name;
     writeln!(

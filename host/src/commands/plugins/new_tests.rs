@@ -1,3 +1,5 @@
+use std::path::Path;
+
 use super::{Lang, NewArgs, check_name, project_files, run};
 
 #[test]
@@ -42,7 +44,7 @@ fn a_project_is_written_whole_into_a_new_folder_and_never_over_one_in_use() {
     let target = dir.path().join("demo");
     let args = NewArgs { name: "demo".into(), lang: Lang::Python, dir: Some(target.clone()) };
     let mut out = Vec::new();
-    run(&args, &mut out).unwrap_or_else(|e| panic!("{e}"));
+    run(&args, Path::new("/nonexistent-workspace"), &mut out).unwrap_or_else(|e| panic!("{e}"));
     let said = String::from_utf8_lossy(&out);
     assert!(said.contains("./build.sh") && said.contains("airlock plugins check demo.wasm"), "{said}");
     assert!(target.join("wit/tool.wit").is_file() && target.join("README.md").is_file());
@@ -56,6 +58,25 @@ fn a_project_is_written_whole_into_a_new_folder_and_never_over_one_in_use() {
     assert_eq!(names, vec!["demo".to_string()]);
     // A second run into the same folder is refused and changes nothing.
     std::fs::write(target.join("README.md"), "mine").unwrap_or_else(|e| panic!("{e}"));
-    assert!(run(&args, &mut Vec::new()).is_err_and(|e| e.is_usage()));
+    assert!(run(&args, Path::new("/nonexistent-workspace"), &mut Vec::new()).is_err_and(|e| e.is_usage()));
     assert_eq!(std::fs::read_to_string(target.join("README.md")).unwrap_or_default(), "mine");
+}
+
+#[test]
+fn a_folder_of_the_workspace_that_is_a_link_leading_out_takes_no_project() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let (workspace, outside) = (root.join("ws"), root.join("outside"));
+    std::fs::create_dir_all(&workspace).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(&outside).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(&outside, workspace.join("tools")).unwrap_or_else(|e| panic!("{e}"));
+    let args = NewArgs { name: "demo".into(), lang: Lang::C, dir: Some(workspace.join("tools/demo")) };
+    let refused = run(&args, &workspace, &mut Vec::new());
+    assert!(refused.is_err(), "a project went through the link");
+    assert_eq!(std::fs::read_dir(&outside).map(Iterator::count).unwrap_or(99), 0);
+    // A folder outside the workspace reached through the user's own link is theirs.
+    std::os::unix::fs::symlink(&outside, root.join("mine")).unwrap_or_else(|e| panic!("{e}"));
+    let args = NewArgs { name: "demo".into(), lang: Lang::C, dir: Some(root.join("mine/demo")) };
+    run(&args, &workspace, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(outside.join("demo/build.sh").is_file());
 }

@@ -1,6 +1,8 @@
 //! `@path` mentions: the files a prompt names are read and attached to what the model gets.
 //! Only regular files inside the workspace are read (the path is resolved, links included,
-//! and must stay under the workspace), text only, at most [`MAX_FILE`] bytes each and
+//! and must stay under the workspace; the file is then read through a handle on the
+//! workspace without following any link, so a link swapped in after the check leads
+//! nowhere, and without blocking on a FIFO), text only, at most [`MAX_FILE`] bytes each and
 //! [`MAX_TOTAL`] in all; anything else is left out with a notice.
 
 use std::path::Path;
@@ -31,16 +33,14 @@ pub fn with_mentions(workspace: &Path, text: &str, mentions: &[String], notice: 
 
 fn read(workspace: &Path, mention: &str) -> Result<String, String> {
     let path = workspace.join(mention).canonicalize().map_err(|e| e.to_string())?;
-    if !path.starts_with(workspace) {
+    let Ok(relative) = path.strip_prefix(workspace) else {
         return Err("it is outside the workspace".into());
-    }
-    let meta = std::fs::metadata(&path).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("it is not a file".into());
-    }
-    if meta.len() > MAX_FILE {
-        return Err(format!("it is over {} KiB", MAX_FILE >> 10));
-    }
-    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+    };
+    let root = crate::files::open_dir(workspace).map_err(|e| e.to_string())?;
+    let bytes = crate::files::read_file_in(&root, relative, MAX_FILE).map_err(|e| match e {
+        crate::files::FileError::NotRegular(_) | crate::files::FileError::BadPath => "it is not a file".to_string(),
+        crate::files::FileError::TooLarge { .. } => format!("it is over {} KiB", MAX_FILE >> 10),
+        other => other.to_string(),
+    })?;
     String::from_utf8(bytes).map_err(|_| "it is not text".to_string())
 }
