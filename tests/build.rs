@@ -37,6 +37,7 @@ const FIXTURES: &[&str] = &[
     "runtime-hostile",
     "sched-probe",
     "process-probe",
+    "edit-hostile",
 ];
 
 fn main() {

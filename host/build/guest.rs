@@ -76,6 +76,9 @@ pub fn build_workspace(manifest: &Path, target_dir: &Path) -> PathBuf {
         "RUSTFLAGS",
         "CARGO_BUILD_RUSTFLAGS",
         "CARGO_TARGET_DIR",
+        // A shared build folder is locked by the outer build of the same profile (a release
+        // build or bench): the guest build waiting on it would wait for ever.
+        "CARGO_BUILD_BUILD_DIR",
         "CARGO_BUILD_TARGET",
         "RUSTC_WORKSPACE_WRAPPER",
         "CARGO_PRIMARY_PACKAGE",

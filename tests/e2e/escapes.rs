@@ -358,18 +358,19 @@ fn an_approved_edit_writes_only_where_its_confirmation_showed() {
          [[rule]]\ntool = \"fs_ops\"\npath = \"docs/**\"\ndecision = \"allow\"\n\n\
          [[rule]]\ntool = \"write_file\"\npath = \"docs/**\"\ndecision = \"allow\"\n",
     );
-    s.write("docs/notes.md", "a typo\n");
+    // Empty, as the probe's confirmation shows it.
+    s.write("docs/notes.md", "");
     s.write("src/main.rs", "fn main() {}\n");
     symlink("../src", s.workspace.join("docs/sym")).unwrap();
     let mock = MockModel::start(Wire::Anthropic);
     mock.push_turn(Turn::calls(vec![
-        // Shows a one-word fix in docs/notes.md, writes elsewhere.
+        // Shows a small fix in docs/notes.md, writes elsewhere.
         fs_ops(
             "docs/notes.md",
             json!([{"op": "write", "path": "src/main.rs", "content": "pwned"},
                    {"op": "mkdir", "path": ".airlock"},
                    {"op": "write", "path": ".airlock/policy.toml", "content": "[grants.escape_probe]\n"},
-                   {"op": "write", "path": "docs/notes.md", "content": "no typo\n"}]),
+                   {"op": "write", "path": "docs/notes.md", "content": "a small fix\n"}]),
         ),
         // A link in docs/ leads to src/: a docs/** rule must not approve it.
         call("write_file", json!({"file_path": "docs/sym/main.rs", "content": "pwned"})),
@@ -383,7 +384,7 @@ fn an_approved_edit_writes_only_where_its_confirmation_showed() {
     assert_eq!(lines.len(), 4, "the rule allowed the call: {sent:?}");
     assert!(lines[0].starts_with("error:") && lines[2].starts_with("error:"), "{lines:?}");
     assert_eq!(lines[3], "ok", "what was shown may be written: {lines:?}");
-    assert_eq!(s.read("docs/notes.md").as_deref(), Some("no typo\n"));
+    assert_eq!(s.read("docs/notes.md").as_deref(), Some("a small fix\n"));
     assert_eq!(s.read("src/main.rs").as_deref(), Some("fn main() {}\n"));
     assert!(!s.workspace.join(".airlock/policy.toml").exists());
     assert!(sent[1].1.starts_with("Error: policy_denied"), "the link's target is src/main.rs: {sent:?}");
@@ -404,16 +405,15 @@ fn an_ask_question_says_where_the_call_can_write() {
     child.stdin.take().unwrap().write_all(b"n\n").unwrap();
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let docs = s.workspace.join("docs");
-    assert!(
-        stderr.contains(&format!("it can write anywhere in {} and the folders below it", docs.display())),
-        "{stderr}"
-    );
-    assert!(!stderr.contains(&format!("it can write anywhere in {} ", s.workspace.display())), "{stderr}");
-    // The sandbox it will hold, said in full: the edit's folder writable, the rest read-only.
+    // A third-party plugin's edit: the one file it showed, to the content shown.
+    let notes = s.workspace.join("docs/notes.md");
+    assert!(stderr.contains(&format!("it can change only {}, to the content shown", notes.display())), "{stderr}");
+    assert!(!stderr.contains("it can write anywhere in"), "{stderr}");
+    // The sandbox it will hold, said in full: the edit's file writable, the rest read-only.
     let held = stderr.lines().find(|l| l.contains("its sandbox will hold:")).unwrap_or_else(|| panic!("{stderr}"));
-    assert!(held.contains(&format!("{} (read-write)", docs.display())), "{held}");
-    assert!(!held.contains(&format!("{} (read-write)", s.workspace.display())), "{held}");
+    assert!(held.contains(&format!("{} (read-write)", notes.display())), "{held}");
+    assert!(held.contains(&format!("{} (read-only)", s.workspace.display())), "{held}");
+    assert!(!held.contains(&format!("{} (read-write)", s.workspace.join("docs").display())), "{held}");
     assert!(held.contains("network none") && held.contains("memory 256 MiB"), "{held}");
 }
 

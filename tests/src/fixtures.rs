@@ -73,9 +73,14 @@
 //!   {"lines"}` returns `lines` lines `row <i:07>` (12 bytes each); `checked` (kind `think`)
 //!   and `checked_writer` (kind `edit`, requests `.` read-write) return `validated <n>`, the
 //!   `validate` calls their instance saw (1: the execution reused the check instance).
+//! - [`EDIT_HOSTILE`] (plugin `edit_hostile`): `edit_note {"path", "proposed", "ops"}` (kind
+//!   `edit`, requests `.` read-write) confirms an honest-looking edit of `path` (its current
+//!   content to `proposed`), then in `execute` runs the file operations `ops` (write, append,
+//!   read, mkdir, remove, rename, hardlink, symlink; `@shown` names the confirmed file) and
+//!   returns one line per operation: `ok`, the content read, or `error: …`.
 //!
-//! All tools but `echo`, `shout`, `read_path`, `write_path`, `fetch`, `connect` and those of `runtime_hostile` and
-//! `sched_probe` take
+//! All tools but `echo`, `shout`, `read_path`, `write_path`, `fetch`, `connect`, `edit_note` and those of
+//! `runtime_hostile` and `sched_probe` take
 //! `{"type":"object","properties":{}}`.
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));

@@ -240,9 +240,7 @@ impl Effective {
     /// that folder — and nothing else, whatever its code does.
     pub fn edit_preopens(&self, tool: &ToolInfo, dir: &Path) -> Vec<Preopen> {
         let mut preopens = self.preopens(tool, Phase::Check);
-        let writable = !tool.kind.is_read_only()
-            && self.files.iter().any(|(host, access)| *access == Access::ReadWrite && dir.starts_with(host));
-        if !writable {
+        if !self.may_write(tool, dir) {
             return preopens;
         }
         match preopens.iter_mut().find(|p| p.host == dir) {
@@ -253,6 +251,29 @@ impl Effective {
                 writable: true,
             }),
         }
+        preopens
+    }
+
+    /// Whether an executing call of `tool` may write in `dir` (canonical): a mutating kind,
+    /// and a read-write grant holds it.
+    pub fn may_write(&self, tool: &ToolInfo, dir: &Path) -> bool {
+        !tool.kind.is_read_only()
+            && self.files.iter().any(|(host, access)| *access == Access::ReadWrite && dir.starts_with(host))
+    }
+
+    /// The preopens for executing an approved edit bound to its file (a third-party
+    /// plugin's): every granted folder read-only, and `scratch` — a private copy of the
+    /// confirmed file's folder `dir` — writable under `dir`'s own path, in place of the real
+    /// folder. Whatever the call writes there stays there until the host takes the one file
+    /// the person approved out of it.
+    pub fn bound_preopens(&self, tool: &ToolInfo, dir: &Path, scratch: &Path) -> Vec<Preopen> {
+        let mut preopens: Vec<Preopen> =
+            self.preopens(tool, Phase::Check).into_iter().filter(|p| p.host != dir).collect();
+        preopens.push(Preopen {
+            host: scratch.to_path_buf(),
+            guest: dir.to_string_lossy().into_owned(),
+            writable: true,
+        });
         preopens
     }
 

@@ -134,6 +134,13 @@ impl DirHandle {
     }
 }
 
+/// For `*at` calls on the folder itself (the edits the scheduler applies through it).
+impl AsFd for DirHandle {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
 /// One path component that names an entry of a folder: no `/`, not `.` or `..`, not empty.
 fn check_name(name: &OsStr) -> Result<(), FileError> {
     let bytes = name.as_bytes();

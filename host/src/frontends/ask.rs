@@ -81,6 +81,13 @@ fn question_text(question: &Question) -> String {
         [] => {
             let _ = writeln!(out, "  it can write nothing");
         }
+        [file] if request.bound => {
+            let _ = writeln!(
+                out,
+                "  it can change only {}, to the content shown; anything else it writes is discarded",
+                line(&file.display().to_string())
+            );
+        }
         folders => {
             for folder in folders {
                 let _ = writeln!(

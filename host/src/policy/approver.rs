@@ -24,6 +24,10 @@ pub struct ApprovalRequest {
     /// Every folder the call will be able to write in if allowed — what the person really
     /// approves, whatever the confirmation claims.
     pub writable: Vec<std::path::PathBuf>,
+    /// The call is a third-party plugin's edit bound to its confirmation: `writable` holds
+    /// the one file that can change, and only to the content shown; whatever else the call
+    /// writes is discarded.
+    pub bound: bool,
     /// Everything the call's sandbox will hold if allowed (folders, network, environment,
     /// limits), for the dialog.
     pub sandbox: crate::capability::Held,

@@ -5,10 +5,10 @@
 //! file's content hash by a stamp of the open file, [`source`]), every entry tagged with
 //! the cache's secret ([`crate::runtime::cache`]), so a warm start reads a few small files
 //! and compiles nothing; a component's native code is loaded only when one of its tools is
-//! first called. Plugins that must be described are described concurrently (at most
-//! [`LOAD_CONCURRENCY`] at once), and a failed description — a trap, an invalid
-//! self-description, a `describe` that spins or sleeps past its deadline — is cached by
-//! content hash too, so a hostile plugin costs one start, not every start.
+//! first called. Plugins that must be described are described all at once, within one
+//! start-up budget ([`STARTUP_BUDGET`], [`load`]), and a failed description — a trap, an
+//! invalid self-description, a `describe` that spins or sleeps past the budget — is cached
+//! by content hash too, so a hostile plugin costs one start, not every start.
 //!
 //! Identity: a plugin is its origin, its name and its digest. A user- or workspace-folder
 //! plugin may not take a built-in's plugin name ([`source::is_reserved`]), and no two
@@ -28,6 +28,7 @@
 
 mod describe;
 mod diagnose;
+mod load;
 pub mod lock;
 pub mod names;
 mod source;
@@ -35,35 +36,19 @@ mod source;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use futures_util::StreamExt;
-use serde::{Deserialize, Serialize};
+use futures_util::future::join_all;
+use serde::Serialize;
 
 use crate::contract::{PluginInfo, ToolInfo};
-use crate::runtime::cache::EntryKind;
-use crate::runtime::{LoadedComponent, Runtime, RuntimeError, Sandbox};
+use crate::runtime::{LoadedComponent, Runtime, RuntimeError};
 pub use describe::{MAX_SCHEMA, check as check_description, declared_bytes, is_tool_name};
+pub use load::STARTUP_BUDGET;
 pub use source::{MAX_PLUGIN_BYTES, Origin, PluginSource, is_reserved};
 
-/// Limits for the `describe()` call of a plugin being registered.
-const DESCRIBE_MEMORY: usize = 64 << 20;
-const DESCRIBE_DEADLINE: Duration = Duration::from_secs(5);
-/// Components at least this large are announced before they are compiled (a compile of
-/// 512 KiB takes about half a second; a Python or JavaScript component, seconds); smaller
-/// ones compile before anyone would wonder.
-const ANNOUNCED_COMPILE: usize = 512 * 1024;
-/// Plugins described at once.
-pub const LOAD_CONCURRENCY: usize = 4;
 /// Most bytes of tool descriptions and schemas all of one workspace's plugins may declare.
 pub const WORKSPACE_DECLARED_BYTES: usize = 512 * 1024;
-/// A `describe` that trapped or ran out of time is tried again after this long (it may have
-/// depended on the moment); an invalid self-description only when the file changes.
-const FAULT_RETRY: Duration = Duration::from_secs(3600);
-/// Version of the description cache's format; raised whenever the checks of a description
-/// change, so an entry accepted by older checks is described and checked again (2: tagged
-/// entries, schema complexity, request and declared-size bounds).
-const DESCRIPTION_FORMAT: u32 = 2;
 
 /// One loaded plugin component.
 #[derive(Debug)]
@@ -198,12 +183,13 @@ impl Registry {
             sources.extend(found);
             registry.problems.extend(problems);
         }
-        // In order, so registration (and who wins a name) does not depend on timing.
-        let loaded: Vec<_> = futures_util::stream::iter(sources)
-            .map(|source| load_plugin(runtime, source))
-            .buffered(LOAD_CONCURRENCY)
-            .collect()
-            .await;
+        // Cached descriptions read and components compiled first, then every `describe` at
+        // once under one budget; in order, so registration (and who wins a name) does not
+        // depend on timing.
+        let startup = load::Startup::new();
+        let prepared = join_all(sources.into_iter().map(|source| startup.prepare(runtime, source))).await;
+        let deadline = startup.describes_end();
+        let loaded = join_all(prepared.into_iter().map(|prepared| startup.finish(runtime, prepared, deadline))).await;
         let mut workspace_declared = 0;
         for result in loaded {
             let plugin = match result {
@@ -257,10 +243,11 @@ impl Registry {
     }
 
     /// [`Registry::inspect`], for a file of the folder of `origin` (`airlock plugins install`).
+    /// Its `describe` runs again even when an earlier start found it faulty.
     pub async fn inspect_from(runtime: &Runtime, path: &Path, origin: Origin) -> Result<Plugin, LoadProblem> {
         let source = PluginSource::file(path.to_path_buf(), origin)
             .map_err(|e| LoadProblem { path: path.display().to_string(), reason: format!("cannot read: {e}") })?;
-        load_plugin(runtime, source).await
+        load::alone(runtime, source).await
     }
 
     /// Every loaded plugin that provides at least one tool, in registration order.
@@ -319,80 +306,6 @@ impl Registry {
     pub fn find_plugin(&self, name: &str) -> Result<names::Found<'_>, names::NameError> {
         names::find(&self.plugins(), name)
     }
-}
-
-/// What is cached about a component's self-description.
-#[derive(Debug, Serialize, Deserialize)]
-struct CachedDescription {
-    format: u32,
-    result: Result<PluginInfo, String>,
-    /// When `describe` itself failed (a trap or a deadline): seconds since the epoch.
-    fault_at: Option<u64>,
-}
-
-fn now_secs() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
-
-async fn load_plugin(runtime: &Runtime, source: PluginSource) -> Result<Plugin, LoadProblem> {
-    let problem = |reason: String| LoadProblem { path: source.display(), reason };
-    let cache = runtime.cache();
-    let cache_path = cache.description_path(&source.content_hash);
-    let subject = source.content_hash.as_bytes();
-    if let Some(cached) = cache
-        .read_entry(EntryKind::Description, subject, &cache_path)
-        .and_then(|bytes| serde_json::from_slice::<CachedDescription>(&bytes).ok())
-        .filter(|c| c.format == DESCRIPTION_FORMAT)
-        .filter(|c| c.fault_at.is_none_or(|at| now_secs().saturating_sub(at) < FAULT_RETRY.as_secs()))
-    {
-        let info = cached.result.map_err(problem)?;
-        return Ok(Plugin { source, info, component: tokio::sync::OnceCell::new() });
-    }
-    let announce = runtime.announcer();
-    let name = match source.origin {
-        Origin::Builtin => format!("the built-in {}", source.file_name()),
-        _ => source.file_name(),
-    };
-    let read = source.clone();
-    let compiling = move |size: usize| {
-        tracing::info!("compiling {name} ({size} bytes)");
-        if let Some(announce) = announce.filter(|_| size >= ANNOUNCED_COMPILE) {
-            announce(&format!("compiling {name} ({})…", megabytes(size)));
-        }
-    };
-    let (component, outcome) = runtime
-        .load_in_background(&source.content_hash, source.precompiled, move || read.bytes(), compiling)
-        .await
-        .map_err(|e| problem(diagnose::load_failure(source.bytes().ok().as_deref(), &e)))?;
-    tracing::debug!("{} loaded: {outcome:?}", source.display());
-    let label: Arc<str> = source.display().into();
-    let sandbox = Sandbox::empty(DESCRIBE_MEMORY, DESCRIBE_DEADLINE);
-    let described = async {
-        let mut instance = runtime.instantiate(&component, label, &sandbox).await?;
-        instance.describe().await
-    }
-    .await;
-    let (result, fault_at) = match described {
-        Ok(info) => {
-            (check_description(&info).map(|()| info).map_err(|e| format!("invalid self-description: {e}")), None)
-        }
-        Err(fault) => {
-            (Err(format!("describe() failed: {}", diagnose::first_line(&fault.to_string()))), Some(now_secs()))
-        }
-    };
-    let cached = CachedDescription { format: DESCRIPTION_FORMAT, result, fault_at };
-    if let Ok(json) = serde_json::to_vec(&cached)
-        && let Err(error) = cache.write_entry(EntryKind::Description, subject, &cache_path, &json)
-    {
-        tracing::warn!("cannot cache the description of {}: {error}", source.display());
-    }
-    let info = cached.result.map_err(problem)?;
-    Ok(Plugin { source, info, component: tokio::sync::OnceCell::from(component) })
-}
-
-/// A size for people: `21.2 MB`, `0.6 MB`.
-fn megabytes(bytes: usize) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
 #[cfg(test)]

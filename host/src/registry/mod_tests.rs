@@ -3,7 +3,7 @@
 use airlock_tests::fixtures;
 
 use super::*;
-use crate::runtime::CacheOutcome;
+use crate::runtime::{CacheOutcome, Sandbox};
 use crate::testing::{Setup, runtime};
 
 fn problem_for<'a>(registry: &'a Registry, file: &str) -> &'a LoadProblem {
@@ -128,7 +128,7 @@ async fn precompiled_code_that_does_not_fit_the_engine_is_compiled_instead() {
     for native in [Some(foreign), Some(&b"not native code"[..]), None] {
         let (component, outcome) = runtime.load_native(&read_file.content_hash, native, || read_file.bytes()).unwrap();
         assert_ne!(outcome, CacheOutcome::Precompiled);
-        let sandbox = Sandbox::empty(DESCRIBE_MEMORY, DESCRIBE_DEADLINE);
+        let sandbox = Sandbox::empty(64 << 20, Duration::from_secs(5));
         let info =
             runtime.instantiate(&component, "read_file".into(), &sandbox).await.unwrap().describe().await.unwrap();
         assert_eq!(info.tools[0].name, "read_file");
@@ -415,6 +415,80 @@ async fn describes_that_spin_or_sleep_cost_one_deadline_once_then_nothing() {
     let second = started.elapsed();
     assert!(problem_for(&registry, "spin_a.wasm").reason.contains("deadline"));
     assert!(second < Duration::from_secs(2), "the failures were not cached: {second:?}");
+}
+
+/// Writes `count` spinning variants of the trust probe (`spin_00` …) into the workspace's
+/// plugin folder (as many as it may hold) and the rest into the user's, compiled first.
+fn spinning(runtime: &Runtime, setup: &Setup, count: usize) -> Vec<String> {
+    let workspace = setup.workspace.join(".airlock/plugins");
+    std::fs::create_dir_all(&workspace).unwrap();
+    (0..count)
+        .map(|index| {
+            let name = format!("spin_{index:02}");
+            let bytes = variants::trust_probe(&format!("name={name};describe=spin"));
+            runtime.load(&content_hash(&bytes), || Ok(bytes.clone())).unwrap();
+            let dir = if index < source::MAX_WORKSPACE_PLUGINS { workspace.clone() } else { setup.dirs().user };
+            std::fs::write(dir.join(format!("{name}.wasm")), &bytes).unwrap();
+            name
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn many_spinning_describes_share_one_budget_and_are_remembered_by_digest() {
+    for count in [20, 40] {
+        let (_cache, runtime) = fresh_runtime();
+        // An honest plugin of the user's, beside them.
+        let setup = Setup::new(&[fixtures::ECHO_TOOLS]);
+        let names = spinning(&runtime, &setup, count);
+        let mut remembered = 0;
+        let mut starts = 0;
+        // Each start describes what is not remembered yet, within one budget, at most as
+        // many at once as the process has instances; the next start skips what faulted.
+        while remembered < count {
+            starts += 1;
+            assert!(starts <= count.div_ceil(16) + 1, "{count}: still describing after {starts} starts");
+            let started = std::time::Instant::now();
+            let registry = Registry::load(&runtime, &setup.dirs()).await;
+            tracing::info!("{count} spinning describes, start {starts}: {:?}", started.elapsed());
+            assert!(registry.get("echo").is_some(), "{count}: the honest plugin still loads");
+            let reasons: Vec<&str> =
+                names.iter().map(|n| problem_for(&registry, &format!("{n}.wasm")).reason.as_str()).collect();
+            let earlier = reasons.iter().filter(|r| r.contains("at an earlier start")).count();
+            let faulted =
+                reasons.iter().filter(|r| r.contains("ran past its deadline") && !r.contains("earlier")).count();
+            let waiting = reasons.iter().filter(|r| r.contains("not described")).count();
+            assert_eq!(earlier, remembered, "{count}, start {starts}: {reasons:#?}");
+            assert_eq!(earlier + faulted + waiting, count, "{count}, start {starts}: {reasons:#?}");
+            assert!(faulted > 0 && faulted <= 16, "{count}, start {starts}: {faulted} described at once");
+            remembered += faulted;
+        }
+        // Every digest is remembered: nothing is described, nothing waited on.
+        let registry = Registry::load(&runtime, &setup.dirs()).await;
+        assert!(names.iter().all(|n| problem_for(&registry, &format!("{n}.wasm")).reason.contains("earlier start")));
+        // A fixed plugin is a new digest: it is described again, and loads.
+        let fixed = variants::trust_probe("name=spin_00;describe=ok");
+        std::fs::write(setup.workspace.join(".airlock/plugins/spin_00.wasm"), &fixed).unwrap();
+        let registry = Registry::load(&runtime, &setup.dirs()).await;
+        assert_eq!(registry.get("probe_read").map(|t| t.plugin.info.name.as_str()), Some("spin_00"));
+    }
+}
+
+#[tokio::test]
+async fn a_check_describes_a_remembered_fault_again() {
+    let (_cache, runtime) = fresh_runtime();
+    let setup = Setup::new(&[]);
+    let names = spinning(&runtime, &setup, 1);
+    let file = setup.workspace.join(format!(".airlock/plugins/{}.wasm", names[0]));
+    Registry::load(&runtime, &setup.dirs()).await;
+    let registry = Registry::load(&runtime, &setup.dirs()).await;
+    let reason = &problem_for(&registry, "spin_00.wasm").reason;
+    assert!(reason.contains("at an earlier start") && reason.contains("airlock plugins check"), "{reason}");
+    // `plugins check` (and `inspect`, `install`) describe it on their own, again.
+    let started = std::time::Instant::now();
+    let checked = Registry::inspect_from(&runtime, &file, Origin::Workspace).await.unwrap_err();
+    assert!(checked.reason.contains("describe() failed") && !checked.reason.contains("earlier"), "{}", checked.reason);
+    assert!(started.elapsed() >= Duration::from_secs(4), "it ran again, to its own deadline");
 }
 
 #[tokio::test]

@@ -34,7 +34,7 @@ impl Scheduler {
             tool,
             mut args,
             started,
-            writes,
+            mut writes,
             access,
             description,
             confirmation,
@@ -110,6 +110,7 @@ impl Scheduler {
                     description: description.clone(),
                     confirmation,
                     path: path.clone(),
+                    bound: matches!(writes, super::call::Writes::Bound(_)),
                     writable,
                     sandbox: access.held(&tool.info, &writes),
                 };
@@ -136,6 +137,10 @@ impl Scheduler {
                             Ok(new_args) => {
                                 args = new_args;
                                 modified = true;
+                                // What the person wrote is what a bound edit may write.
+                                if let super::call::Writes::Bound(bound) = &mut writes {
+                                    bound.set_proposed(proposed);
+                                }
                             }
                             Err(error) => return fail(error),
                         }

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::bound::{BoundEdit, Scratch};
 use super::groups::Reach;
 use super::{CompletedCall, Scheduler, grant, output};
 use crate::cancel::Cancellation;
@@ -56,9 +57,12 @@ pub(super) enum Writes {
     /// What its grant allows (calls whose confirmation is not an edit: the person was shown
     /// that grant).
     Grant,
-    /// An edit: the folder of the file its confirmation showed, nothing else.
+    /// A built-in's edit: the folder of the file its confirmation showed, nothing else.
     Edit(EditTarget),
-    /// An edit of a file that cannot be resolved: nothing.
+    /// A third-party plugin's edit: the file its confirmation showed, to the content shown,
+    /// written by the host ([`super::bound`]); the rest of what the call writes is discarded.
+    Bound(Box<BoundEdit>),
+    /// An edit of a file that cannot be resolved or that no grant lets it write: nothing.
     Nothing,
 }
 
@@ -105,19 +109,24 @@ impl Access {
         match writes {
             Writes::Grant => self.effective.preopens(tool, Phase::Execute),
             Writes::Edit(target) => self.effective.edit_preopens(tool, &target.dir),
-            Writes::Nothing => self.effective.preopens(tool, Phase::Check),
+            // Its scratch copy exists only while it runs; the real folders stay read-only.
+            Writes::Bound(_) | Writes::Nothing => self.effective.preopens(tool, Phase::Check),
         }
     }
 
     /// Everything the execution's sandbox will hold, for the person asked to allow it:
     /// folders, network rules, the environment names granted, and the limits.
     pub fn held(&self, tool: &crate::contract::ToolInfo, writes: &Writes) -> crate::capability::Held {
+        let mut folders: Vec<crate::capability::HeldFolder> = self
+            .execute_preopens(tool, writes)
+            .into_iter()
+            .map(|p| crate::capability::HeldFolder { path: p.host, writable: p.writable })
+            .collect();
+        if let Writes::Bound(bound) = writes {
+            folders.push(crate::capability::HeldFolder { path: bound.target.file.clone(), writable: true });
+        }
         crate::capability::Held {
-            folders: self
-                .execute_preopens(tool, writes)
-                .into_iter()
-                .map(|p| crate::capability::HeldFolder { path: p.host, writable: p.writable })
-                .collect(),
+            folders,
             network: self.effective.network.iter().map(ToString::to_string).collect(),
             env: self.effective.env.clone(),
             memory_bytes: self.limits.memory as u64,
@@ -139,6 +148,7 @@ impl Access {
                 .filter(|p| p.writable)
                 .map(|p| p.host)
                 .collect(),
+            Writes::Bound(bound) => vec![bound.target.file.clone()],
             Writes::Nothing => Vec::new(),
         }
     }
@@ -186,7 +196,10 @@ impl Ready {
         match &self.writes {
             // A file with other hard links is also a file elsewhere: its tree says nothing.
             Writes::Edit(target) if hard_linked(&target.file) => Reach::Unknown,
-            Writes::Edit(_) | Writes::Nothing => Reach::Trees(self.access.writable(&self.tool.info, &self.writes)),
+            Writes::Bound(bound) if hard_linked(&bound.target.file) => Reach::Unknown,
+            Writes::Edit(_) | Writes::Bound(_) | Writes::Nothing => {
+                Reach::Trees(self.access.writable(&self.tool.info, &self.writes))
+            }
             Writes::Grant => Reach::Unknown,
         }
     }
@@ -232,14 +245,22 @@ impl Scheduler {
             false => (None, None),
         };
         let run = Run { tool: &tool, call: &call, args: &args, writes: &writes, cancel, live, events, approved_line };
-        let mut outcome = self.run_once(&run, &access, kept).await;
+        let mut scratch = match scratch_for(&writes).await {
+            Ok(scratch) => scratch,
+            Err(error) => return finish_metered(&call, started, Err(error), events, Some(&access.meter)),
+        };
+        let mut outcome = self.run_once(&run, &access, kept, scratch.as_ref()).await;
         // A failure for want of what the plugin requested and nobody granted: the person may
-        // grant it on the spot, and the call runs once more with it.
+        // grant it on the spot, and the call runs once more with it (in a fresh copy).
         if outcome.result.is_err()
             && !cancel.is_cancelled()
             && let Some(widened) = self.offer_grant(&run, &access, &outcome.denied).await
         {
-            outcome = self.run_once(&run, &widened, None).await;
+            scratch = match scratch_for(&writes).await {
+                Ok(fresh) => fresh,
+                Err(error) => return finish_metered(&call, started, Err(error), events, Some(&access.meter)),
+            };
+            outcome = self.run_once(&run, &widened, None, scratch.as_ref()).await;
         }
         // A command the OS sandbox blocked: the person may let it run again with exactly the
         // access it lacked.
@@ -247,7 +268,11 @@ impl Scheduler {
             && !cancel.is_cancelled()
             && let Some(widened) = self.offer_sandbox_access(&run, &access, &outcome.blocked).await
         {
-            outcome = self.run_once(&run, &widened, None).await;
+            scratch = match scratch_for(&writes).await {
+                Ok(fresh) => fresh,
+                Err(error) => return finish_metered(&call, started, Err(error), events, Some(&access.meter)),
+            };
+            outcome = self.run_once(&run, &widened, None, scratch.as_ref()).await;
         }
         let lines = grant::blocked_lines(&tool.plugin.info.name, &outcome.blocked);
         let result = explain_blocked(outcome.result, &lines);
@@ -269,6 +294,10 @@ impl Scheduler {
         if let (Ok(_), Some(kept)) = (&result, kept_mode) {
             kept.restore();
         }
+        let result = match (&writes, scratch) {
+            (Writes::Bound(bound), Some(scratch)) => self.settle(bound, scratch, result, &tool, events).await,
+            (_, _) => result,
+        };
         let ending = Ending {
             started: Some(started),
             executing: Some(executing),
@@ -279,15 +308,45 @@ impl Scheduler {
         finish_with(&call, result, events, ending)
     }
 
+    /// Takes a bound edit's approved file out of its scratch copy, off the async workers,
+    /// and tells the person what was discarded.
+    async fn settle(
+        &self,
+        bound: &BoundEdit,
+        scratch: Scratch,
+        result: Result<ToolOutput, ToolError>,
+        tool: &RegisteredTool,
+        events: &EventSink,
+    ) -> Result<ToolOutput, ToolError> {
+        let (bound, workspace, name) = (bound.clone(), self.workspace.clone(), tool.info.name.clone());
+        let settled = tokio::task::spawn_blocking(move || bound.settle(&scratch, result, &name, &workspace)).await;
+        match settled {
+            Ok(settled) => {
+                if let Some(message) = settled.warning {
+                    events.send(Event::Warning { message });
+                }
+                settled.result
+            }
+            Err(error) => Err(ToolError::new(ErrorKind::Execution, format!("the edit could not be applied: {error}"))),
+        }
+    }
+
     /// One execution of `run` under `access`, in the call's `kept` check instance when it
-    /// is still there, else in a fresh one.
-    pub(super) async fn run_once(&self, run: &Run<'_>, access: &Access, kept: Option<Parked>) -> Outcome {
+    /// is still there, else in a fresh one (a bound edit's in its `scratch` copy).
+    pub(super) async fn run_once(
+        &self,
+        run: &Run<'_>,
+        access: &Access,
+        kept: Option<Parked>,
+        scratch: Option<&Scratch>,
+    ) -> Outcome {
         let Run { tool, call, args, writes, cancel, live, events, approved_line } = run;
         let instance = match kept.and_then(Parked::resume) {
             Some(instance) => Ok(instance),
             None => {
                 let processes = self.process_access(tool, access, writes, approved_line.clone());
-                self.instance(tool, call, access, execution(writes), cancel, live.clone(), processes).await
+                let sandboxing = execution(writes, scratch.map(Scratch::root));
+                self.instance(tool, call, access, sandboxing, cancel, live.clone(), processes).await
             }
         };
         match instance {
@@ -341,11 +400,15 @@ impl Scheduler {
         writes: &Writes,
         cancel: &Cancellation,
     ) -> Option<Parked> {
-        if tool.info.streams_output || self.process_access(tool, access, writes, None).is_some() {
+        // A bound edit executes in a scratch copy made when it runs.
+        if tool.info.streams_output
+            || matches!(writes, Writes::Bound(_))
+            || self.process_access(tool, access, writes, None).is_some()
+        {
             return None;
         }
         let check = self.sandbox(tool, call, access, Sandboxing::Phase(Phase::Check), cancel, None, None);
-        let execute = self.sandbox(tool, call, access, execution(writes), cancel, None, None);
+        let execute = self.sandbox(tool, call, access, execution(writes, None), cancel, None, None);
         if !check.holds_the_same(&execute) {
             return None;
         }
@@ -368,6 +431,9 @@ impl Scheduler {
             Sandboxing::Phase(phase) => (access.effective.preopens(&tool.info, phase), phase),
             Sandboxing::Edit(Some(dir)) => (access.effective.edit_preopens(&tool.info, dir), Phase::Execute),
             Sandboxing::Edit(None) => (access.effective.preopens(&tool.info, Phase::Check), Phase::Execute),
+            Sandboxing::Bound { dir, scratch } => {
+                (access.effective.bound_preopens(&tool.info, dir, scratch), Phase::Execute)
+            }
         };
         // The check phases (validate, describe-call, confirm, modify-args) run before anyone
         // approved anything: no network and no environment, so they cannot send or use what
@@ -563,14 +629,35 @@ pub(super) enum Sandboxing<'a> {
     /// An approved edit's execution: writable in this folder only (if the grant covers it),
     /// or nowhere.
     Edit(Option<&'a Path>),
+    /// A bound edit's execution: the scratch copy writable at the path of the folder `dir`,
+    /// everything else read-only.
+    Bound { dir: &'a Path, scratch: &'a Path },
 }
 
-/// The preopens of an execution under `writes`.
-fn execution(writes: &Writes) -> Sandboxing<'_> {
-    match writes {
-        Writes::Grant => Sandboxing::Phase(Phase::Execute),
-        Writes::Edit(target) => Sandboxing::Edit(Some(&target.dir)),
-        Writes::Nothing => Sandboxing::Edit(None),
+/// The preopens of an execution under `writes`, given a bound edit's `scratch` copy (a
+/// bound edit without one writes nowhere).
+fn execution<'a>(writes: &'a Writes, scratch: Option<&'a Path>) -> Sandboxing<'a> {
+    match (writes, scratch) {
+        (Writes::Grant, _) => Sandboxing::Phase(Phase::Execute),
+        (Writes::Edit(target), _) => Sandboxing::Edit(Some(&target.dir)),
+        (Writes::Bound(bound), Some(scratch)) => Sandboxing::Bound { dir: &bound.target.dir, scratch },
+        (Writes::Bound(_) | Writes::Nothing, _) => Sandboxing::Edit(None),
+    }
+}
+
+/// A fresh scratch copy for a bound edit's execution (made off the async workers); `None`
+/// for other calls.
+async fn scratch_for(writes: &Writes) -> Result<Option<Scratch>, ToolError> {
+    let Writes::Bound(bound) = writes else { return Ok(None) };
+    let bound = bound.clone();
+    let copied = tokio::task::spawn_blocking(move || bound.scratch()).await;
+    match copied {
+        Ok(Ok(scratch)) => Ok(Some(scratch)),
+        Ok(Err(error)) => Err(ToolError::new(
+            ErrorKind::Execution,
+            format!("airlock could not prepare the edit (copying the file's folder): {error}"),
+        )),
+        Err(error) => Err(ToolError::new(ErrorKind::Execution, format!("airlock could not prepare the edit: {error}"))),
     }
 }
 

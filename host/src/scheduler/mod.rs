@@ -15,6 +15,7 @@
 //! when cancelled.
 
 mod approval;
+mod bound;
 mod call;
 mod grant;
 mod groups;

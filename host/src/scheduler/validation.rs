@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::bound::BoundEdit;
 use super::call::{Access, EditTarget, Writes, cancelled, fault_error, finish};
 use super::{CompletedCall, Scheduler};
 use crate::cancel::Cancellation;
@@ -16,7 +17,7 @@ use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::model::FunctionCall;
 use crate::policy::Verdict;
 use crate::policy::rules::CallFacts;
-use crate::registry::{ArgsProblem, RegisteredTool};
+use crate::registry::{ArgsProblem, Origin, RegisteredTool};
 use crate::runtime::{Instance, Parked};
 
 /// The outcome of validation: a call to approve, or one that already ended.
@@ -101,11 +102,18 @@ impl Scheduler {
             }
         };
 
-        let writes = match &confirmation {
-            Some(Confirmation::Edit { path, .. }) => {
-                EditTarget::resolve(&self.workspace, path).map_or(Writes::Nothing, Writes::Edit)
+        let writes = match self.writes(&tool, &access, confirmation.as_ref()) {
+            Ok(writes) => writes,
+            Err(message) => {
+                let error = Err(ToolError::new(ErrorKind::PolicyDenied, message));
+                return Validated::Done(Box::new(super::call::finish_metered(
+                    call,
+                    started,
+                    error,
+                    events,
+                    Some(&access.meter),
+                )));
             }
-            _ => Writes::Grant,
         };
         let kept = self.keep_for_execution(instance, &tool, call, &access, &writes, cancel);
         let path = touched_path(confirmation.as_ref(), &args, &self.workspace, tool.info.kind.is_read_only());
@@ -126,6 +134,29 @@ impl Scheduler {
             command,
             kept,
         }))
+    }
+
+    /// What the call may write once approved, from its confirmation: an edit binds it to the
+    /// file shown — a built-in writes that file's folder itself, a third-party plugin's edit
+    /// is applied by the host ([`BoundEdit`]); any other call writes what its grant allows.
+    /// An error when the edit cannot be bound.
+    fn writes(
+        &self,
+        tool: &RegisteredTool,
+        access: &Access,
+        confirmation: Option<&Confirmation>,
+    ) -> Result<Writes, String> {
+        let Some(Confirmation::Edit { path, original, proposed, .. }) = confirmation else {
+            return Ok(Writes::Grant);
+        };
+        let Some(target) = EditTarget::resolve(&self.workspace, path) else { return Ok(Writes::Nothing) };
+        if tool.plugin.source.origin == Origin::Builtin {
+            return Ok(Writes::Edit(target));
+        }
+        if !access.effective.may_write(&tool.info, &target.dir) {
+            return Ok(Writes::Nothing);
+        }
+        BoundEdit::new(target, original, proposed).map(|bound| Writes::Bound(Box::new(bound)))
     }
 
     /// validate, describe-call and confirm, in one read-only instance (returned with their
