@@ -15,7 +15,7 @@
 mod compress;
 pub mod context_files;
 mod finish;
-mod loop_detect;
+pub mod loop_detect;
 mod prompt;
 pub mod todos;
 

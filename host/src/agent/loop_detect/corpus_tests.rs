@@ -90,7 +90,7 @@ fn closeness(text: &str) -> [f64; 3] {
     let mut repeats = ContentRepeats::default();
     let mut closest = [0.0f64; 3];
     for &byte in text.as_bytes() {
-        let (exact, folded) = repeats.step(byte);
+        let (exact, folded) = repeats.step(byte, 1, 1);
         if let Some(tail) = exact {
             let block = tail.structured || tail.unit < t.short_unit;
             let (rule, span) = if block { (1, t.block_span) } else { (0, t.prose_span) };

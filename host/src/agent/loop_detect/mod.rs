@@ -5,7 +5,7 @@
 //! share most of their words, code repeats its shapes, and a passage may come back later.
 //! What marks a loop is one passage copied again and again with nothing new between,
 //! growing without end. So a stop needs the answer's end to be one unit copied back to back
-//! ([`period`]): at least 5 copies over at least 500 bytes in prose; 4 KiB for short units
+//! (`period.rs`): at least 5 copies over at least 500 bytes in prose; 4 KiB for short units
 //! (separators, padding, `0, 0, 0`) and for repetition inside a code block or a table. A
 //! passage that repeats with only its numbers changing ("Attempt 7: …") counts in prose
 //! only, and needs 16 copies over 5 KiB, since numbered items are what lists are made of
@@ -195,8 +195,10 @@ impl ContentRepeats {
         if self.found.is_some() {
             return self.found.clone();
         }
+        let exact_floor = self.thresholds.prose_span.min(self.thresholds.block_span);
+        let counting_floor = self.thresholds.counting_span;
         for &byte in delta.as_bytes() {
-            let (exact, folded) = self.step(byte);
+            let (exact, folded) = self.step(byte, exact_floor, counting_floor);
             if let Some(tail) = exact.filter(|t| self.thresholds.is_loop(t)) {
                 let start = self.exact.bytes().len() - tail.span;
                 return self.found(tail, start + tail.unit, false);
@@ -211,17 +213,18 @@ impl ContentRepeats {
     }
 
     /// Adds one byte of the answer; the longest repetition now ending the text as written,
-    /// and the one ending its digits-folded form (none when the byte continues a number).
-    fn step(&mut self, byte: u8) -> (Option<Tail>, Option<Tail>) {
+    /// and the one ending its digits-folded form (none when the byte continues a number),
+    /// each if it spans at least its floor.
+    fn step(&mut self, byte: u8, exact_floor: usize, counting_floor: usize) -> (Option<Tail>, Option<Tail>) {
         self.exact.push(byte);
-        let exact = self.exact.longest();
+        let exact = self.exact.longest(exact_floor);
         let digit = byte.is_ascii_digit();
         if digit && self.in_number {
             return (exact, None);
         }
         self.in_number = digit;
         self.numbers.push(if digit { NUMBER } else { byte });
-        (exact, self.numbers.longest())
+        (exact, self.numbers.longest(counting_floor))
     }
 
     fn found(&mut self, tail: Tail, kept: usize, counting: bool) -> Option<Repetition> {

@@ -69,13 +69,17 @@ struct Candidate {
 #[derive(Debug)]
 pub(super) struct Periodicity {
     bytes: Vec<u8>,
+    /// The last [`SMALL_UNITS`] bytes, the latest in the low byte.
+    recent: u128,
     /// `small[d - 1]`: bytes in a row, ending at the last one, equal to the byte `d` before.
-    small: [usize; SMALL_UNITS],
+    small: [u32; SMALL_UNITS],
     large: Vec<Candidate>,
+    /// The longest span of all the repetitions ending at the last byte.
+    longest_span: usize,
     /// The rolling hash of the last [`WINDOW`] bytes.
     hash: u64,
     /// By window hash: where the latest window with that hash ended (0: none yet).
-    table: Box<[usize]>,
+    table: Box<[u32]>,
     blocks: Blocks,
 }
 
@@ -83,8 +87,10 @@ impl Default for Periodicity {
     fn default() -> Self {
         Self {
             bytes: Vec::new(),
+            recent: 0,
             small: [0; SMALL_UNITS],
             large: Vec::with_capacity(MAX_CANDIDATES),
+            longest_span: 0,
             hash: 0,
             table: vec![0; 1 << TABLE_BITS].into_boxed_slice(),
             blocks: Blocks::default(),
@@ -102,13 +108,26 @@ impl Periodicity {
     pub fn push(&mut self, byte: u8) {
         let at = self.bytes.len();
         self.bytes.push(byte);
-        let bytes = &self.bytes;
-        for (unit, run) in (1..=SMALL_UNITS.min(at)).zip(self.small.iter_mut()) {
-            *run = if bytes[at - unit] == byte { *run + 1 } else { 0 };
+        // Lane `d - 1` holds the byte `d` back; lanes before the stream's start never count.
+        // Branch-free, so the sixteen lanes are compared at once.
+        let back = self.recent.to_le_bytes();
+        let lanes = at.min(SMALL_UNITS);
+        let mut longest_small = 0u32;
+        for (lane, run) in self.small[..lanes].iter_mut().enumerate() {
+            let same = u32::from(back[lane] == byte);
+            *run = (*run + 1) * same;
+            longest_small = longest_small.max((*run + lane as u32 + 1) * same);
         }
+        let mut longest = longest_small as usize;
+        self.recent = (self.recent << 8) | u128::from(byte);
+        let bytes = &self.bytes;
         self.large.retain_mut(|candidate| {
-            candidate.run += 1;
-            bytes[at - candidate.unit] == byte
+            let same = bytes[at - candidate.unit] == byte;
+            if same {
+                candidate.run += 1;
+                longest = longest.max(candidate.run + candidate.unit);
+            }
+            same
         });
         self.hash = self.hash.wrapping_mul(BASE).wrapping_add(u64::from(byte) + 1);
         if at >= WINDOW {
@@ -117,6 +136,7 @@ impl Periodicity {
         if at + 1 >= WINDOW {
             self.propose(at + 1);
         }
+        self.longest_span = longest;
         self.blocks.push(byte, at);
     }
 
@@ -124,7 +144,9 @@ impl Periodicity {
     /// unit not yet followed, that unit is followed from now on.
     fn propose(&mut self, end: usize) {
         let slot = (self.hash.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - TABLE_BITS)) as usize;
-        let before = std::mem::replace(&mut self.table[slot], end);
+        // Past 4 GiB the table keeps nothing new: no answer is that long.
+        let Ok(end_u32) = u32::try_from(end) else { return };
+        let before = std::mem::replace(&mut self.table[slot], end_u32) as usize;
         if before == 0 {
             return;
         }
@@ -141,11 +163,15 @@ impl Periodicity {
         }
     }
 
-    /// The longest repetition ending at the last byte, if any, told by its shortest unit:
-    /// a stretch with period `d` also has periods `2d`, `3d` and so on over the same span,
-    /// and a run of dashes is a run of one dash, not of eight.
-    pub fn longest(&self) -> Option<Tail> {
-        let small = self.small.iter().enumerate().map(|(index, &run)| (index + 1, run));
+    /// The longest repetition ending at the last byte, if it spans at least `min_span`
+    /// bytes, told by its shortest unit: a stretch with period `d` also has periods `2d`,
+    /// `3d` and so on over the same span, and a run of dashes is a run of one dash, not of
+    /// eight.
+    pub fn longest(&self, min_span: usize) -> Option<Tail> {
+        if self.longest_span < min_span.max(1) {
+            return None;
+        }
+        let small = self.small.iter().enumerate().map(|(lane, &run)| (lane + 1, run as usize));
         let large = self.large.iter().map(|c| (c.unit, c.run));
         let (unit, span) = small
             .chain(large)
