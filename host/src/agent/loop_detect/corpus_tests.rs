@@ -1,11 +1,12 @@
 //! The loop corpus (`corpus/`, its README says where each group comes from), streamed
 //! through the detector the way providers stream: ordinary answers are never stopped, real
-//! loops always are, whatever the chunking.
+//! loops always are, whatever the chunking; and sequences of tool calls.
 
 use std::path::{Path, PathBuf};
 
 use super::period::Tail;
 use super::*;
+use crate::model::FunctionCall;
 
 fn corpus(group: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src/agent/loop_detect/corpus").join(group)
@@ -183,6 +184,32 @@ fn the_loops_that_number_their_copies_are_told_apart() {
             panic!("{name}: not caught");
         };
         assert_eq!(counting, name.starts_with("counting-"), "{name}");
+    }
+}
+
+/// The calls of a file of `calls/`, one JSON object per line: `name`, and `arguments` as
+/// an object or as the raw text a model sent.
+fn calls_of(text: &str) -> Vec<FunctionCall> {
+    text.lines()
+        .map(|line| {
+            let call: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            let arguments = match &call["arguments"] {
+                serde_json::Value::String(raw) => raw.clone(),
+                other => other.to_string(),
+            };
+            FunctionCall { id: "c".into(), name: call["name"].as_str().unwrap().to_owned(), arguments, signature: None }
+        })
+        .collect()
+}
+
+#[test]
+fn call_sequences_are_loops_only_when_the_same_call_comes_back_to_back() {
+    let sequences = files(&corpus("calls"));
+    assert!(sequences.len() >= 10, "{}", sequences.len());
+    for (name, text) in sequences {
+        let mut repeats = CallRepeats::default();
+        let found = calls_of(&text).iter().find_map(|call| repeats.observe(call));
+        assert_eq!(found.is_some(), name.starts_with("loop-"), "{name}: {found:?}");
     }
 }
 
