@@ -192,9 +192,12 @@ struct Blocks {
     /// The current line's first non-blank bytes, up to three.
     lead: [u8; 3],
     lead_len: usize,
+    /// Whether the current line is known to be a table row or not yet.
+    row_known: bool,
     /// Where the fenced code block the stream is in starts (after its opening fence line).
     code_since: Option<usize>,
-    /// Where the run of table rows the stream is in starts.
+    /// Where the run of table rows the stream is in starts: lines that start with `|`, or
+    /// with a box-drawing character (U+2500 to U+257F, `E2 94 xx` or `E2 95 xx` in UTF-8).
     table_since: Option<usize>,
 }
 
@@ -207,27 +210,34 @@ impl Blocks {
                     None => Some(at + 1),
                 };
             }
-            if self.lead_len == 0 {
+            if !self.row_known {
                 // A blank line ends a table.
                 self.table_since = None;
             }
             self.line_start = at + 1;
             self.lead_len = 0;
+            self.row_known = false;
             return;
         }
-        if self.lead_len == 0 {
-            if byte == b' ' || byte == b'\t' {
-                return;
-            }
-            if byte == b'|' {
-                self.table_since.get_or_insert(self.line_start);
-            } else {
-                self.table_since = None;
-            }
+        if self.lead_len == 0 && (byte == b' ' || byte == b'\t') {
+            return;
         }
         if self.lead_len < self.lead.len() {
             self.lead[self.lead_len] = byte;
             self.lead_len += 1;
+        }
+        if !self.row_known {
+            match self.lead[..self.lead_len] {
+                [b'|'] | [0xe2, 0x94 | 0x95] => {
+                    self.table_since.get_or_insert(self.line_start);
+                    self.row_known = true;
+                }
+                [0xe2] => {}
+                _ => {
+                    self.table_since = None;
+                    self.row_known = true;
+                }
+            }
         }
     }
 
