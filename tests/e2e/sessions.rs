@@ -5,7 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use airlock_tests::{FAST_RETRIES, MockModel, Session, Turn, Wire, call, declared_tools, function_responses};
+use std::time::Duration;
+
+use airlock_tests::pty::Pty;
+use airlock_tests::{
+    FAST_RETRIES, MockModel, Session, Turn, Wire, call, declared_tools, function_responses, run_bounded,
+};
 use serde_json::{Value, json};
 
 const WIRES: [Wire; 3] = [Wire::Gemini, Wire::OpenAi, Wire::Anthropic];
@@ -381,12 +386,135 @@ fn chanting_text_is_cut_off_and_the_model_is_nudged() {
     mock.push_turn(Turn::text("Changing approach."));
     let done = s.airlock(&mock, &["-p", "think"]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
-    assert!(done.stderr.contains("loop detected: the model repeated the same text"), "{}", done.stderr);
+    assert!(done.stderr.contains("loop detected: the model wrote the same 51-byte passage"), "{}", done.stderr);
     let said = conversation(&mock.requests()[1]);
     let chant = &said[1];
     assert!(chant.starts_with("I am sure") && chant.len() < 40 * 51, "the chant is cut off: {}", chant.len());
     assert!(said[2].contains("[airlock] Loop detected") && said[2].contains("cut off"), "{said:#?}");
     assert!(done.stdout.ends_with("Changing approach.\n"), "{}", done.stdout);
+}
+
+/// The status list of issue 24, which the old detector stopped (exit 54, printed twice).
+const STATUS_LIST: &str = "I went through every module:\n\n\
+    - src/module_1.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_2.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_3.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_4.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_5.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_6.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_7.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_8.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_9.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_10.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_11.rs: no changes needed; its tests pass and its docs are current.\n\
+    - src/module_12.rs: no changes needed; its tests pass and its docs are current.\n\n\
+    Nothing else to do.";
+
+#[test]
+fn a_twelve_item_status_list_is_answered_once_with_exit_0() {
+    for wire in WIRES {
+        let s = session();
+        let mock = MockModel::start(wire);
+        mock.push_turn(Turn::text(STATUS_LIST));
+        let done = s.airlock(&mock, &["-p", "check every module"]);
+        assert_eq!(done.code, Some(0), "{wire:?}: {}", done.stderr);
+        assert_eq!(done.stdout, format!("{STATUS_LIST}\n"), "{wire:?}: printed once, whole");
+        assert!(!done.stderr.contains("loop"), "{wire:?}: {}", done.stderr);
+        assert_eq!(mock.requests().len(), 1, "{wire:?}: one model request");
+    }
+}
+
+/// A sentence the model chants; the mock streams 40 of them in three pieces of 680
+/// characters, so the first piece (where the loop is found) ends mid-word.
+const CHANT: &str = "I am sure I should check the same thing again now. ";
+
+/// `line` is what was shown of a chant cut off while it streamed: a beginning of it, past
+/// the point where the loop is found, ending mid-word.
+fn assert_cut_chant(line: &str) {
+    let chant = CHANT.repeat(40);
+    assert!(chant.starts_with(line) && line.len() > 500 && line.len() < chant.len(), "not a cut chant: {line:?}");
+    assert!(line.ends_with(|c: char| c.is_alphabetic()), "cut mid-word: {line:?}");
+}
+
+#[test]
+fn a_cut_answer_stays_as_shown_and_the_retry_starts_on_a_new_line() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::text(CHANT.repeat(40)));
+    mock.push_turn(Turn::text("Changing approach."));
+    let done = s.airlock(&mock, &["-p", "think"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let lines: Vec<&str> = done.stdout.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 2, "{:?}", done.stdout);
+    assert_cut_chant(lines[0].trim_end_matches('\n'));
+    assert_eq!(lines[1], "Changing approach.\n");
+    assert!(
+        done.stderr.contains("warning: loop detected: the model wrote the same 51-byte passage"),
+        "{}",
+        done.stderr
+    );
+    // The history keeps the first copy only: the retry does not pay for the others.
+    let said = conversation(&mock.requests()[1]);
+    assert_eq!(said[1], CHANT, "{said:#?}");
+    assert!(said[2].contains("[airlock] Loop detected") && said[2].contains("cut off"), "{said:#?}");
+}
+
+#[test]
+fn a_second_loop_stops_the_run_with_each_answer_on_its_own_line() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::text(CHANT.repeat(40)));
+    mock.push_turn(Turn::text(CHANT.repeat(40)));
+    mock.push_turn(Turn::text("never asked for"));
+    let done = s.airlock(&mock, &["-p", "think"]);
+    assert_eq!(done.code, Some(54), "{}", done.stderr);
+    let lines: Vec<&str> = done.stdout.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 2, "{:?}", done.stdout);
+    for line in lines {
+        assert!(line.ends_with('\n'), "{line:?}");
+        assert_cut_chant(line.trim_end_matches('\n'));
+    }
+    let last = done.stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("airlock: stopped: the model wrote the same"), "{}", done.stderr);
+    assert_eq!(mock.requests().len(), 2, "no request after the stop");
+}
+
+#[test]
+fn a_looping_stream_is_dropped_at_once_not_read_to_its_end() {
+    // The chant's stream never ends: were it read to its end, the run would wait out the
+    // idle timeout (10 minutes) and the bound below would kill it.
+    let s = session();
+    s.write_config(&format!("idle_timeout_secs = 600\n{FAST_RETRIES}"));
+    let mock = MockModel::start(Wire::Anthropic);
+    mock.push_turn(Turn::stall_after_text(CHANT.repeat(40)));
+    mock.push_turn(Turn::text("Changing approach."));
+    let mut command = s.command(&mock);
+    command.args(["-p", "think"]);
+    let done = run_bounded(command, Some(""), Duration::from_secs(60));
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(done.stdout.ends_with("\nChanging approach.\n"), "{}", done.stdout);
+    assert_eq!(mock.requests().len(), 2);
+}
+
+#[test]
+fn a_loop_cut_on_a_shared_terminal_leaves_the_warning_on_its_own_line() {
+    // stdout and stderr on one terminal: the warning must not start where the cut text
+    // stopped, and the retry must not start on the warning's line.
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::text(CHANT.repeat(40)));
+    mock.push_turn(Turn::text("Changing approach."));
+    let mut command = s.command(&mock);
+    command.args(["-p", "think"]);
+    let mut pty = Pty::spawn(&command, 800, 40);
+    assert_eq!(pty.wait_exit(Duration::from_secs(60)), 0, "{}", pty.screen());
+    let screen = pty.screen();
+    let rows: Vec<&str> = screen.lines().map(str::trim_end).filter(|row| !row.is_empty()).collect();
+    let warning =
+        rows.iter().position(|row| row.starts_with("warning: loop detected")).unwrap_or_else(|| panic!("{screen}"));
+    assert!(warning > 0, "{screen}");
+    assert_cut_chant(rows[warning - 1]);
+    assert_eq!(rows.get(warning + 1), Some(&"Changing approach."), "{screen}");
 }
 
 #[test]

@@ -325,3 +325,50 @@ fn the_plan_shows_as_a_panel_while_it_runs_and_goes_to_the_transcript_when_done(
     assert!(!screen.contains("Plan 1/3 done") && !screen.contains("[>]"), "the panel stayed:\n{screen}");
     quit(pty);
 }
+
+#[test]
+fn a_loop_cut_mid_word_stays_as_shown_and_the_retry_starts_on_a_new_line() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    // Three pieces of 680 characters: the loop is found in the first, which ends mid-word
+    // ("… I shoul").
+    let chant = "I am sure I should check the same thing again now. ".repeat(40);
+    mock.push_turn(Turn::text(chant));
+    mock.push_turn(Turn::text("Changing approach."));
+    let mut pty = open(&s, &mock, &[], 100, 40);
+    pty.send("think\r");
+    pty.wait_text("Changing approach.", LIMIT);
+    let transcript = quit(pty);
+    let rows: Vec<&str> = transcript.lines().map(str::trim_end).collect();
+    let retry =
+        rows.iter().position(|row| row.contains("Changing approach.")).unwrap_or_else(|| panic!("{transcript}"));
+    assert_eq!(rows[retry].trim_start(), "Changing approach.", "the retry starts its own line:\n{transcript}");
+    let cut = rows
+        .iter()
+        .position(|row| row.ends_with("I shoul"))
+        .unwrap_or_else(|| panic!("the cut word is kept:\n{transcript}"));
+    let notice = rows.iter().position(|row| row.contains("loop detected")).unwrap_or_else(|| panic!("{transcript}"));
+    assert!(cut < notice && notice < retry, "shown text, then the notice, then the retry:\n{transcript}");
+}
+
+#[test]
+fn a_second_loop_ends_the_turn_with_the_stop_on_its_own_line() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    let chant = "I am sure I should check the same thing again now. ".repeat(40);
+    mock.push_turn(Turn::text(chant.clone()));
+    mock.push_turn(Turn::text(chant));
+    let mut pty = open(&s, &mock, &[], 100, 40);
+    pty.send("think\r");
+    pty.wait_text("stopped: the model wrote", LIMIT);
+    let transcript = quit(pty);
+    let rows: Vec<&str> = transcript.lines().map(str::trim_end).collect();
+    let cuts: Vec<usize> =
+        rows.iter().enumerate().filter(|(_, row)| row.ends_with("I shoul")).map(|(n, _)| n).collect();
+    let stop =
+        rows.iter().position(|row| row.contains("stopped: the model wrote")).unwrap_or_else(|| panic!("{transcript}"));
+    assert_eq!(cuts.len(), 2, "both cut answers are shown as they were:\n{transcript}");
+    assert!(!rows[stop].contains("I am sure"), "the stop has its own line:\n{transcript}");
+    assert!(cuts[1] < stop, "{transcript}");
+    assert_eq!(mock.requests().len(), 2, "no request after the stop");
+}

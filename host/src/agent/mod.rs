@@ -15,7 +15,7 @@
 mod compress;
 pub mod context_files;
 mod finish;
-mod loop_detect;
+pub mod loop_detect;
 mod prompt;
 pub mod todos;
 
@@ -396,11 +396,19 @@ impl Agent {
             }
             Verdict::Continue => true,
         };
-        // A response cut off for chanting is kept without its calls: they were never run.
-        let calls = if answer.chanting.is_some() { Vec::new() } else { answer.calls };
+        // A response cut off for chanting is kept without its calls (they were never run),
+        // and with its first copy of the repeated passage only: the retry does not pay for
+        // the copies again, and the model is not shown its own loop to continue.
+        let (calls, text) = match &answer.chanting {
+            Some(Repetition::Content { kept, .. }) => {
+                (Vec::new(), answer.text[..answer.text.floor_char_boundary(*kept)].to_owned())
+            }
+            Some(Repetition::Call { .. }) => (Vec::new(), answer.text),
+            None => (answer.calls, answer.text),
+        };
         let mut parts = Vec::new();
-        if !answer.text.is_empty() {
-            parts.push(Part::Text { text: answer.text });
+        if !text.is_empty() {
+            parts.push(Part::Text { text });
         }
         parts.extend(calls.iter().cloned().map(Part::FunctionCall));
         if !parts.is_empty() {

@@ -217,6 +217,9 @@ impl App {
     }
 
     pub fn notice(&mut self, text: &str, kind: NoticeKind) {
+        // A notice follows the text shown before it: an answer cut off (a loop detected)
+        // ends where it was cut, on its own line.
+        self.flush_stream();
         let lines = transcript::notice_line(&sanitize::block_bounded(text, 20), kind, self.width, &self.theme);
         self.history.extend(lines);
     }
@@ -287,7 +290,9 @@ impl App {
             Event::PluginProblem(problem) => {
                 self.notice(&format!("{}: {}", problem.path, problem.reason), NoticeKind::Warning);
             }
-            Event::TurnStarted { .. } => {}
+            // Each model response starts its own block: a retry never continues the line
+            // of the answer before it.
+            Event::TurnStarted { .. } => self.flush_stream(),
             Event::Text { delta } => {
                 self.flush_thought();
                 self.stream.push(&sanitize::stream(&delta));

@@ -41,19 +41,36 @@ fn chanting_is_a_loop_even_when_streamed_in_odd_pieces() {
     let answer = sentence.repeat(12);
     let mut repeats = ContentRepeats::default();
     let found = answer.as_bytes().chunks(7).find_map(|piece| repeats.push(std::str::from_utf8(piece).unwrap()));
-    assert!(matches!(found, Some(Repetition::Content { count }) if count >= CHUNK_THRESHOLD), "{found:?}");
+    assert!(
+        matches!(found, Some(Repetition::Content { copies, unit: 54, counting: false, kept: 54 }) if copies >= Thresholds::DEFAULT.min_copies),
+        "{found:?}"
+    );
 }
 
 #[test]
 fn varied_text_and_repeated_code_are_not_loops() {
     let mut repeats = ContentRepeats::default();
-    for n in 0..200 {
+    for n in 0..30 {
         assert_eq!(repeats.push(&format!("Step {n}: looked at file number {n} and found nothing odd. ")), None);
     }
     let mut repeats = ContentRepeats::default();
     let code =
         format!("```rust\n{}```\nDone.", "assert_eq!(parse(\"some input here\"), Ok(expected_value));\n".repeat(20));
     assert_eq!(repeats.push(&code), None);
+}
+
+#[test]
+fn a_passage_repeating_with_only_a_counter_changing_is_a_loop_once_long_enough() {
+    let mut repeats = ContentRepeats::default();
+    let found =
+        (0..400).find_map(|n| repeats.push(&format!("Step {n}: looked at file number {n} and found nothing odd. ")));
+    let Some(Repetition::Content { copies, unit, counting: true, kept }) = found else { panic!("{found:?}") };
+    let Thresholds { counting_copies, counting_span, .. } = Thresholds::DEFAULT;
+    assert!(
+        copies >= counting_copies && copies <= counting_span / unit + 1,
+        "caught once long enough: {copies} x {unit}"
+    );
+    assert_eq!(kept, "Step 0: looked at file number 0 and found nothing odd. ".len(), "the history keeps step 0");
 }
 
 #[test]
@@ -71,5 +88,9 @@ fn descriptions_and_nudges_name_the_repetition() {
     let call = Repetition::Call { name: "read_file".into(), count: 5 };
     assert!(call.describe().contains("`read_file`") && call.describe().contains("5 times"));
     assert!(call.nudge().starts_with("[airlock] Loop detected") && call.nudge().contains("not run"));
-    assert!(Repetition::Content { count: 10 }.nudge().contains("cut off"));
+    let content = Repetition::Content { copies: 12, unit: 55, counting: false, kept: 55 };
+    assert!(content.describe().contains("55-byte passage 12 times in a row"), "{}", content.describe());
+    assert!(content.nudge().contains("cut off"));
+    let counting = Repetition::Content { copies: 40, unit: 30, counting: true, kept: 30 };
+    assert!(counting.describe().contains("only its numbers changing"), "{}", counting.describe());
 }
