@@ -5,7 +5,7 @@ use ratatui::style::{Color, Modifier};
 
 use super::*;
 use crate::dialog::{HOSTILE, assert_no_controls, buffer_text};
-use crate::view::Folder;
+use crate::view::{CommandRow, Folder};
 
 fn sandbox() -> SandboxView {
     SandboxView {
@@ -35,6 +35,7 @@ fn edit_view(original: &str, proposed: &str) -> ApprovalView {
         }),
         sandbox: sandbox(),
         scope: "`write_file` on src/main.rs".into(),
+        always: true,
         editable: true,
         queued: 0,
     }
@@ -54,6 +55,9 @@ fn exec_view() -> ApprovalView {
             root_command: "cargo".into(),
             directory: "/home/ann/project".into(),
             risk: "high: deletes files".into(),
+            commands: Vec::new(),
+            rows: Vec::new(),
+            warnings: Vec::new(),
         },
         sandbox: SandboxView {
             folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
@@ -61,6 +65,7 @@ fn exec_view() -> ApprovalView {
             ..sandbox()
         },
         scope: "`shell` running `cargo`".into(),
+        always: true,
         editable: false,
         queued: 0,
     }
@@ -84,6 +89,7 @@ fn info_view() -> ApprovalView {
             ..sandbox()
         },
         scope: "`web_fetch` of ratatui.rs".into(),
+        always: true,
         editable: false,
         queued: 0,
     }
@@ -260,6 +266,14 @@ fn hostile_text_cannot_draw_a_fake_choice() {
             root_command: HOSTILE.into(),
             directory: HOSTILE.into(),
             risk: HOSTILE.into(),
+            commands: vec![CommandRow {
+                text: HOSTILE.into(),
+                risk: HOSTILE.into(),
+                why: HOSTILE.into(),
+                allowed: false,
+            }],
+            rows: vec![HOSTILE.into()],
+            warnings: vec![HOSTILE.into()],
         },
         ..view.clone()
     };
@@ -307,6 +321,9 @@ fn wide_characters_and_long_lines_stay_inside() {
         root_command: "echo".into(),
         directory: "/家/".repeat(50),
         risk: "low".into(),
+        commands: Vec::new(),
+        rows: Vec::new(),
+        warnings: Vec::new(),
     };
     let buf = render(&ApprovalDialog::new(v), 60, 30, &Theme::PLAIN);
     let text = buffer_text(&buf);

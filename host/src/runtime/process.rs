@@ -188,10 +188,14 @@ fn prepare(
         )));
     }
     let env = environment(&options.env, &access.env_names)?;
-    access.gate.check(&line, &directory, &access.read_write).map_err(|refusal| match refusal {
-        gate::Refusal::Denied(message) => wit::SpawnError::Denied(message),
-        gate::Refusal::Unreadable(message) => wit::SpawnError::Denied(message),
-    })?;
+    let pass =
+        access.gate.check(&line, &directory, &access.read_write, options.stdin.is_some()).map_err(|refusal| {
+            match refusal {
+                gate::Refusal::Denied(message)
+                | gate::Refusal::Unreadable(message)
+                | gate::Refusal::Uncertain(message) => wit::SpawnError::Denied(message),
+            }
+        })?;
     processes.started += 1;
     // A child is killed a little before the call's deadline, so its tool can still tell
     // the model it timed out, with the output so far.
@@ -218,7 +222,7 @@ fn prepare(
     Ok(Request {
         spec,
         path_extra: access.path_extra.clone(),
-        host_env: Vec::new(),
+        host_env: pass.host_env,
         stdin: options.stdin,
         timeout,
         background_log,
