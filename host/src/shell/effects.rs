@@ -326,8 +326,10 @@ fn wget<'a>(args: &[&'a str]) -> Option<(&'a str, &'static str)> {
     if let Some(arg) = args.iter().find(|a| **a == "-e" || a.starts_with("--execute")) {
         return Some((arg, "runs wgetrc commands"));
     }
-    let to_stdout = args.windows(2).any(|w| w[0] == "-O" && w[1] == "-")
-        || args.iter().any(|a| matches!(*a, "-O-" | "--output-document=-" | "--spider"));
+    let short_to_stdout = |a: &str| a.starts_with('-') && !a.starts_with("--") && a.ends_with("O-");
+    let to_stdout =
+        args.windows(2).any(|w| w[0].starts_with('-') && !w[0].starts_with("--") && w[0].ends_with('O') && w[1] == "-")
+            || args.iter().any(|a| short_to_stdout(a) || matches!(*a, "--output-document=-" | "--spider"));
     let logs = args
         .iter()
         .find(|a| matches!(**a, "-o" | "-a") || a.starts_with("--output-file") || a.starts_with("--append-output"));

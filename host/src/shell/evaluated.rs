@@ -94,12 +94,12 @@ pub(super) fn sets(name: &str, how: &str, out: &mut Line) {
     if !out.sets.iter().any(|known| known == base) {
         out.sets.push(base.to_string());
     }
-    if subscript.is_some_and(|index| !plain_index(index)) {
+    if code_variable(base) {
+        out.note_uncertain(format!("`{how}` changes {base}, which makes bash or the programs it starts run code"));
+    } else if subscript.is_some_and(|index| !plain_index(index)) {
         out.note_uncertain(format!("`{how}` evaluates the array subscript of `{}` when it runs", preview(name)));
     } else if !is_name(base) {
         out.note_uncertain(format!("`{how}` sets a variable whose name is known only when it runs"));
-    } else if code_variable(base) {
-        out.note_uncertain(format!("`{how}` changes {base}, which makes bash or the programs it starts run code"));
     }
 }
 
@@ -107,9 +107,13 @@ pub(super) fn sets(name: &str, how: &str, out: &mut Line) {
 fn sets_word(word: &Word, how: &str, out: &mut Line) {
     match word {
         Word::Literal(name) => sets(name.split_once(['=', '+']).map_or(name, |(n, _)| n), how, out),
-        Word::Dynamic(_) => {
-            out.note_uncertain(format!("`{}` sets a variable whose name is known only when it runs", preview(how)))
-        }
+        // `arr=(1 2)`, `X=$(cmd)`: the value is known only at run time, the name is not.
+        Word::Dynamic(text) => match text.split_once('=').map(|(name, _)| name.trim_end_matches('+')) {
+            Some(name) if is_name(name.split_once('[').map_or(name, |(base, _)| base)) => sets(name, how, out),
+            _ => {
+                out.note_uncertain(format!("`{}` sets a variable whose name is known only when it runs", preview(how)))
+            }
+        },
     }
 }
 

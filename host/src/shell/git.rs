@@ -86,13 +86,13 @@ pub fn invocation(words: &[Word]) -> Invocation {
             at += 2;
             continue;
         }
-        match word.split_once('=') {
-            Some((name, value)) => globals.push((name.to_string(), Some(Word::Literal(value.to_string())), None)),
-            // `-cKEY=VALUE` and `-CDIR`: git refuses them, read as the split forms all the same.
-            None if (word.starts_with("-c") || word.starts_with("-C")) && word.len() > 2 => {
-                globals.push((word[..2].to_string(), Some(Word::Literal(word[2..].to_string())), None))
-            }
-            None => globals.push((word.to_string(), None, None)),
+        // `-cKEY=VALUE` and `-CDIR`: git refuses them, read as the split forms all the same.
+        if (word.starts_with("-c") || word.starts_with("-C")) && !word.starts_with("--") && word.len() > 2 {
+            globals.push((word[..2].to_string(), Some(Word::Literal(word[2..].to_string())), None));
+        } else if let Some((name, value)) = word.split_once('=') {
+            globals.push((name.to_string(), Some(Word::Literal(value.to_string())), None));
+        } else {
+            globals.push((word.to_string(), None, None));
         }
         at += 1;
     }

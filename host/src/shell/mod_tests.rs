@@ -1,5 +1,19 @@
 //! Each test asserts exactly what a line runs; most are hostile: a line trying to hide a command from a
-//! grant such as `git status` or from a deny rule on `rm`.
+//! grant such as `git status` or from a deny rule on `rm`. By topic: what bash evaluates again
+//! ([`evaluated`]), the redirections each command writes through ([`writes`]), the wrappers and
+//! what git runs ([`wrappers`]), the arguments that write or run beyond a command's name
+//! ([`effects`]), and the repository configuration git reads ([`repo`]).
+
+#[path = "mod_tests/effects.rs"]
+mod effects;
+#[path = "mod_tests/evaluated.rs"]
+mod evaluated;
+#[path = "mod_tests/repo.rs"]
+mod repo;
+#[path = "mod_tests/wrappers.rs"]
+mod wrappers;
+#[path = "mod_tests/writes.rs"]
+mod writes;
 
 use super::*;
 

@@ -274,7 +274,10 @@ fn writing(node: Node, src: &str) -> bool {
     let target = text(destination, src);
     let duplicates = matches!(operator, ">&" | "<&")
         && (target == "-" || (!target.is_empty() && target.bytes().all(|b| b.is_ascii_digit())));
-    matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&") && !duplicates
+    // `> /dev/null` discards; it writes no file.
+    let device =
+        words::word(destination, src).ok().and_then(|w| w.literal().map(super::matching::is_device)) == Some(true);
+    matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&") && !duplicates && !device
 }
 
 /// Checks a token tree-sitter read as plain text: a `$(` or backtick left in it is a substitution bash

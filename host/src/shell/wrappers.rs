@@ -536,12 +536,10 @@ fn after_assignments(words: &[Word], mut at: usize, text: &str, out: &mut Line) 
     vec![Runs::Command { at, end: words.len(), assignments, incomplete: false, placeholder: None }]
 }
 
+/// `env` and `sudo` take every operand holding `=` before the command for a variable, whatever
+/// its name (`env 'BASH_FUNC_ls%%=() { … }' bash` sets a function bash imports).
 fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
+    word.find('=').is_some_and(|at| at > 0)
 }
 
 fn is_old_niceness(word: &str) -> bool {
