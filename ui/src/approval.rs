@@ -164,11 +164,22 @@ impl ApprovalDialog {
         // Allot rows from the bottom up: the answers first, then the sandbox, then the rest.
         let bottom = self.bottom_lines(w, theme);
         let bottom_h = bottom.len().min(rows);
-        let sandbox = self.sandbox_lines(w, theme);
-        let sandbox_h = sandbox.len().min(rows - bottom_h);
-        let mut top = vec![Line::styled(fit(&clean(&self.view.description), w), theme.strong())];
+        let description = Line::styled(fit(&clean(&self.view.description), w), theme.strong());
         let (head, body) = self.content(w, theme);
-        top.extend(head);
+        // A command line's commands come before the plugin's description, and its header and
+        // riskiest command keep their rows even when the sandbox must give up some.
+        let commands_first = matches!(self.view.confirm, Confirm::Exec { .. }) && !head.is_empty();
+        let reserved = if commands_first { head.len().min(2).min(rows - bottom_h) } else { 0 };
+        let sandbox = self.sandbox_lines(w, theme);
+        let sandbox_h = sandbox.len().min(rows - bottom_h - reserved);
+        let mut top = Vec::with_capacity(head.len() + 1);
+        if commands_first {
+            top.extend(head);
+            top.push(description);
+        } else {
+            top.push(description);
+            top.extend(head);
+        }
         let room = rows - bottom_h - sandbox_h;
         top.truncate(room);
         let body_room = room - top.len();

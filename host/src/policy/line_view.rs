@@ -114,7 +114,10 @@ impl LineView {
             self.no_always = Some("airlock cannot name every command of this line".into());
             return;
         }
-        for command in line.commands.iter().filter(|c| !allowed(c)) {
+        // In the order the question lists them: the riskiest first.
+        let mut commands: Vec<(usize, &Command)> = line.commands.iter().enumerate().collect();
+        commands.sort_by_key(|(index, command)| (std::cmp::Reverse(risk::assess(command).0), *index));
+        for (_, command) in commands.into_iter().filter(|(_, c)| !allowed(c)) {
             let why = if command.words.is_empty() {
                 Some("it sets variables".to_string())
             } else if command.assignments {

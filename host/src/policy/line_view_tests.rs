@@ -61,6 +61,7 @@ fn riskiest_first_then_in_the_lines_order() {
 #[test]
 fn always_remembers_every_command_it_shows_and_nothing_else() {
     assert_eq!(view("python3 x.py && wc -l notes.txt").always, ["python3", "wc"]);
+    assert_eq!(view("echo hi; rm -f x").always, ["rm", "echo"], "riskiest first, as the question lists them");
     assert_eq!(view("git status && git diff && git status -s").always, ["git status", "git diff"]);
     assert_eq!(view("cargo test -- --nocapture").always, ["cargo test"]);
     assert_eq!(view("/usr/bin/python3 -V").always, ["/usr/bin/python3"]);

@@ -260,6 +260,10 @@ pub(super) fn command(command: &Command, out: &mut Line) {
         out.note_uncertain(format!("`{}` {what}", preview(how)));
     };
     match base_name(program) {
+        // `printf $opt …` or `printf -v"$n"`: the option could be `-v`, naming a variable.
+        "printf" if words.get(1).is_some_and(|w| w.literal().is_none()) => {
+            runs_unseen(out, "may set a variable whose name is known only when it runs (`-v`)");
+        }
         "printf" => {
             let mut at = 1;
             while let Some(word) = literal(at) {
@@ -319,6 +323,13 @@ pub(super) fn command(command: &Command, out: &mut Line) {
             for pair in words.windows(2) {
                 if pair[0].literal() == Some("-v") {
                     sets_word(&pair[1], how, out);
+                }
+                // `[ $op 'a[…]' ]`: an operator known only at run time could be `-v`.
+                let next = match &pair[1] {
+                    Word::Literal(text) | Word::Dynamic(text) => text,
+                };
+                if pair[0].literal().is_none() && next.contains('[') {
+                    runs_unseen(out, "may test a variable named by a subscript when it runs (`-v`)");
                 }
             }
         }

@@ -321,6 +321,9 @@ fn misreadings_are_refused() {
     refused("cat <<EOF\n`rm x`\nEOF\n");
     refused("ls\0 rm x");
     refused("ls\r\nrm x");
+    refused("ls ;; pwd");
+    refused("ls ;& rm x");
+    assert_eq!(commands("case a in a) ls;; b) rm x;; *) pwd;; esac"), ["ls", "rm x", "pwd"]);
     // Line continuations between words are fine.
     assert_eq!(commands("ls \\\n  -la && \\\n rm x"), ["ls -la", "rm x"]);
 }

@@ -194,6 +194,8 @@ fn visit<'t>(frame: Frame<'t>, src: &str, out: &mut Line, stack: &mut Vec<Frame<
             writes = Rc::new(Vec::new());
         }
         "file_redirect" => redirect(node, src, out)?,
+        // bash reads `;;` only as the end of a case item; tree-sitter lets it pass elsewhere.
+        ";;" | ";&" | ";;&" if frame.parent != "case_item" => return Err(misread(text(node, src))),
         _ => {}
     }
     match kind {

@@ -1,10 +1,17 @@
 //! Running commands (issue 11), through the real binary: the shell tool end to end
 //! ([`shell`]), the spawn gate against a hostile plugin ([`spawn_gate`]), the operating
 //! system's sandbox of every child ([`os_sandbox`]), and components of both contract
-//! versions in one session ([`contract_versions`]).
+//! versions in one session ([`contract_versions`]). The gate's third round (issue 23): deny
+//! rules that fail closed ([`deny_rules`]), prefixes that cover only what they name
+//! ([`prefixes`]), the question a person answers ([`questions`]), and the command-safety
+//! corpus ([`gate_corpus`]).
 
 mod contract_versions;
+mod deny_rules;
+mod gate_corpus;
 mod os_sandbox;
+mod prefixes;
+mod questions;
 mod shell;
 mod spawn_gate;
 
