@@ -4,7 +4,9 @@
 //! Invariants: the choices and the sandbox section are always drawn (the content area above
 //! them shrinks and scrolls); Esc never allows anything (it cancels the batch, or leaves the
 //! refusal input); every string from the model or a plugin is [`clean`]ed, so a path or a
-//! command cannot draw a line of its own.
+//! command cannot draw a line of its own. A command line shows first, above everything that
+//! scrolls, every command it runs, riskiest first, and the warnings; the whole line follows
+//! in a box, wrapped, never cut; "always" is offered only when the view says so.
 
 use std::cell::Cell;
 
@@ -17,7 +19,7 @@ use ratatui::widgets::{Block, Borders, Widget};
 
 use crate::dialog::{choice_lines, clean, draw, field, fit, hint, wrap_marked};
 use crate::style::Theme;
-use crate::view::{ApprovalChoice, ApprovalView, Confirm, DiffView, SandboxView};
+use crate::view::{ApprovalChoice, ApprovalView, CommandRow, Confirm, DiffView, SandboxView};
 
 /// What the user answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +59,11 @@ impl ApprovalDialog {
     /// The answers offered, in the order shown (`Modify` only when the call is editable).
     pub fn choices(&self) -> Vec<ApprovalChoice> {
         use ApprovalChoice::*;
-        let mut out = vec![Once, AlwaysForSession, AlwaysSaved, ToolForSession];
+        let mut out = vec![Once];
+        if self.view.always {
+            out.extend([AlwaysForSession, AlwaysSaved]);
+        }
+        out.push(ToolForSession);
         if self.view.editable {
             out.push(Modify);
         }
@@ -158,11 +164,22 @@ impl ApprovalDialog {
         // Allot rows from the bottom up: the answers first, then the sandbox, then the rest.
         let bottom = self.bottom_lines(w, theme);
         let bottom_h = bottom.len().min(rows);
-        let sandbox = self.sandbox_lines(w, theme);
-        let sandbox_h = sandbox.len().min(rows - bottom_h);
-        let mut top = vec![Line::styled(fit(&clean(&self.view.description), w), theme.strong())];
+        let description = Line::styled(fit(&clean(&self.view.description), w), theme.strong());
         let (head, body) = self.content(w, theme);
-        top.extend(head);
+        // A command line's commands come before the plugin's description, and its header and
+        // riskiest command keep their rows even when the sandbox must give up some.
+        let commands_first = matches!(self.view.confirm, Confirm::Exec { .. }) && !head.is_empty();
+        let reserved = if commands_first { head.len().min(2).min(rows - bottom_h) } else { 0 };
+        let sandbox = self.sandbox_lines(w, theme);
+        let sandbox_h = sandbox.len().min(rows - bottom_h - reserved);
+        let mut top = Vec::with_capacity(head.len() + 1);
+        if commands_first {
+            top.extend(head);
+            top.push(description);
+        } else {
+            top.push(description);
+            top.extend(head);
+        }
         let room = rows - bottom_h - sandbox_h;
         top.truncate(room);
         let body_room = room - top.len();
@@ -208,7 +225,16 @@ impl ApprovalDialog {
                 let head = field(what, &diff.path, theme.strong(), w, theme);
                 (head, diff_lines(diff, w as u16, theme, MAX_DIFF_LINES))
             }
-            Confirm::Exec { command, root_command, directory, risk } => {
+            Confirm::Exec { command, root_command, directory, risk, commands, rows, warnings }
+                if !commands.is_empty() =>
+            {
+                let _ = (command, root_command, risk);
+                let head = command_rows(commands, warnings, w, theme);
+                let mut body = line_box(rows, w, theme);
+                body.extend(field("folder", directory, theme.text(), w, theme));
+                (head, body)
+            }
+            Confirm::Exec { command, root_command, directory, risk, .. } => {
                 let mut body = command_box(command, w, theme);
                 body.extend(field("root command", root_command, theme.strong(), w, theme));
                 body.extend(field("folder", directory, theme.text(), w, theme));
@@ -311,7 +337,12 @@ fn risk_style(risk: &str, theme: &Theme) -> Style {
 /// The command in a box; a row too long is wrapped with a `↪` marker, never silently.
 fn command_box(command: &str, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let inner = w.saturating_sub(4).max(1);
-    let rows = wrap_marked(&clean(command), inner);
+    boxed(wrap_marked(&clean(command), inner), w, theme)
+}
+
+/// `rows` (each at most `w - 4` wide) in a box.
+fn boxed(rows: Vec<String>, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let inner = w.saturating_sub(4).max(1);
     let rule = "─".repeat(w.saturating_sub(2));
     let mut out = vec![Line::styled(fit(&format!("┌{rule}┐"), w), theme.dim())];
     for row in rows {
@@ -325,6 +356,39 @@ fn command_box(command: &str, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     }
     out.push(Line::styled(fit(&format!("└{rule}┘"), w), theme.dim()));
     out
+}
+
+/// The commands of a line, riskiest first, then the warnings: the part of the dialog that never
+/// scrolls away.
+fn command_rows(commands: &[CommandRow], warnings: &[String], w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let s = if commands.len() == 1 { "" } else { "s" };
+    let mut out =
+        vec![Line::styled(fit(&format!("Runs {} command{s}, riskiest first:", commands.len()), w), theme.strong())];
+    for row in commands {
+        let allowed = if row.allowed { " · allowed by a rule" } else { "" };
+        let text = format!("{} — {}{allowed}", clean(&row.text), clean(&row.why));
+        let label = format!("{:<6} ", clean(&row.risk));
+        for (i, piece) in wrap_marked(&text, w.saturating_sub(label.len()).max(8)).into_iter().enumerate() {
+            let lead = if i == 0 {
+                Span::styled(label.clone(), risk_style(&row.risk, theme))
+            } else {
+                Span::raw(" ".repeat(label.len()))
+            };
+            out.push(Line::from(vec![lead, Span::styled(piece, theme.code())]));
+        }
+    }
+    for warning in warnings {
+        for piece in wrap_marked(&format!("⚠ {}", clean(warning)), w) {
+            out.push(Line::styled(piece, theme.warning()));
+        }
+    }
+    out
+}
+
+/// The whole line in a box, each of its rows wrapped with a `↪` marker, never cut.
+fn line_box(rows: &[String], w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let inner = w.saturating_sub(4).max(1);
+    boxed(rows.iter().flat_map(|row| wrap_marked(&clean(row), inner)).collect(), w, theme)
 }
 
 /// "This call's sandbox will hold:" and its folders, network, environment and limits.

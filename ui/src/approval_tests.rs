@@ -5,7 +5,7 @@ use ratatui::style::{Color, Modifier};
 
 use super::*;
 use crate::dialog::{HOSTILE, assert_no_controls, buffer_text};
-use crate::view::Folder;
+use crate::view::{CommandRow, Folder};
 
 fn sandbox() -> SandboxView {
     SandboxView {
@@ -35,6 +35,7 @@ fn edit_view(original: &str, proposed: &str) -> ApprovalView {
         }),
         sandbox: sandbox(),
         scope: "`write_file` on src/main.rs".into(),
+        always: true,
         editable: true,
         queued: 0,
     }
@@ -54,6 +55,9 @@ fn exec_view() -> ApprovalView {
             root_command: "cargo".into(),
             directory: "/home/ann/project".into(),
             risk: "high: deletes files".into(),
+            commands: Vec::new(),
+            rows: Vec::new(),
+            warnings: Vec::new(),
         },
         sandbox: SandboxView {
             folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
@@ -61,6 +65,7 @@ fn exec_view() -> ApprovalView {
             ..sandbox()
         },
         scope: "`shell` running `cargo`".into(),
+        always: true,
         editable: false,
         queued: 0,
     }
@@ -84,6 +89,7 @@ fn info_view() -> ApprovalView {
             ..sandbox()
         },
         scope: "`web_fetch` of ratatui.rs".into(),
+        always: true,
         editable: false,
         queued: 0,
     }
@@ -260,6 +266,14 @@ fn hostile_text_cannot_draw_a_fake_choice() {
             root_command: HOSTILE.into(),
             directory: HOSTILE.into(),
             risk: HOSTILE.into(),
+            commands: vec![CommandRow {
+                text: HOSTILE.into(),
+                risk: HOSTILE.into(),
+                why: HOSTILE.into(),
+                allowed: false,
+            }],
+            rows: vec![HOSTILE.into()],
+            warnings: vec![HOSTILE.into()],
         },
         ..view.clone()
     };
@@ -307,6 +321,9 @@ fn wide_characters_and_long_lines_stay_inside() {
         root_command: "echo".into(),
         directory: "/家/".repeat(50),
         risk: "low".into(),
+        commands: Vec::new(),
+        rows: Vec::new(),
+        warnings: Vec::new(),
     };
     let buf = render(&ApprovalDialog::new(v), 60, 30, &Theme::PLAIN);
     let text = buffer_text(&buf);
@@ -339,4 +356,71 @@ fn desired_height_fits_everything_without_blank_rows() {
     let text = buffer_text(&render(&d, 80, h, &Theme::PLAIN));
     assert!(!text.lines().any(|l| l.trim_matches('│').trim().is_empty()), "{text}");
     assert!(!text.contains("lines 1–"), "nothing scrolls at the desired height:\n{text}");
+}
+
+/// The line `echo harmless`, 1,100 blanks, `; rm -f x`, as the host reads it.
+fn hidden_tail_view() -> ApprovalView {
+    let line = format!("echo harmless{}; rm -f x", " ".repeat(1100));
+    ApprovalView {
+        tool: "run_shell_command".into(),
+        description: "echo harmless␣×1100; rm -f x".into(),
+        confirm: Confirm::Exec {
+            command: line,
+            root_command: "rm".into(),
+            directory: "/home/ann/project".into(),
+            risk: "high".into(),
+            commands: vec![
+                CommandRow { text: "rm -f x".into(), risk: "high".into(), why: "deletes files".into(), allowed: false },
+                CommandRow { text: "echo harmless".into(), risk: "low".into(), why: "reads".into(), allowed: false },
+            ],
+            rows: vec!["echo harmless␣×1100; rm -f x".into()],
+            warnings: Vec::new(),
+        },
+        sandbox: SandboxView {
+            folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
+            commands: Some("programs it starts run under Landlock ABI 7 + seccomp, no network".into()),
+            ..sandbox()
+        },
+        scope: "`run_shell_command` running `rm …` · `echo …`".into(),
+        always: true,
+        editable: false,
+        queued: 0,
+    }
+}
+
+#[test]
+fn a_command_hidden_behind_blanks_is_named_first_on_the_first_screen() {
+    let d = ApprovalDialog::new(hidden_tail_view());
+    let buf = render(&d, 80, 24, &Theme::COLOR);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!(text);
+    let rm = find(&buf, "rm -f x");
+    let echo = find(&buf, "echo harmless —");
+    assert!(rm.1 < echo.1, "the riskiest command comes first:\n{text}");
+    assert!(rm.1 <= 4, "it is on the first rows:\n{text}");
+    assert!(text.contains("␣×1100"), "{text}");
+    // Even a dialog too short for the whole line shows the `rm` first.
+    let small = buffer_text(&render(&d, 60, 14, &Theme::PLAIN));
+    assert!(small.contains("rm -f x"), "{small}");
+}
+
+#[test]
+fn warnings_show_and_always_is_offered_only_when_the_view_says_so() {
+    let mut view = hidden_tail_view();
+    view.always = false;
+    view.scope = "not offered (airlock cannot name every command of this line)".into();
+    if let Confirm::Exec { warnings, .. } = &mut view.confirm {
+        warnings.push("airlock cannot tell which commands this line runs: `${!ref}` reads a variable".into());
+    }
+    let mut d = ApprovalDialog::new(view);
+    assert_eq!(
+        d.choices(),
+        [ApprovalChoice::Once, ApprovalChoice::ToolForSession, ApprovalChoice::Refuse, ApprovalChoice::CancelBatch]
+    );
+    let text = buffer_text(&render(&d, 100, 30, &Theme::PLAIN));
+    assert!(text.contains("⚠ airlock cannot tell which commands this line runs"), "{text}");
+    assert!(!text.contains("Allow always"), "{text}");
+    assert_eq!(d.handle_key(key(KeyCode::Char('a'))), None);
+    assert_eq!(d.handle_key(key(KeyCode::Char('s'))), None);
+    assert_eq!(d.handle_key(key(KeyCode::Char('y'))), Some(ApprovalResult::Choose(ApprovalChoice::Once)));
 }

@@ -97,8 +97,36 @@ pub struct OutputView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Confirm {
     Edit(DiffView),
-    Exec { command: String, root_command: String, directory: String, risk: String },
-    Info { prompt: String, urls: Vec<String> },
+    Exec {
+        command: String,
+        root_command: String,
+        directory: String,
+        risk: String,
+        /// Every command the line runs, riskiest first, as the host read it (empty when it did
+        /// not read the line: the command is then only words to the person).
+        commands: Vec<CommandRow>,
+        /// The whole line, one row per line of it, blank runs collapsed and marked (`␣×1100`).
+        rows: Vec<String>,
+        /// What to know before allowing it: why airlock cannot name every command, what the
+        /// repository's git configuration runs.
+        warnings: Vec<String>,
+    },
+    Info {
+        prompt: String,
+        urls: Vec<String>,
+    },
+}
+
+/// One command of a line, as the host read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandRow {
+    pub text: String,
+    /// `low`, `medium` or `high`.
+    pub risk: String,
+    /// What makes it that risky ("deletes files").
+    pub why: String,
+    /// Whether a rule already allows it.
+    pub allowed: bool,
 }
 
 /// A folder in a call's sandbox.
@@ -145,6 +173,8 @@ pub struct ApprovalView {
     pub sandbox: SandboxView,
     /// What "always" covers, spelled out ("`write_file` on src/main.rs").
     pub scope: String,
+    /// Whether "always" is offered at all (a line airlock cannot name whole offers none).
+    pub always: bool,
     /// Whether "modify in $EDITOR" is offered.
     pub editable: bool,
     /// How many more calls wait behind this one.

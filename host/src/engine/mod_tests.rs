@@ -236,7 +236,7 @@ async fn answers_are_choices_bound_to_their_question() {
         panic!("the command did not ask");
     };
     assert!(!question.editable);
-    assert!(matches!(question.scope, AlwaysScope::CommandRoot(_)), "{:?}", question.scope);
+    assert!(matches!(question.scope, AlwaysScope::Commands(_)), "{:?}", question.scope);
     session.submit(Op::Approve { id: question.id, answer: Answer::Modify { proposed: "rm -rf ~".into() } });
     session.submit(Op::Approve { id: question.id, answer: Answer::Refuse("refused by the order".into()) });
     let mut seen = Vec::new();

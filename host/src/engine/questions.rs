@@ -5,7 +5,9 @@
 //!
 //! A front end answers with a choice ([`Answer`]), not with a policy change: what "allow
 //! always" covers is the question's own [`Question::scope`], decided here from the
-//! confirmation, and editing is offered only where [`Question::editable`] says so. So a
+//! confirmation — for a command line, one rule per command the question showed, and none at all
+//! when airlock cannot name every command — and editing is offered only where
+//! [`Question::editable`] says so. So a
 //! front end — or whatever drives it, an MCP client may be a model — cannot save a rule for
 //! another file, command or tool than the one asked about, nor rewrite a call that is not
 //! an edit.
@@ -33,8 +35,8 @@ pub struct Question {
     pub id: u64,
     /// The call, its confirmation and what it could write if allowed.
     pub request: ApprovalRequest,
-    /// What [`Answer::AlwaysForSession`] and [`Answer::AlwaysSaved`] cover: this file, this
-    /// command root, or the tool.
+    /// What [`Answer::AlwaysForSession`] and [`Answer::AlwaysSaved`] cover: this file, these
+    /// commands, or the tool; [`AlwaysScope::Unavailable`] when they are not offered.
     pub scope: AlwaysScope,
     /// Whether [`Answer::Modify`] is offered: edits whose proposal arrived whole.
     pub editable: bool,
@@ -66,6 +68,8 @@ pub enum AnswerError {
     NotWaiting(u64),
     #[error("question {0} cannot be answered by modifying the call: it is not an edit whose proposal arrived whole")]
     NotEditable(u64),
+    #[error("question {0} offers no \"always\": {1}")]
+    NoAlways(u64, String),
 }
 
 /// The questions waiting for an answer.
@@ -99,6 +103,11 @@ impl Questions {
     pub fn answer(&self, id: u64, answer: Answer) -> Result<(), AnswerError> {
         let mut state = self.lock();
         let waiting = state.waiting.get(&id).ok_or(AnswerError::NotWaiting(id))?;
+        if let (Answer::AlwaysForSession | Answer::AlwaysSaved, AlwaysScope::Unavailable(why)) =
+            (&answer, &waiting.scope)
+        {
+            return Err(AnswerError::NoAlways(id, why.clone()));
+        }
         let outcome = match answer {
             Answer::Once => ApprovalOutcome::AllowOnce,
             Answer::AlwaysForSession => ApprovalOutcome::AllowAlways { scope: waiting.scope.clone(), save: false },
@@ -132,7 +141,19 @@ fn choices(request: &ApprovalRequest) -> (AlwaysScope, bool) {
             AlwaysScope::File(request.path.clone().unwrap_or_else(|| path.clone())),
             proposed.len() <= crate::runtime::MAX_EDIT_CONTENT,
         ),
-        Confirmation::Exec { root_command, .. } => (AlwaysScope::CommandRoot(root_command.clone()), false),
+        // Each command of the line the question shows, one rule each; none when airlock cannot
+        // name them all, or when a rule could not cover one of them again.
+        Confirmation::Exec { root_command, .. } => match &request.line {
+            Some(view) if !view.always.is_empty() => (AlwaysScope::Commands(view.always.clone()), false),
+            Some(view) => (
+                AlwaysScope::Unavailable(view.no_always.clone().unwrap_or_else(|| "no command to remember".into())),
+                false,
+            ),
+            None if root_command.trim().is_empty() => {
+                (AlwaysScope::Unavailable("the command's program is known only when it runs".into()), false)
+            }
+            None => (AlwaysScope::Commands(vec![root_command.clone()]), false),
+        },
         Confirmation::Info { .. } => (AlwaysScope::Tool, false),
     }
 }

@@ -7,6 +7,12 @@
 //! [`sanitize`] (one line per field, the diff as a bounded block), so none can draw a fake
 //! menu, move the cursor or hide what the call does. This holds in every output format: the
 //! question goes to stderr even when stdout carries JSON.
+//!
+//! A command line is shown from the host's own reading of it ([`LineView`], the model the UI
+//! dialog renders too): every command it runs, riskiest first, then the whole line with blank
+//! runs collapsed (`␣×1100`) and breaks marked, wrapped rather than cut; why airlock cannot name
+//! every command, when it cannot; what the repository's git configuration runs; and exactly
+//! which rules "always" saves.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
@@ -14,7 +20,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::contract::Confirmation;
 use crate::engine::{Answer, Question};
-use crate::policy::AlwaysScope;
+use crate::policy::{AlwaysScope, LineView};
 use crate::sanitize::{self, line};
 
 /// Asks on the terminal: the confirmation (a diff for edits) on stderr, one answer per line
@@ -56,7 +62,7 @@ fn question_text(question: &Question) -> String {
     let Question { request, scope, editable, .. } = question;
     let mut out = String::new();
     let tool = line(&request.tool);
-    let _ = writeln!(out, "\n── {tool} wants to run: {}", line(&request.description));
+    let _ = writeln!(out, "\n── {tool} wants to run: {}", crate::policy::line_view::shown(&request.description));
     match &request.confirmation {
         Confirmation::Edit { path, original, proposed, .. } => {
             out.push_str(&super::diff::unified(path, original, proposed));
@@ -64,9 +70,12 @@ fn question_text(question: &Question) -> String {
                 let _ = writeln!(out, "  (the proposal is too large to show whole, so it cannot be edited here)");
             }
         }
-        Confirmation::Exec { command, directory, risk, .. } => {
-            let _ = writeln!(out, "  $ {}\n  in {} (risk: {risk:?})", line(command), line(directory));
-        }
+        Confirmation::Exec { command, directory, risk, .. } => match &request.line {
+            Some(view) => exec_text(view, directory, &mut out),
+            None => {
+                let _ = writeln!(out, "  $ {}\n  in {} (risk: {risk:?})", line(command), line(directory));
+            }
+        },
         Confirmation::Info { prompt, urls } => {
             let _ = writeln!(out, "  {}", line(prompt));
             for url in urls.iter().take(MAX_URLS) {
@@ -121,8 +130,12 @@ fn question_text(question: &Question) -> String {
     }
     let covered = scope.describe(&request.tool);
     let _ = writeln!(out, "  y  allow once");
-    let _ = writeln!(out, "  a  allow always: {covered}, for this session");
-    let _ = writeln!(out, "  s  allow always: {covered}, saved as a rule in your policy.toml");
+    if scope.offered() {
+        let _ = writeln!(out, "  a  allow always: {covered}, for this session");
+        let _ = writeln!(out, "  s  allow always: {covered}, saved as a rule in your policy.toml");
+    } else {
+        let _ = writeln!(out, "  (allow always: {covered})");
+    }
     if *scope != AlwaysScope::Tool {
         let _ = writeln!(out, "  t  allow always: every `{tool}` call, for this session");
     }
@@ -131,6 +144,48 @@ fn question_text(question: &Question) -> String {
     }
     let _ = writeln!(out, "  n  refuse          c  cancel this batch");
     out
+}
+
+/// Widest row of the whole line before it wraps.
+const WRAP: usize = 100;
+
+/// A command line from the host's reading: its commands riskiest first, the whole line
+/// wrapped, and what the person should know before allowing it.
+fn exec_text(view: &LineView, directory: &str, out: &mut String) {
+    let _ = writeln!(out, "  it runs {} (riskiest first):", count(view.commands.len(), "command"));
+    for command in &view.commands {
+        let allowed = if command.allowed { ", allowed by your rules" } else { "" };
+        let _ = writeln!(out, "    {:<6} {}  — {}{allowed}", command.risk.as_str(), command.text, line(&command.why));
+    }
+    let _ = writeln!(out, "  the whole line, in {}:", line(directory));
+    for row in &view.rows {
+        for (index, piece) in wrap(row, WRAP).into_iter().enumerate() {
+            let _ = writeln!(out, "    {} {piece}", if index == 0 { "$" } else { "↪" });
+        }
+    }
+    if let Some(why) = &view.uncertain {
+        let _ = writeln!(out, "  ! airlock cannot tell which commands this line runs: {}", line(why));
+    }
+    if !view.repo_programs.is_empty() {
+        let _ = writeln!(out, "  ! git here runs programs this repository names (they run if you allow the line):");
+        for program in &view.repo_programs {
+            let _ = writeln!(out, "      {program}");
+        }
+    }
+    let _ = writeln!(out, "  standard input: none (nothing can be added to an approved line)");
+}
+
+fn count(n: usize, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}
+
+/// `row` in pieces of at most `width` characters.
+fn wrap(row: &str, width: usize) -> Vec<String> {
+    let chars: Vec<char> = row.chars().collect();
+    if chars.is_empty() {
+        return vec![String::new()];
+    }
+    chars.chunks(width.max(1)).map(|piece| piece.iter().collect()).collect()
 }
 
 fn ask_on_terminal(question: &Question) -> Answer {
@@ -152,8 +207,8 @@ fn ask_on_terminal(question: &Question) -> Answer {
         }
         match answer.trim() {
             "y" | "yes" => return Answer::Once,
-            "a" => return Answer::AlwaysForSession,
-            "s" => return Answer::AlwaysSaved,
+            "a" if question.scope.offered() => return Answer::AlwaysForSession,
+            "s" if question.scope.offered() => return Answer::AlwaysSaved,
             "t" => return Answer::ToolForSession,
             "e" if question.editable => {
                 if let Confirmation::Edit { path, proposed, .. } = &question.request.confirmation {

@@ -31,6 +31,8 @@ pub struct ApprovalRequest {
     /// Everything the call's sandbox will hold if allowed (folders, network, environment,
     /// limits), for the dialog.
     pub sandbox: crate::capability::Held,
+    /// For a command line: every command it runs, riskiest first, and what "always" saves.
+    pub line: Option<super::LineView>,
 }
 
 /// What "allow always" covers.
@@ -38,19 +40,31 @@ pub struct ApprovalRequest {
 pub enum AlwaysScope {
     /// Every call of the tool.
     Tool,
-    /// Calls whose command starts with this program.
-    CommandRoot(String),
+    /// Commands that start with one of these prefixes (`python3`, `git status`): one rule each,
+    /// for the commands of the line the question showed.
+    Commands(Vec<String>),
     /// Calls that touch this path.
     File(String),
+    /// "Always" is not offered for this question; why.
+    Unavailable(String),
 }
 
 impl AlwaysScope {
     pub fn describe(&self, tool: &str) -> String {
         match self {
             Self::Tool => format!("every `{}` call", line(tool)),
-            Self::CommandRoot(root) => format!("`{}` running `{} …`", line(tool), line(root)),
+            Self::Commands(prefixes) => {
+                let each: Vec<String> = prefixes.iter().map(|p| format!("`{} …`", line(p))).collect();
+                format!("`{}` running {}", line(tool), each.join(" · "))
+            }
             Self::File(path) => format!("`{}` on {}", line(tool), line(path)),
+            Self::Unavailable(why) => format!("not offered ({})", line(why)),
         }
+    }
+
+    /// Whether "always" is offered at all.
+    pub fn offered(&self) -> bool {
+        !matches!(self, Self::Unavailable(_))
     }
 }
 
@@ -119,6 +133,14 @@ pub struct RefuseAll {
 impl RefuseAll {
     /// Why `request` is refused, for the model: what the user could do instead.
     pub fn message(&self, request: &ApprovalRequest) -> String {
+        if let Some(why) = request.line.as_ref().and_then(|view| view.uncertain.as_deref()) {
+            return format!(
+                "airlock cannot tell which commands this line runs: {why}. Such a line runs only when a person \
+                 allows it, and this non-interactive run cannot ask, so nothing was run. Write every command out \
+                 plainly (no variables, substitutions or builtins that evaluate text again), or the user can \
+                 re-run with --ask."
+            );
+        }
         let hint = match &request.confirmation {
             Confirmation::Edit { .. } => "--approval-mode auto-edit (or yolo), or --ask",
             _ => "--approval-mode yolo, or --ask",

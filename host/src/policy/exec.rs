@@ -4,36 +4,39 @@
 //! - a line that cannot be read is refused, as is one whose redirection writes outside the
 //!   folders the call may write;
 //! - any command a rule denies refuses the whole line;
+//! - a line whose commands airlock cannot all name (bash evaluates part of it again when it
+//!   runs, a program or script is known only at run time, git's configuration cannot be read
+//!   whole) is asked about **in every mode, yolo included**, whatever the rules allow: the
+//!   question says why, and where nobody can be asked the call is refused with that reason;
 //! - when rules allow every command, the line runs without asking;
-//! - otherwise an `ask` rule or the approval mode decides, and the person is asked about the
-//!   first command no rule allows (`ls && rm -rf x` with `ls` allowed asks about `rm`), so
-//!   "always" remembers that command's program.
+//! - otherwise an `ask` rule or the approval mode decides. The question shows every command,
+//!   riskiest first ([`LineView`]), and "always" remembers each command no rule allows.
 //!
 //! A rule's command prefix that allows covers only a command written out whole (no
-//! variables, no substitutions, no `NAME=value` before it); one that denies matches the
-//! program by its file name and refuses on a word known only at run time.
+//! variables, no substitutions, no `NAME=value` before it, no redirection or argument that
+//! writes or runs more than its name says); one that denies matches the program by its file
+//! name and refuses on a word known only at run time.
 
 use std::path::{Path, PathBuf};
 
 use super::Policy;
+use super::line_view::LineView;
 use super::mode::{self, Verdict};
 use super::rules::{self, CallFacts, RuleDecision};
 use crate::contract::{Confirmation, ToolInfo};
-use crate::shell;
+use crate::shell::{self, repo};
 
-/// The verdict on a command line, and what a question is about.
+/// The verdict on a command line, and what a question about it shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecVerdict {
     pub verdict: Verdict,
-    /// The program of the first command no rule allows: what "always" would remember.
-    pub ask_about: Option<String>,
-    /// That command's text, to show.
-    pub ask_command: Option<String>,
+    /// What the line runs, for the question (every command line that was read).
+    pub view: Option<LineView>,
 }
 
 impl ExecVerdict {
     fn plain(verdict: Verdict) -> Self {
-        Self { verdict, ask_about: None, ask_command: None }
+        Self { verdict, view: None }
     }
 }
 
@@ -69,45 +72,46 @@ impl Policy {
                 redirect.text
             )));
         }
-        let mut undecided: Option<&shell::Command> = None;
-        let mut ask_rule = false;
-        let has_deny_rules = !self.denied_commands(facts.tool).is_empty();
+        let mut decisions = Vec::with_capacity(parsed.commands.len());
         for command in &parsed.commands {
-            // A deny rule cannot see a program named only when the line runs: refuse it.
-            if has_deny_rules && command.program().is_none() && !command.words.is_empty() {
-                return ExecVerdict::plain(Verdict::Deny(format!(
-                    "`{}` starts a program known only when it runs, and the user's policy denies some \
-                     commands of this tool; name the program",
-                    command.text
-                )));
-            }
             let facts = CallFacts { command: Some(&command.text), parsed: Some(command), ..*facts };
             let decided = self.with_rules(|rules| {
                 rules::deciding(rules, &facts)
                     .map(|rule| (rule.decision, format!("{} ({})", rule.origin, rule.scope())))
             });
-            match decided {
-                Some((RuleDecision::Deny, rule)) => {
-                    return ExecVerdict::plain(Verdict::Deny(format!(
-                        "the user's policy denies `{}` (rule at {rule}); do not retry it",
-                        command.text
-                    )));
-                }
-                Some((RuleDecision::Allow, _)) => {}
-                Some((RuleDecision::Ask, _)) => {
-                    ask_rule = true;
-                    undecided.get_or_insert(command);
-                }
-                None => {
-                    undecided.get_or_insert(command);
-                }
+            if let Some((RuleDecision::Deny, rule)) = &decided {
+                return ExecVerdict::plain(Verdict::Deny(format!(
+                    "the user's policy denies `{}` (rule at {rule}); do not retry it",
+                    command.text
+                )));
             }
+            decisions.push(decided.map(|(decision, _)| decision));
         }
-        let Some(first) = undecided else {
-            return ExecVerdict::plain(Verdict::Allow);
+        let git = repo::inspect(&parsed, directory);
+        let denied = self.denied_commands(facts.tool);
+        let uncertain = parsed.uncertainty().or_else(|| git.unknown.clone()).map(|why| {
+            if denied.is_empty() {
+                why
+            } else {
+                let rules = denied.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ");
+                format!("{why} (your rules deny {rules}, and airlock cannot tell whether this line runs it)")
+            }
+        });
+        let allowed = |command: &shell::Command| {
+            let at = parsed.commands.iter().position(|c| std::ptr::eq(c, command));
+            at.and_then(|at| decisions[at]) == Some(RuleDecision::Allow)
         };
-        let verdict = if ask_rule { Verdict::Ask } else { mode::by_mode(mode, tool.kind, Some(confirmation)) };
-        ExecVerdict { verdict, ask_about: first.program().map(str::to_string), ask_command: Some(first.text.clone()) }
+        let view = LineView::build(line, &parsed, allowed, uncertain.clone(), git.programs.clone());
+        let verdict = if uncertain.is_some() {
+            Verdict::Ask
+        } else if decisions.iter().all(|d| *d == Some(RuleDecision::Allow)) {
+            Verdict::Allow
+        } else if decisions.contains(&Some(RuleDecision::Ask)) {
+            Verdict::Ask
+        } else {
+            mode::by_mode(mode, tool.kind, Some(confirmation))
+        };
+        ExecVerdict { verdict, view: Some(view) }
     }
 
     /// The command prefixes the rules deny for `tool` (in any source): the gate refuses them

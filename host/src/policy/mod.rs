@@ -30,6 +30,7 @@ mod exec;
 pub mod file;
 mod folders;
 mod grants;
+pub mod line_view;
 pub mod mode;
 mod reach;
 pub mod rules;
@@ -42,6 +43,7 @@ use std::time::Duration;
 
 pub use approver::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver, GrantOutcome, GrantRequest, RefuseAll};
 pub use exec::ExecVerdict;
+pub use line_view::{CommandView, LineView};
 pub use mode::{ApprovalMode, Verdict};
 use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
 use trust::{TrustStatus, TrustStore};
@@ -418,46 +420,52 @@ impl Policy {
     /// Remembers "allow always" for the session, and saves it as a rule in the user's
     /// policy file when `save` is set. Returns a description of what is now allowed.
     pub fn remember(&self, tool: &str, scope: &AlwaysScope, save: bool) -> Result<String, PolicyError> {
-        let (command, path) = match scope {
-            // A command known only when it runs has no program to remember.
-            AlwaysScope::CommandRoot(root) if root.trim().is_empty() => {
-                return Err(PolicyError::Invalid {
-                    path: self.user.path.clone(),
-                    line: 0,
-                    message: "the command's program is known only when it runs, so it cannot be allowed always".into(),
-                });
+        let refused = |message: String| PolicyError::Invalid { path: self.user.path.clone(), line: 0, message };
+        // One rule per command a line's question showed (`python3`, `wc`), or one for the tool or file.
+        let scopes: Vec<(Option<String>, Option<String>)> = match scope {
+            AlwaysScope::Unavailable(why) => return Err(refused(format!("\"always\" was not offered: {why}"))),
+            AlwaysScope::Commands(prefixes) if prefixes.iter().any(|p| p.trim().is_empty()) || prefixes.is_empty() => {
+                return Err(refused(
+                    "the command's program is known only when it runs, so it cannot be allowed always".into(),
+                ));
             }
-            AlwaysScope::Tool => (None, None),
-            AlwaysScope::CommandRoot(root) => (Some(root.clone()), None),
-            AlwaysScope::File(path) => (None, Some(globset::escape(path))),
+            AlwaysScope::Tool => vec![(None, None)],
+            AlwaysScope::Commands(prefixes) => prefixes.iter().map(|p| (Some(p.clone()), None)).collect(),
+            AlwaysScope::File(path) => vec![(None, Some(globset::escape(path)))],
         };
-        let glob = match &path {
-            Some(text) => Some(PathGlob::new(text).map_err(|message| PolicyError::Invalid {
-                path: self.user.path.clone(),
-                line: 0,
-                message,
-            })?),
-            None => None,
-        };
+        let mut rules = Vec::with_capacity(scopes.len());
+        for (command, path) in scopes {
+            let glob = match &path {
+                Some(text) => Some(PathGlob::new(text).map_err(refused)?),
+                None => None,
+            };
+            rules.push((command, path, glob));
+        }
         let mut origin = "this session".to_string();
         if save {
             let mut editor = file::Editor::open(&self.user.path)?;
-            editor.add_rule(tool, command.as_deref(), path.as_deref(), RuleDecision::Allow, 100);
+            for (command, path, _) in &rules {
+                editor.add_rule(tool, command.as_deref(), path.as_deref(), RuleDecision::Allow, 100);
+            }
             editor.save(RuleSource::User)?;
             origin = self.user.path.display().to_string();
         }
-        let rule = Rule {
-            tool: Some(tool.to_string()),
-            command,
-            path: glob,
-            decision: RuleDecision::Allow,
-            priority: 100,
-            source: RuleSource::Session,
-            origin,
-        };
-        let described = format!("allowed without asking: {} (saved in {})", rule.scope(), rule.origin);
-        self.session.lock().unwrap_or_else(PoisonError::into_inner).push(rule);
-        Ok(described)
+        let mut described = Vec::new();
+        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        for (command, _, path) in rules {
+            let rule = Rule {
+                tool: Some(tool.to_string()),
+                command,
+                path,
+                decision: RuleDecision::Allow,
+                priority: 100,
+                source: RuleSource::Session,
+                origin: origin.clone(),
+            };
+            described.push(rule.scope());
+            session.push(rule);
+        }
+        Ok(format!("allowed without asking: {} (saved in {origin})", described.join("; ")))
     }
 
     fn with_rules<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = &Rule>) -> T) -> T {

@@ -58,7 +58,7 @@ pub use cache::{CacheOutcome, CompileCache};
 pub use code_config::code_config as code_config_for_tests;
 pub use fault::CallFault;
 use fault::classify;
-pub use gate::Gate;
+pub use gate::{ApprovedLine, Gate};
 pub use http::{DenialReason, NetDenial};
 pub use parking::Parked;
 pub use process::ProcessAccess;

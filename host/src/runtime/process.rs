@@ -226,10 +226,14 @@ fn prepare(
         )));
     }
     let env = environment(&options.env, &access.env_names)?;
-    access.gate.check(&line, &directory, &access.read_write).map_err(|refusal| match refusal {
-        gate::Refusal::Denied(message) => wit::SpawnError::Denied(message),
-        gate::Refusal::Unreadable(message) => wit::SpawnError::Denied(message),
-    })?;
+    let pass =
+        access.gate.check(&line, &directory, &access.read_write, options.stdin.is_some()).map_err(|refusal| {
+            match refusal {
+                gate::Refusal::Denied(message)
+                | gate::Refusal::Unreadable(message)
+                | gate::Refusal::Uncertain(message) => wit::SpawnError::Denied(message),
+            }
+        })?;
     processes.started += 1;
     // A child is killed a little before the call's deadline, so its tool can still tell
     // the model it timed out, with the output so far.
@@ -257,7 +261,7 @@ fn prepare(
         view: view.view,
     };
     let base = Base { path: view.path.clone(), home: view.home.clone(), vars: view.env.clone() };
-    Ok(Request { spec, base: Some(base), host_env: Vec::new(), stdin: options.stdin, timeout, background_log })
+    Ok(Request { spec, base: Some(base), host_env: pass.host_env, stdin: options.stdin, timeout, background_log })
 }
 
 /// `first`, then the folders of `second` no folder of `first` holds.

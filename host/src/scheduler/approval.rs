@@ -12,6 +12,7 @@ use crate::contract::{Confirmation, ErrorKind, ToolError};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::policy::rules::CallFacts;
 use crate::policy::{ApprovalOutcome, ApprovalRequest, ExecVerdict, Verdict};
+use crate::runtime::ApprovedLine;
 
 /// The folder an exec confirmation names (absolute, or relative to the workspace), canonical;
 /// the workspace when it is empty.
@@ -74,12 +75,9 @@ impl Scheduler {
             (Some(exec), Some(folder)) if starts_programs => {
                 self.policy.exec_verdict(&tool.info, &facts, exec, folder, &writable)
             }
-            _ => ExecVerdict {
-                verdict: self.policy.verdict(&tool.info, &facts, confirmation.as_ref()),
-                ask_about: None,
-                ask_command: None,
-            },
+            _ => ExecVerdict { verdict: self.policy.verdict(&tool.info, &facts, confirmation.as_ref()), view: None },
         };
+        let mut asked = false;
         match verdict.verdict {
             Verdict::Allow => {}
             Verdict::Deny(message) => return fail(ToolError::new(ErrorKind::PolicyDenied, message)),
@@ -88,13 +86,11 @@ impl Scheduler {
                     prompt: format!("Allow {} ({}): {description}?", tool.info.display_name, tool.info.kind.as_str()),
                     urls: Vec::new(),
                 });
-                // "Always" remembers the program of the first command no rule allows.
-                if let Confirmation::Exec { root_command, .. } = &mut confirmation {
-                    match &verdict.ask_about {
-                        Some(program) => root_command.clone_from(program),
-                        None if verdict.ask_command.is_some() => root_command.clear(),
-                        None => {}
-                    }
+                // The host's reading names the riskiest command and the risk, not the plugin's guess.
+                if let (Confirmation::Exec { root_command, risk, .. }, Some(view)) = (&mut confirmation, &verdict.view)
+                {
+                    *root_command = view.riskiest_program();
+                    *risk = view.contract_risk();
                 }
                 // A person may take minutes to answer: no instance waits with them, holding room
                 // in the budget (this call's check instance, nor any other call's).
@@ -113,11 +109,13 @@ impl Scheduler {
                     bound: matches!(writes, super::call::Writes::Bound(_)),
                     writable,
                     sandbox: access.held(&tool.info, &writes),
+                    line: verdict.view.clone(),
                 };
                 let outcome = tokio::select! {
                     outcome = self.approver.ask(request) => outcome,
                     () = cancel.cancelled() => return fail(cancelled()),
                 };
+                asked = matches!(outcome, ApprovalOutcome::AllowOnce | ApprovalOutcome::AllowAlways { .. });
                 match outcome {
                     ApprovalOutcome::AllowOnce => {}
                     ApprovalOutcome::AllowAlways { scope, save } => {
@@ -156,9 +154,12 @@ impl Scheduler {
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Scheduled);
         update.description = Some(description.clone());
         events.send(Event::ToolCall(Box::new(update)));
-        // What was approved is the line shown, in its folder: the gate lets exactly that start.
+        // What was approved is the line shown, in its folder: the gate lets exactly that start,
+        // and knows whether a person saw it.
         let approved_line = match (&confirmation, exec_folder) {
-            (Some(Confirmation::Exec { command, .. }), Some(folder)) if !modified => Some((command.clone(), folder)),
+            (Some(Confirmation::Exec { command, .. }), Some(folder)) if !modified => {
+                Some(ApprovedLine { line: command.clone(), folder, asked })
+            }
             _ => None,
         };
         Approved::Ready(Ready { call, tool, args, started, description, writes, access, modified, approved_line, kept })

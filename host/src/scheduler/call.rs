@@ -19,7 +19,7 @@ use crate::contract::{ContentPart, Display, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallCost, CallStatus, CallUpdate, Event, EventSink, MAX_FULL_OUTPUT, Shown};
 use crate::model::FunctionCall;
 use crate::registry::RegisteredTool;
-use crate::runtime::{CallFault, Gate, Instance, Parked, ProcessAccess, Sandbox, UsageMeter};
+use crate::runtime::{ApprovedLine, CallFault, Gate, Instance, Parked, ProcessAccess, Sandbox, UsageMeter};
 use crate::sandbox::explain::Blocked;
 
 /// The outcome of the steps before execution.
@@ -47,7 +47,7 @@ pub(super) struct Ready {
     pub modified: bool,
     /// The command line an exec confirmation showed, and its folder, once approved: the one
     /// line a tool granted `*` may start in this call.
-    pub approved_line: Option<(String, PathBuf)>,
+    pub approved_line: Option<ApprovedLine>,
     /// The call's check instance, kept for its execution ([`Scheduler::keep_for_execution`]).
     pub kept: Option<Parked>,
 }
@@ -484,7 +484,7 @@ impl Scheduler {
         tool: &RegisteredTool,
         access: &Access,
         writes: &Writes,
-        approved_line: Option<(String, PathBuf)>,
+        approved_line: Option<ApprovedLine>,
     ) -> Option<ProcessAccess> {
         if access.effective.processes.is_empty() {
             return None;
@@ -619,7 +619,7 @@ pub(super) struct Run<'a> {
     pub live: Option<mpsc::UnboundedSender<String>>,
     pub events: &'a EventSink,
     /// The command line approved for this call, and its folder.
-    pub approved_line: Option<(String, PathBuf)>,
+    pub approved_line: Option<ApprovedLine>,
 }
 
 /// Which preopens an instance gets.

@@ -29,11 +29,16 @@ pub fn denied_by(prefix: &str, command: &Command) -> bool {
 /// Files every program may write, wherever its folders are.
 const DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
 
+/// Whether writing `target` writes no file: a device every program may write, or a descriptor.
+pub fn is_device(target: &str) -> bool {
+    DEVICES.contains(&target) || target.starts_with("/dev/fd/")
+}
+
 /// Whether a write to `target` (relative to `dir`) lands inside one of `writable`: resolved
 /// as the kernel will (links followed as far as the path exists), so a link cannot lead the
 /// write out unseen. Devices every program writes are always fine.
 pub fn writes_inside(dir: &Path, target: &str, writable: &[PathBuf]) -> bool {
-    if DEVICES.contains(&target) || target.starts_with("/dev/fd/") {
+    if is_device(target) {
         return true;
     }
     let full = crate::files::canonical_lenient(&dir.join(target));

@@ -2,7 +2,10 @@
 //! against grants and rules (`ls && rm -rf x` is `ls` and `rm -rf x`).
 //!
 //! This module owns the reading, not the decision: [`parse`] lists every simple command a line can run,
-//! flattened in source order, and every file redirection; callers judge them.
+//! flattened in source order, every file redirection, and every place where bash decides only at run
+//! time what the line runs ([`Line::uncertain`]); callers judge them. [`effects`] knows which
+//! arguments make a command write or run more than its name says, [`risk`] how much a command can
+//! harm, and [`repo`] which programs a repository's git configuration names.
 //!
 //! Invariants:
 //! - Every command bash would run is listed: those joined by `|`, `&&`, `||`, `;`, `&` and newlines; those
@@ -16,14 +19,27 @@
 //!   such text again (the scripts given to `bash -c` and `eval` excepted: they are parsed here).
 //! - A variable assignment on its own (`PATH=/tmp; git status`) is listed as a command with no words and
 //!   `assignments = true`: it changes what later commands do.
-//! - When the reading is uncertain the line is refused ([`ShellError`]) rather than guessed: syntax
+//! - What bash evaluates again at run time is never taken for plain text: a line with such a part
+//!   (`${!ref}`, `${x@P}`, arithmetic on a variable, an array subscript given to `printf -v`,
+//!   `read`, `declare`, `unset`, `[ -v ]`; `mapfile -C`, `hash -p`, `source`, a script or a program
+//!   known only at run time, a variable that makes bash or git run code) is read, and the reason
+//!   is kept in [`Line::uncertain`]: the caller asks a person about it, or refuses it.
+//! - Each command carries the writing redirections that apply to it ([`Command::writes`]), those
+//!   of the statements around it included, so a prefix that allows `git status` does not cover
+//!   `git status > victim`.
+//! - When the reading itself is uncertain the line is refused ([`ShellError`]) rather than guessed: syntax
 //!   errors; input over 64 KiB; NUL bytes or carriage returns; nesting deeper than 64; reserved words
 //!   where a command name is expected; backslash-newline inside a token; adjacent or malformed
 //!   backticks; `$(` or a backtick tree-sitter did not read as a substitution; text evaluated as
 //!   arithmetic (`[[ … -eq … ]]`, `(( ))`) that contains a substitution; wrappers with options whose
 //!   arity is unknown.
 
+pub mod effects;
+mod evaluated;
+pub mod git;
 pub mod matching;
+pub mod repo;
+pub mod risk;
 mod walk;
 mod words;
 mod wrappers;
@@ -63,6 +79,9 @@ pub struct Command {
     pub assignments: bool,
     /// Its source text.
     pub text: String,
+    /// The redirections that write a file for it (`> out.txt`, also those of a group or loop
+    /// around it), as written.
+    pub writes: Vec<String>,
 }
 
 /// A redirection to or from a file (not `2>&1`, heredocs or herestrings).
@@ -79,6 +98,15 @@ pub struct Redirect {
 pub struct Line {
     pub commands: Vec<Command>,
     pub redirects: Vec<Redirect>,
+    /// Why bash decides only when the line runs what some part of it runs, one reason per
+    /// construct (`` `${!ref}` names a variable only when it runs ``); empty when every command
+    /// is named.
+    pub uncertain: Vec<String>,
+    /// The variables the line sets, by name (`X=1`, `read X`, `for X in`, `export X`, `env X=1`).
+    pub sets: Vec<String>,
+    /// Commands that take variables away from what they run (`env -i`, `env -u X`, `exec -c`,
+    /// `export -n X`), as written.
+    pub clears_env: Vec<String>,
 }
 
 /// Why a line cannot be read.
@@ -121,14 +149,39 @@ impl Command {
     }
 
     /// Whether a granted or ruled prefix (`git status`) covers the whole command: the command is fully
-    /// literal, sets no variables, and starts with the prefix's words, word by word. `*` covers nothing
-    /// here (approved lines are the caller's business), nor does an empty prefix.
+    /// literal, sets no variables, writes no file through a redirection, has no argument that makes
+    /// it write or run more than its name says ([`Command::beyond_its_name`]), and starts with the
+    /// prefix's words, word by word. `*` covers nothing here (approved lines are the caller's
+    /// business), nor does an empty prefix.
     pub fn covered_by(&self, prefix: &str) -> bool {
         let wanted: Vec<&str> = prefix.split_whitespace().collect();
         if wanted.is_empty() || wanted == ["*"] || self.assignments || !self.is_literal() {
             return false;
         }
-        wanted.len() <= self.words.len() && wanted.iter().zip(&self.words).all(|(w, word)| word.literal() == Some(*w))
+        let starts = wanted.len() <= self.words.len()
+            && wanted.iter().zip(&self.words).all(|(w, word)| word.literal() == Some(*w));
+        starts && self.beyond_its_name().is_none()
+    }
+
+    /// Why no prefix covers this command even when its words match: a redirection that writes, or
+    /// an argument its program treats as writing a file or running a program (`find -delete`,
+    /// `sed -n 'w x'`, `git log --output`). `None` when it does only what its name says.
+    pub fn beyond_its_name(&self) -> Option<String> {
+        if let Some(write) = self.writes.first() {
+            return Some(format!("`{write}` writes a file"));
+        }
+        effects::beyond_its_name(self)
+    }
+
+    /// The rule prefix "always allow" saves for this command: the program, and its literal
+    /// subcommand for programs that have them (`git status`, `cargo test`).
+    pub fn rule_prefix(&self) -> Option<String> {
+        let program = self.program()?;
+        let subcommand = self.words.get(1).and_then(Word::literal).filter(|word| !word.starts_with('-'));
+        match subcommand {
+            Some(sub) if effects::has_subcommands(base_name(program)) => Some(format!("{program} {sub}")),
+            _ => Some(program.to_string()),
+        }
     }
 }
 
@@ -136,6 +189,24 @@ impl Line {
     /// The program of the first command, as a person reads it.
     pub fn root_command(&self) -> Option<String> {
         self.commands.first().and_then(Command::program).map(str::to_string)
+    }
+
+    /// Why airlock cannot name every command of the line, when it cannot: its reasons joined.
+    pub fn uncertainty(&self) -> Option<String> {
+        const SHOWN: usize = 3;
+        let (first, rest) = (self.uncertain.iter().take(SHOWN), self.uncertain.len().saturating_sub(SHOWN));
+        let mut joined = first.cloned().collect::<Vec<_>>().join("; ");
+        if rest > 0 {
+            joined.push_str(&format!("; and {rest} more"));
+        }
+        (!joined.is_empty()).then_some(joined)
+    }
+
+    /// Records why a part of the line is decided only when it runs (each reason once).
+    pub(crate) fn note_uncertain(&mut self, reason: String) {
+        if !self.uncertain.contains(&reason) {
+            self.uncertain.push(reason);
+        }
     }
 }
 

@@ -1,5 +1,19 @@
 //! Each test asserts exactly what a line runs; most are hostile: a line trying to hide a command from a
-//! grant such as `git status` or from a deny rule on `rm`.
+//! grant such as `git status` or from a deny rule on `rm`. By topic: what bash evaluates again
+//! ([`evaluated`]), the redirections each command writes through ([`writes`]), the wrappers and
+//! what git runs ([`wrappers`]), the arguments that write or run beyond a command's name
+//! ([`effects`]), and the repository configuration git reads ([`repo`]).
+
+#[path = "mod_tests/effects.rs"]
+mod effects;
+#[path = "mod_tests/evaluated.rs"]
+mod evaluated;
+#[path = "mod_tests/repo.rs"]
+mod repo;
+#[path = "mod_tests/wrappers.rs"]
+mod wrappers;
+#[path = "mod_tests/writes.rs"]
+mod writes;
 
 use super::*;
 
@@ -307,6 +321,9 @@ fn misreadings_are_refused() {
     refused("cat <<EOF\n`rm x`\nEOF\n");
     refused("ls\0 rm x");
     refused("ls\r\nrm x");
+    refused("ls ;; pwd");
+    refused("ls ;& rm x");
+    assert_eq!(commands("case a in a) ls;; b) rm x;; *) pwd;; esac"), ["ls", "rm x", "pwd"]);
     // Line continuations between words are fine.
     assert_eq!(commands("ls \\\n  -la && \\\n rm x"), ["ls -la", "rm x"]);
 }

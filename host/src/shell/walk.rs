@@ -1,9 +1,13 @@
 //! The walk over tree-sitter-bash's tree: every node is visited with an explicit stack (no recursion on
-//! the tree's depth), every command and file redirect is collected in source order, and every place where
-//! tree-sitter is known to read bash differently is refused.
+//! the tree's depth), every command and file redirect is collected in source order, every place where
+//! tree-sitter is known to read bash differently is refused, and every construct bash evaluates again
+//! at run time is noted ([`super::evaluated`]).
+
+use std::rc::Rc;
 
 use tree_sitter::{Node, ParseOptions, Parser, Tree};
 
+use super::evaluated;
 use super::words::{self, misread, text};
 use super::wrappers::{self, Span};
 use super::{Command, Line, MAX_DEPTH, MAX_LINE, Redirect, ShellError, Word};
@@ -56,7 +60,7 @@ const STATEMENT_PARENTS: &[&str] = &[
 ];
 
 /// One node waiting to be visited.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Frame<'t> {
     node: Node<'t>,
     parent: &'static str,
@@ -65,6 +69,8 @@ struct Frame<'t> {
     quoted: bool,
     /// Inside `[[ ]]` or arithmetic, where text is evaluated again as an arithmetic expression.
     arithmetic: bool,
+    /// The writing redirections of the statements around the node (`{ …; } > out`).
+    writes: Rc<Vec<String>>,
 }
 
 /// Parses `line` (at nesting `depth`) and appends what it runs to `out`.
@@ -79,7 +85,8 @@ pub(super) fn parse_into(line: &str, depth: usize, out: &mut Line) -> Result<(),
         return Err(ShellError(format!("`{}` is not a complete bash command line: fix its syntax", preview(line))));
     }
     check_continuations(line, root)?;
-    let mut stack = vec![Frame { node: root, parent: "", depth, quoted: false, arithmetic: false }];
+    let writes = Rc::new(Vec::new());
+    let mut stack = vec![Frame { node: root, parent: "", depth, quoted: false, arithmetic: false, writes }];
     while let Some(frame) = stack.pop() {
         visit(frame, line, out, &mut stack)?;
     }
@@ -154,13 +161,44 @@ fn visit<'t>(frame: Frame<'t>, src: &str, out: &mut Line, stack: &mut Vec<Frame<
     let mut push_children = true;
     let mut arithmetic =
         frame.arithmetic || matches!(kind, "test_command" | "arithmetic_expansion" | "c_style_for_statement");
+    let mut writes = Rc::clone(&frame.writes);
     match kind {
-        "command" => command(node, src, depth, out)?,
-        "declaration_command" | "unset_command" => declaration(node, src, depth, out)?,
+        "command" => command(node, src, depth, &frame.writes, out)?,
+        "declaration_command" | "unset_command" => declaration(node, src, depth, &frame.writes, out)?,
         "variable_assignments" => out.commands.push(assignment(node, src)),
-        "variable_assignment" if STATEMENT_PARENTS.contains(&frame.parent) => out.commands.push(assignment(node, src)),
-        "compound_statement" if text(node, src).starts_with("((") => arithmetic = true,
+        "variable_assignment" => {
+            evaluated::assignment(node, src, out);
+            if STATEMENT_PARENTS.contains(&frame.parent) {
+                out.commands.push(assignment(node, src));
+            }
+        }
+        "compound_statement" if text(node, src).starts_with("((") => {
+            arithmetic = true;
+            evaluated::arithmetic(text(node, src), out);
+        }
+        "arithmetic_expansion" => evaluated::arithmetic(text(node, src), out),
+        "c_style_for_statement" => {
+            let body = node.child_by_field_name("body").map_or(node.end_byte(), |b| b.start_byte());
+            evaluated::arithmetic(src.get(node.start_byte()..body).unwrap_or_default(), out);
+        }
+        "expansion" => evaluated::expansion(text(node, src), out),
+        "test_command" => evaluated::test(node, src, out),
+        "for_statement" => {
+            if let Some(variable) = node.child_by_field_name("variable") {
+                evaluated::sets(text(variable, src), text(node, src), out);
+            }
+        }
+        "redirected_statement" => writes = Rc::new(with_own_writes(&frame.writes, node, src)),
+        "command_substitution" | "process_substitution" => {
+            // What runs inside writes to the substitution, not to the redirections around it.
+            writes = Rc::new(Vec::new());
+        }
         "file_redirect" => redirect(node, src, out)?,
+        // bash reads `;;` only as the end of a case item; tree-sitter lets it pass elsewhere.
+        ";;" | ";&" | ";;&" if frame.parent != "case_item" => return Err(misread(text(node, src))),
+        _ => {}
+    }
+    match kind {
         "command_substitution" if text(node, src).starts_with('`') => {
             backticks(node, src, depth, frame.quoted, out)?;
             push_children = false;
@@ -169,14 +207,29 @@ fn visit<'t>(frame: Frame<'t>, src: &str, out: &mut Line, stack: &mut Vec<Frame<
             // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) keeps the body literal.
             let start = node.named_child(0).filter(|c| c.kind() == "heredoc_start");
             if start.is_some_and(|s| text(s, src).contains(['\'', '"', '\\'])) {
-                push(stack, node, &frame, depth, arithmetic, |c| c.kind() != "heredoc_body");
+                push(stack, node, &frame, depth, arithmetic, &writes, |c| c.kind() != "heredoc_body");
                 push_children = false;
             }
         }
+        "command"
+        | "declaration_command"
+        | "unset_command"
+        | "variable_assignments"
+        | "variable_assignment"
+        | "compound_statement"
+        | "arithmetic_expansion"
+        | "c_style_for_statement"
+        | "expansion"
+        | "test_command"
+        | "for_statement"
+        | "redirected_statement"
+        | "command_substitution"
+        | "process_substitution"
+        | "file_redirect" => {}
         _ => leaf(node, src, frame.arithmetic)?,
     }
     if push_children {
-        push(stack, node, &frame, depth, arithmetic, |_| true);
+        push(stack, node, &frame, depth, arithmetic, &writes, |_| true);
     }
     Ok(())
 }
@@ -188,14 +241,45 @@ fn push<'t>(
     frame: &Frame<'t>,
     depth: usize,
     arithmetic: bool,
+    writes: &Rc<Vec<String>>,
     keep: impl Fn(Node<'t>) -> bool,
 ) {
     let quoted = frame.quoted || node.kind() == "string";
     let mut cursor = node.walk();
     let children: Vec<Node<'t>> = node.children(&mut cursor).filter(|c| keep(*c)).collect();
     for child in children.into_iter().rev() {
-        stack.push(Frame { node: child, parent: node.kind(), depth, quoted, arithmetic });
+        let writes = Rc::clone(writes);
+        stack.push(Frame { node: child, parent: node.kind(), depth, quoted, arithmetic, writes });
     }
+}
+
+/// `around` and the writing redirections among `node`'s own `redirect` children.
+fn with_own_writes(around: &[String], node: Node, src: &str) -> Vec<String> {
+    let mut writes = around.to_vec();
+    let mut cursor = node.walk();
+    for redirect in node.children_by_field_name("redirect", &mut cursor) {
+        if redirect.kind() == "file_redirect" && writing(redirect, src) {
+            writes.push(text(redirect, src).to_string());
+        }
+    }
+    writes
+}
+
+/// Whether a file redirection writes a file (not `2>&1`, `>&-` or `> >(cmd)`).
+fn writing(node: Node, src: &str) -> bool {
+    let mut cursor = node.walk();
+    let operator = node.children(&mut cursor).find(|c| !c.is_named()).map_or("", |c| c.kind());
+    let Some(destination) = node.child_by_field_name("destination") else { return false };
+    if destination.kind() == "process_substitution" {
+        return false;
+    }
+    let target = text(destination, src);
+    let duplicates = matches!(operator, ">&" | "<&")
+        && (target == "-" || (!target.is_empty() && target.bytes().all(|b| b.is_ascii_digit())));
+    // `> /dev/null` discards; it writes no file.
+    let device =
+        words::word(destination, src).ok().and_then(|w| w.literal().map(super::matching::is_device)) == Some(true);
+    matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&") && !duplicates && !device
 }
 
 /// Checks a token tree-sitter read as plain text: a `$(` or backtick left in it is a substitution bash
@@ -230,7 +314,7 @@ fn unescaped(source: &str, needle: &str) -> bool {
         .any(|(at, _)| source.as_bytes()[..at].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0)
 }
 
-fn command(node: Node, src: &str, depth: usize, out: &mut Line) -> Result<(), ShellError> {
+fn command(node: Node, src: &str, depth: usize, around: &[String], out: &mut Line) -> Result<(), ShellError> {
     let name = node.child_by_field_name("name");
     if let Some(name) = name {
         let plain = name.named_child(0).filter(|w| w.kind() == "word" && name.named_child_count() == 1);
@@ -248,10 +332,11 @@ fn command(node: Node, src: &str, depth: usize, out: &mut Line) -> Result<(), Sh
     let assignments = node.children(&mut cursor).any(|c| c.kind() == "variable_assignment");
     let spans: Vec<Span> =
         parts.iter().map(|p| words::word(*p, src).map(|w| (w, p.byte_range()))).collect::<Result<_, _>>()?;
-    wrappers::expand(spans, assignments, text(node, src), src, depth, out)
+    let writes = with_own_writes(around, node, src);
+    wrappers::expand(spans, assignments, text(node, src), src, depth, &writes, out)
 }
 
-fn declaration(node: Node, src: &str, depth: usize, out: &mut Line) -> Result<(), ShellError> {
+fn declaration(node: Node, src: &str, depth: usize, around: &[String], out: &mut Line) -> Result<(), ShellError> {
     let mut cursor = node.walk();
     let mut spans = Vec::new();
     for child in node.children(&mut cursor) {
@@ -259,11 +344,11 @@ fn declaration(node: Node, src: &str, depth: usize, out: &mut Line) -> Result<()
             if child.is_named() { words::word(child, src)? } else { Word::Literal(text(child, src).to_string()) };
         spans.push((word, child.byte_range()));
     }
-    wrappers::expand(spans, false, text(node, src), src, depth, out)
+    wrappers::expand(spans, false, text(node, src), src, depth, around, out)
 }
 
 fn assignment(node: Node, src: &str) -> Command {
-    Command { words: Vec::new(), assignments: true, text: text(node, src).to_string() }
+    Command { words: Vec::new(), assignments: true, text: text(node, src).to_string(), writes: Vec::new() }
 }
 
 fn redirect(node: Node, src: &str, out: &mut Line) -> Result<(), ShellError> {

@@ -2,17 +2,29 @@
 //!
 //! A wrapper is listed itself and its inner command after it (`sudo rm x` → `sudo rm x`, `rm x`), so a rule
 //! on either sees its own. Wrappers are recognised by their file name (`/usr/bin/env` is `env`):
-//! - run their operands as a command: `sudo`, `doas`, `env`, `nice`, `nohup`, `timeout`, `stdbuf`,
-//!   `ionice`, `setsid`, `exec`, `command`, `builtin`, `time`, `coproc`, `busybox`, `flock FILE cmd`,
-//!   `watch -x`, `xargs` (its inner command gets a dynamic last word: its arguments come from input),
+//! - run their operands as a command: `sudo`, `doas`, `pkexec`, `env`, `nice`, `nohup`, `timeout`,
+//!   `stdbuf`, `ionice`, `chrt`, `taskset`, `prlimit`, `setarch` and its architecture names (`linux64`,
+//!   `i386`, …), `setpriv`, `unshare`, `nsenter`, `chroot`, `runcon`, `numactl`, `cgexec`, `firejail`,
+//!   `systemd-run`, `bwrap`, `choom`, `uclampset`, `enosys`, `pipesz`, `setpgid`, `fakeroot`, `strace`,
+//!   `valgrind`, `catchsegv`, `eatmydata`, `nocache`, `chronic`, `ifne`, `unbuffer`, `proxychains`,
+//!   `torsocks`, `dbus-run-session`, `ssh-agent`, `setsid`, `exec`, `command`, `builtin`, `time`,
+//!   `coproc`, `busybox`, `toybox`, `flock FILE cmd`, `watch -x`, `entr`, `git bisect run`, `xargs`
+//!   (its inner command gets a dynamic last word: its arguments come from input),
 //!   `find -exec/-execdir/-ok/-okdir … ;` (`{}` is dynamic; `-fprint*`/`-fls` files are write redirects);
 //! - run a script, parsed again when it is literal: `bash|sh|dash|zsh|ksh|mksh|ash -c`, `eval`, `trap`,
-//!   `su|runuser -c`, `flock FILE -c`, `watch` (its operands joined, run by `sh -c`).
+//!   `su|runuser -c`, `sg`, `script -c`, `capsh --`, `flock FILE -c`, `watch` (its operands joined, run
+//!   by `sh -c`), `entr -s`, `pee`, and what git runs ([`super::git`]). A script known only at run
+//!   time makes the line uncertain.
 //!
-//! Options are read with each program's own option table; an option not in the table could take an
-//! argument and hide the command, so it is refused. Programs that run code in other ways (`python -c`,
-//! `ssh host cmd`, `make`, `git` aliases, `awk`'s `system()`) are not seen through.
+//! Options are read with each program's own option table ([`table`]); an option not in the table could
+//! take an argument and hide the command, so it is refused. Programs that run code in other ways
+//! (`python -c`, `ssh host cmd`, `make`, `awk`'s `system()`) are not seen through; `parallel` builds its
+//! commands from its input, so a line with it is uncertain.
 
+mod table;
+
+use super::evaluated;
+use super::git;
 use super::walk::{parse_into, preview};
 use super::words::risky;
 use super::{Command, Line, MAX_DEPTH, Redirect, ShellError, Word, base_name};
@@ -21,55 +33,86 @@ use super::{Command, Line, MAX_DEPTH, Redirect, ShellError, Word, base_name};
 pub(super) type Span = (Word, std::ops::Range<usize>);
 
 /// What a command runs besides itself.
-enum Runs {
+pub(super) enum Runs {
     /// The words in `at..end` are a command: `assignments` when the wrapper set variables for it,
     /// `incomplete` when more arguments come at run time, and words containing `placeholder` are replaced
     /// at run time (`find -exec rm {} ;`).
     Command { at: usize, end: usize, assignments: bool, incomplete: bool, placeholder: Option<String> },
-    /// The word at this index is a script.
-    Script(usize),
+    /// A script: `at` is its word's index when it is a whole word of the command.
+    Script { at: Option<usize>, script: Word },
     /// The words from this index, joined with spaces, are a script.
     Joined(usize),
+    /// This shell gets the words from `at` as its own arguments (`capsh -- -c 'cmd'`).
+    Shell { program: String, at: usize },
+}
+
+impl Runs {
+    /// The command made of the words from `at`.
+    pub(super) fn from(at: usize, all: usize) -> Self {
+        Runs::Command { at, end: all, assignments: false, incomplete: false, placeholder: None }
+    }
+
+    /// The script in word `at`.
+    pub(super) fn script_at(words: &[Word], at: usize) -> Option<Self> {
+        words.get(at).map(|script| Runs::Script { at: Some(at), script: script.clone() })
+    }
 }
 
 /// An option table in getopt's terms; every program here stops reading options at its first operand.
 #[derive(Default)]
-struct Options {
-    flags: &'static str,
-    with_arg: &'static str,
+pub(super) struct Options {
+    pub flags: &'static str,
+    pub with_arg: &'static str,
     /// Short options whose argument, if any, is attached (`xargs -i{}`).
-    optional: &'static str,
-    long_flags: &'static [&'static str],
-    long_with_arg: &'static [&'static str],
+    pub optional: &'static str,
+    pub long_flags: &'static [&'static str],
+    pub long_with_arg: &'static [&'static str],
+    /// Long options whose argument, if any, is attached (`--mount=FILE`).
+    pub long_optional: &'static [&'static str],
+    /// Long options that take the next two words (`bwrap --bind SRC DEST`).
+    pub long_two: &'static [&'static str],
+    /// Long options that take the next three words.
+    pub long_three: &'static [&'static str],
+    /// Every `--name` or `--name=value` is an option that never takes the next word.
+    pub any_long: bool,
 }
 
 /// Options read, and the index of the first operand.
-struct Read {
-    seen: Vec<(String, Option<Word>)>,
-    operand: usize,
+pub(super) struct Read {
+    /// Each option, its value, and the value's word index when it is a word of its own.
+    pub seen: Vec<(String, Option<Word>, Option<usize>)>,
+    pub operand: usize,
 }
 
-/// Lists the command made of `spans` (and everything it runs) into `out`.
+impl Read {
+    fn has(&self, names: &[&str]) -> bool {
+        self.seen.iter().any(|(name, _, _)| names.contains(&name.as_str()))
+    }
+}
+
+/// Lists the command made of `spans` (and everything it runs) into `out`; `writes` are the
+/// redirections that write for it.
 pub(super) fn expand(
     spans: Vec<Span>,
     assignments: bool,
     text: &str,
     src: &str,
     depth: usize,
+    writes: &[String],
     out: &mut Line,
 ) -> Result<(), ShellError> {
     if depth > MAX_DEPTH {
         return Err(ShellError(format!("the command line nests deeper than {MAX_DEPTH} levels")));
     }
     let words: Vec<Word> = spans.iter().map(|(w, _)| w.clone()).collect();
-    let runs = runs(&words, src, &spans, out)?;
+    let runs = runs(&words, src, &spans, text, out)?;
     // The scripts parsed again below are read here; they keep their `$(`.
     let scripts: Vec<usize> = runs
         .iter()
         .flat_map(|r| match r {
-            Runs::Script(at) => *at..*at + 1,
+            Runs::Script { at: Some(at), .. } => *at..*at + 1,
             Runs::Joined(at) => *at..words.len(),
-            Runs::Command { .. } => 0..0,
+            _ => 0..0,
         })
         .collect();
     let mut listed = words.clone();
@@ -81,19 +124,26 @@ pub(super) fn expand(
             *word = Word::Dynamic(value.clone());
         }
     }
-    out.commands.push(Command { words: listed, assignments, text: text.to_string() });
+    let command = Command { words: listed, assignments, text: text.to_string(), writes: writes.to_vec() };
+    evaluated::command(&command, out);
+    out.commands.push(command);
     for run in runs {
         match run {
-            Runs::Script(at) => {
-                if let Some(Word::Literal(script)) = words.get(at) {
-                    parse_into(script, depth + 1, out)?;
+            Runs::Script { script, .. } => parse_script(&script, depth, writes, out)?,
+            Runs::Joined(at) => {
+                let parts = words.get(at..).unwrap_or_default();
+                let joined: Option<Vec<&str>> = parts.iter().map(Word::literal).collect();
+                match joined {
+                    Some(parts) if parts.is_empty() => {}
+                    Some(parts) => parse_script(&Word::Literal(parts.join(" ")), depth, writes, out)?,
+                    None => parse_script(&Word::Dynamic(text.to_string()), depth, writes, out)?,
                 }
             }
-            Runs::Joined(at) => {
-                let parts: Option<Vec<&str>> = words.get(at..).unwrap_or_default().iter().map(Word::literal).collect();
-                if let Some(parts) = parts.filter(|p| !p.is_empty()) {
-                    parse_into(&parts.join(" "), depth + 1, out)?;
-                }
+            Runs::Shell { program, at } => {
+                let anchor = spans.get(at).map_or(src.len()..src.len(), |(_, range)| range.start..range.start);
+                let mut inner: Vec<Span> = vec![(Word::Literal(program), anchor)];
+                inner.extend(spans.get(at..).unwrap_or_default().iter().cloned());
+                expand(inner, assignments, text, src, depth + 1, writes, out)?;
             }
             Runs::Command { at, end, assignments: set, incomplete, placeholder } => {
                 let mut inner: Vec<Span> = spans.get(at..end).unwrap_or_default().to_vec();
@@ -112,31 +162,54 @@ pub(super) fn expand(
                 if incomplete {
                     inner.push((Word::Dynamic("…".into()), last.1.end..last.1.end));
                 }
-                expand(inner, assignments || set, &text, src, depth + 1, out)?;
+                expand(inner, assignments || set, &text, src, depth + 1, writes, out)?;
             }
         }
     }
     Ok(())
 }
 
+/// Parses a script a command runs, its commands writing where the command writes; a script known
+/// only at run time makes the line uncertain.
+fn parse_script(script: &Word, depth: usize, writes: &[String], out: &mut Line) -> Result<(), ShellError> {
+    match script {
+        Word::Literal(script) => {
+            let first = out.commands.len();
+            parse_into(script, depth + 1, out)?;
+            for command in out.commands.iter_mut().skip(first) {
+                command.writes.extend(writes.iter().cloned());
+            }
+        }
+        Word::Dynamic(text) => {
+            out.note_uncertain(format!("`{}` runs a script known only when it runs", preview(text)));
+        }
+    }
+    Ok(())
+}
+
 /// What the command made of `words` runs besides itself, by its program's file name.
-fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec<Runs>, ShellError> {
+fn runs(words: &[Word], src: &str, spans: &[Span], text: &str, out: &mut Line) -> Result<Vec<Runs>, ShellError> {
     let Some(program) = words.first().and_then(Word::literal) else { return Ok(Vec::new()) };
     let name = base_name(program);
     let all = words.len();
-    let command = |at: usize| Runs::Command { at, end: all, assignments: false, incomplete: false, placeholder: None };
+    let command = |at: usize| Runs::from(at, all);
     let read = |options: Options| read_options(words, 1, &options, name);
+    if let Some(spec) = table::spec(name) {
+        return from_table(words, &spec, name, text, out);
+    }
     let runs = match name {
         "bash" | "sh" | "dash" | "zsh" | "ksh" | "mksh" | "ash" => shell(words),
         "eval" => vec![Runs::Joined(if words.get(1).and_then(Word::literal) == Some("--") { 2 } else { 1 })],
         "trap" => {
             // `trap [--] ACTION SIGNAL…`; `trap -p`, `trap - SIGNAL` and `trap SIGNAL` set no action.
             let at = if words.get(1).and_then(Word::literal) == Some("--") { 2 } else { 1 };
-            let action = words.get(at).and_then(Word::literal).is_some_and(|w| !w.starts_with('-'));
-            if action && all > at + 1 { vec![Runs::Script(at)] } else { Vec::new() }
+            let action = words.get(at).is_some_and(|w| w.literal().is_none_or(|w| !w.starts_with('-')));
+            if action && all > at + 1 { Runs::script_at(words, at).into_iter().collect() } else { Vec::new() }
         }
-        "su" | "runuser" => su(words),
-        "nohup" | "builtin" | "coproc" | "busybox" => vec![command(1)],
+        "su" | "runuser" => {
+            out.clears_env.push(text.to_string());
+            su(words)
+        }
         "sudo" => {
             let options = read(Options {
                 flags: "AbBEeHiKklNnPSsVv",
@@ -173,10 +246,10 @@ fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec
                 ],
                 ..Options::default()
             })?;
-            let edits = options.seen.iter().any(|(o, _)| o == "e" || o == "edit");
-            if edits { Vec::new() } else { after_assignments(words, options.operand) }
+            // sudo resets the environment of what it runs.
+            out.clears_env.push(text.to_string());
+            if options.has(&["e", "edit"]) { Vec::new() } else { after_assignments(words, options.operand, text, out) }
         }
-        "doas" => vec![command(read(Options { flags: "nsL", with_arg: "uC", ..Options::default() })?.operand)],
         "env" => {
             // `-` alone is `-i`, and may come between options.
             let table = Options {
@@ -195,15 +268,20 @@ fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec
                 ..Options::default()
             };
             let mut options = read_options(words, 1, &table, name)?;
+            let mut cleared = false;
             while words.get(options.operand).and_then(Word::literal) == Some("-") {
+                cleared = true;
                 let more = read_options(words, options.operand + 1, &table, name)?;
                 options.seen.extend(more.seen);
                 options.operand = more.operand;
             }
-            if options.seen.iter().any(|(o, _)| o == "S" || o == "split-string") {
+            if options.has(&["S", "split-string"]) {
                 return Err(refuse(program, "-S", "it splits one argument into a command"));
             }
-            after_assignments(words, options.operand)
+            if cleared || options.has(&["i", "ignore-environment", "u", "unset"]) {
+                out.clears_env.push(text.to_string());
+            }
+            after_assignments(words, options.operand, text, out)
         }
         "nice" => {
             // `nice -5 cmd` is the old spelling of `nice -n 5 cmd`.
@@ -216,47 +294,41 @@ fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec
             )?;
             vec![command(options.operand)]
         }
-        "timeout" => {
+        "runcon" => {
             let options = read(Options {
-                flags: "v",
-                with_arg: "ks",
-                long_flags: &["preserve-status", "foreground", "verbose"],
-                long_with_arg: &["kill-after", "signal"],
+                flags: "c",
+                with_arg: "utrl",
+                long_flags: &["compute", "help", "version"],
+                long_with_arg: &["user", "role", "type", "range"],
                 ..Options::default()
             })?;
-            vec![command(options.operand + 1)]
+            // Without -u, -r, -t or -l, the first operand is the whole context.
+            let context = options.seen.iter().all(|(o, _, _)| matches!(o.as_str(), "c" | "compute"));
+            vec![command(options.operand + usize::from(context))]
         }
-        "stdbuf" => vec![command(
-            read(Options { with_arg: "ioe", long_with_arg: &["input", "output", "error"], ..Options::default() })?
-                .operand,
-        )],
-        "ionice" => {
-            let options = read(Options {
-                flags: "t",
-                with_arg: "cnpPu",
-                long_flags: &["ignore"],
-                long_with_arg: &["class", "classdata", "pid", "pgid", "uid"],
-                ..Options::default()
-            })?;
-            // With -p, -P or -u the operands are process ids, not a command.
-            let ids = options.seen.iter().any(|(o, _)| matches!(o.as_str(), "p" | "P" | "u" | "pid" | "pgid" | "uid"));
-            if ids { Vec::new() } else { vec![command(options.operand)] }
+        "sg" => {
+            // `sg [-] GROUP [[-c] COMMAND]`: the command is run by `/bin/sh -c`.
+            let at = 1 + usize::from(words.get(1).and_then(Word::literal) == Some("-")) + 1;
+            match words.get(at).and_then(Word::literal) {
+                Some("-c") => Runs::script_at(words, at + 1).into_iter().collect(),
+                _ if at < all => vec![Runs::Joined(at)],
+                _ => Vec::new(),
+            }
         }
-        "setsid" => vec![command(
-            read(Options { flags: "cfw", long_flags: &["ctty", "fork", "wait"], ..Options::default() })?.operand,
-        )],
-        "exec" => vec![command(read(Options { flags: "cl", with_arg: "a", ..Options::default() })?.operand)],
-        "command" => vec![command(read(Options { flags: "pvV", ..Options::default() })?.operand)],
-        "time" => vec![command(
-            read(Options {
-                flags: "pavq",
-                with_arg: "of",
-                long_flags: &["append", "verbose", "quiet", "portability"],
-                long_with_arg: &["output", "format"],
-                ..Options::default()
-            })?
-            .operand,
-        )],
+        "capsh" => capsh(words, program)?,
+        "entr" => {
+            let options = read(Options { flags: "acdnprsz", ..Options::default() })?;
+            if options.has(&["s"]) {
+                Runs::script_at(words, options.operand).into_iter().collect()
+            } else {
+                vec![command(options.operand)]
+            }
+        }
+        "pee" => (1..all).filter_map(|at| Runs::script_at(words, at)).collect(),
+        "parallel" | "sem" => {
+            out.note_uncertain(format!("`{}` builds the commands it runs from its input", preview(text)));
+            Vec::new()
+        }
         "flock" => {
             let options = read(Options {
                 flags: "sxeunoFh",
@@ -267,7 +339,7 @@ fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec
             })?;
             let after_file = options.operand + 1;
             match words.get(after_file).and_then(Word::literal) {
-                Some("-c" | "--command") => vec![Runs::Script(after_file + 1)],
+                Some("-c" | "--command") => Runs::script_at(words, after_file + 1).into_iter().collect(),
                 _ => vec![command(after_file)],
             }
         }
@@ -291,8 +363,7 @@ fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec
                 long_with_arg: &["interval", "equexit"],
                 ..Options::default()
             })?;
-            let exec = options.seen.iter().any(|(o, _)| o == "x" || o == "exec");
-            vec![if exec { command(options.operand) } else { Runs::Joined(options.operand) }]
+            vec![if options.has(&["x", "exec"]) { command(options.operand) } else { Runs::Joined(options.operand) }]
         }
         "xargs" => {
             let options = read(Options {
@@ -312,9 +383,10 @@ fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec
                     "eof",
                 ],
                 long_with_arg: &["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"],
+                ..Options::default()
             })?;
             // `-I R`, `-i[R]` and `--replace[=R]` put each input item where R stands (`{}` by default).
-            let placeholder = options.seen.iter().find_map(|(o, value)| match (o.as_str(), value) {
+            let placeholder = options.seen.iter().find_map(|(o, value, _)| match (o.as_str(), value) {
                 ("I", value) => Some(value.as_ref().and_then(Word::literal).unwrap_or("").to_string()),
                 ("i" | "replace", value) => Some(value.as_ref().and_then(Word::literal).unwrap_or("{}").to_string()),
                 _ => None,
@@ -322,8 +394,44 @@ fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec
             vec![Runs::Command { at: options.operand, end: all, assignments: false, incomplete: true, placeholder }]
         }
         "find" => find(words, spans, src, out),
+        "git" => git::runs(words, text, out),
         _ => Vec::new(),
     };
+    Ok(runs)
+}
+
+/// A wrapper read with its [`table::Spec`].
+fn from_table(
+    words: &[Word],
+    spec: &table::Spec,
+    name: &str,
+    text: &str,
+    out: &mut Line,
+) -> Result<Vec<Runs>, ShellError> {
+    let mut at = 1;
+    // `setarch ARCH [options] [cmd]` (but `setarch --list`).
+    if spec.leading_first && words.get(1).is_some_and(|w| w.literal().is_none_or(|w| !w.starts_with('-'))) {
+        at += spec.leading;
+    }
+    let options = read_options(words, at, &spec.options, name)?;
+    if spec.clears_env.contains(&"*") || options.has(spec.clears_env) {
+        out.clears_env.push(text.to_string());
+    }
+    let mut runs: Vec<Runs> = options
+        .seen
+        .iter()
+        .filter(|(option, _, _)| spec.script.contains(&option.as_str()))
+        .filter_map(|(_, value, at)| value.clone().map(|script| Runs::Script { at: *at, script }))
+        .collect();
+    if options.has(spec.no_command) || spec.no_operand_command {
+        return Ok(runs);
+    }
+    let mut operand = options.operand + if spec.leading_first { 0 } else { spec.leading };
+    let number = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+    if spec.optional_number && words.get(operand).and_then(Word::literal).is_some_and(number) {
+        operand += 1;
+    }
+    runs.push(Runs::from(operand, words.len()));
     Ok(runs)
 }
 
@@ -348,7 +456,7 @@ fn shell(words: &[Word]) -> Vec<Runs> {
         }
         at += 1;
     }
-    if script { vec![Runs::Script(at)] } else { Vec::new() }
+    if script { Runs::script_at(words, at).into_iter().collect() } else { Vec::new() }
 }
 
 /// `su [options] [-] [user]` runs `-c SCRIPT` (or `--command`, `--session-command`) with the user's shell.
@@ -356,14 +464,31 @@ fn su(words: &[Word]) -> Vec<Runs> {
     let mut runs = Vec::new();
     for (at, word) in words.iter().enumerate().skip(1) {
         match word.literal() {
-            Some("-c" | "--command" | "--session-command") => runs.push(Runs::Script(at + 1)),
+            Some("-c" | "--command" | "--session-command") => runs.extend(Runs::script_at(words, at + 1)),
             Some(w) if w.starts_with("--command=") || w.starts_with("--session-command=") => {
-                runs.push(Runs::Script(at))
+                let script = w.split_once('=').map_or("", |(_, s)| s);
+                runs.push(Runs::Script { at: Some(at), script: Word::Literal(script.to_string()) });
             }
             _ => {}
         }
     }
     runs
+}
+
+/// `capsh [--option[=value]…] -- ARGS`: after `--` (or `-+`) the arguments go to a shell, `/bin/bash`
+/// unless `--shell=` names another; without it capsh runs nothing.
+fn capsh(words: &[Word], program: &str) -> Result<Vec<Runs>, ShellError> {
+    let mut shell = "/bin/bash".to_string();
+    for (at, word) in words.iter().enumerate().skip(1) {
+        match word.literal() {
+            Some("--" | "-+") => return Ok(vec![Runs::Shell { program: shell, at: at + 1 }]),
+            Some(w) if w.starts_with("--shell=") => shell = w["--shell=".len()..].to_string(),
+            Some(w) if w.starts_with("--") => {}
+            Some(w) => return Err(refuse(program, w, "airlock reads only its `--name=value` options")),
+            None => return Err(refuse(program, &word.display(), "it is known only when the line runs")),
+        }
+    }
+    Ok(Vec::new())
 }
 
 /// `find … -exec cmd … ;` (or `{} +`): each action runs a command; `-fprint FILE` and kin write a file.
@@ -401,21 +526,20 @@ fn find(words: &[Word], spans: &[Span], src: &str, out: &mut Line) -> Vec<Runs> 
 }
 
 /// After `env`'s or `sudo`'s options, `NAME=value` words set variables for the command that follows.
-fn after_assignments(words: &[Word], mut at: usize) -> Vec<Runs> {
+fn after_assignments(words: &[Word], mut at: usize, text: &str, out: &mut Line) -> Vec<Runs> {
     let mut assignments = false;
-    while words.get(at).and_then(Word::literal).is_some_and(is_assignment) {
+    while let Some(word) = words.get(at).and_then(Word::literal).filter(|w| is_assignment(w)) {
+        evaluated::sets(word.split_once('=').map_or(word, |(name, _)| name), text, out);
         assignments = true;
         at += 1;
     }
     vec![Runs::Command { at, end: words.len(), assignments, incomplete: false, placeholder: None }]
 }
 
+/// `env` and `sudo` take every operand holding `=` before the command for a variable, whatever
+/// its name (`env 'BASH_FUNC_ls%%=() { … }' bash` sets a function bash imports).
 fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
+    word.find('=').is_some_and(|at| at > 0)
 }
 
 fn is_old_niceness(word: &str) -> bool {
@@ -424,7 +548,12 @@ fn is_old_niceness(word: &str) -> bool {
 }
 
 /// Reads options from `at` until the first operand, `--`, or a word known only at run time.
-fn read_options(words: &[Word], mut at: usize, options: &Options, program: &str) -> Result<Read, ShellError> {
+pub(super) fn read_options(
+    words: &[Word],
+    mut at: usize,
+    options: &Options,
+    program: &str,
+) -> Result<Read, ShellError> {
     let unknown = |word: &str| refuse(program, word, "airlock does not know whether it takes an argument");
     let mut seen = Vec::new();
     while let Some(word) = words.get(at).and_then(Word::literal) {
@@ -434,41 +563,51 @@ fn read_options(words: &[Word], mut at: usize, options: &Options, program: &str)
         }
         if let Some(long) = word.strip_prefix("--") {
             let (name, attached) = long.split_once('=').map_or((long, None), |(n, v)| (n, Some(v)));
-            if options.long_with_arg.contains(&name) {
-                let value = match attached {
-                    Some(value) => Some(Word::Literal(value.to_string())),
-                    None => {
-                        at += 1;
-                        words.get(at).cloned()
-                    }
-                };
-                seen.push((name.to_string(), value));
-            } else if options.long_flags.contains(&name) {
-                seen.push((name.to_string(), attached.map(|v| Word::Literal(v.to_string()))));
+            let attached_word = attached.map(|v| Word::Literal(v.to_string()));
+            let takes = if options.long_with_arg.contains(&name) {
+                1
+            } else if options.long_two.contains(&name) {
+                2
+            } else if options.long_three.contains(&name) {
+                3
+            } else if options.long_flags.contains(&name) || options.long_optional.contains(&name) || options.any_long {
+                0
             } else {
                 return Err(unknown(word));
+            };
+            match (takes, attached_word) {
+                (0, value) => seen.push((name.to_string(), value, None)),
+                (1, Some(value)) => seen.push((name.to_string(), Some(value), None)),
+                (n, attached) => {
+                    // With `--name=v`, the first value is attached and the rest follow.
+                    let follow = n - usize::from(attached.is_some());
+                    let value = attached.or_else(|| words.get(at + 1).cloned());
+                    let index = if follow > 0 { Some(at + 1) } else { None };
+                    seen.push((name.to_string(), value, index));
+                    at += follow;
+                }
             }
         } else if let Some(cluster) = word.strip_prefix('-').filter(|c| !c.is_empty()) {
             for (offset, flag) in cluster.char_indices() {
                 let rest = &cluster[offset + flag.len_utf8()..];
                 if options.with_arg.contains(flag) {
-                    let value = if rest.is_empty() {
+                    if rest.is_empty() {
                         at += 1;
-                        words.get(at).cloned()
+                        seen.push((flag.to_string(), words.get(at).cloned(), Some(at)));
                     } else {
-                        Some(Word::Literal(rest.to_string()))
-                    };
-                    seen.push((flag.to_string(), value));
+                        seen.push((flag.to_string(), Some(Word::Literal(rest.to_string())), None));
+                    }
                     break;
                 }
                 if options.optional.contains(flag) {
-                    seen.push((flag.to_string(), Some(Word::Literal(rest.to_string())).filter(|_| !rest.is_empty())));
+                    let value = Some(Word::Literal(rest.to_string())).filter(|_| !rest.is_empty());
+                    seen.push((flag.to_string(), value, None));
                     break;
                 }
                 if !options.flags.contains(flag) {
                     return Err(unknown(word));
                 }
-                seen.push((flag.to_string(), None));
+                seen.push((flag.to_string(), None, None));
             }
         } else {
             break;

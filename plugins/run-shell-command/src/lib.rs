@@ -226,25 +226,32 @@ fn directory(args: &Args) -> Result<PathBuf, ToolError> {
     }
 }
 
-/// The program of the line's first command, for "always allow": a rough reading (the host
-/// reads the line properly and asks about the command no rule allows).
-fn root_command(line: &str) -> String {
-    line.split_whitespace()
-        .find(|word| !word.contains('='))
-        .unwrap_or_default()
-        .trim_matches(|c| c == '(' || c == '{' || c == '\'' || c == '"')
-        .to_string()
+/// Programs that delete, overwrite, change permissions, stop processes or run as another user.
+const HIGH: &[&str] = &["rm", "sudo", "dd", "mkfs", "shred", "chmod", "chown", "kill", "pkill", "reboot", "shutdown"];
+/// Programs that write, reach the network or run a project's code.
+const MEDIUM: &[&str] = &["mv", "cp", "git", "curl", "wget", "npm", "pip", "cargo", "make", "docker"];
+
+/// The words of a line, split roughly at blanks and shell operators, each by its file name.
+fn words(line: &str) -> Vec<&str> {
+    line.split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`' | '$' | '{' | '}'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .collect()
 }
 
-/// The tool's guess at how risky a line is.
+/// A rough guess at the line's riskiest program: the host reads the line properly, names its
+/// riskiest command in the question and replaces this guess; it matters only where it does not.
+fn root_command(line: &str) -> String {
+    let words = words(line);
+    let riskiest = words.iter().find(|w| HIGH.contains(w)).or_else(|| words.iter().find(|w| MEDIUM.contains(w)));
+    riskiest.or_else(|| words.iter().find(|w| !w.contains('='))).map(|w| w.to_string()).unwrap_or_default()
+}
+
+/// The tool's guess at how risky a line is (the host's own reading replaces it in the question).
 fn risk(line: &str) -> Risk {
-    const HIGH: &[&str] = &["rm", "sudo", "dd", "mkfs", "shred", "chmod", "chown", "kill", "pkill", "reboot", "shutdown"];
-    const MEDIUM: &[&str] = &["mv", "cp", "git", "curl", "wget", "npm", "pip", "cargo", "make", "docker"];
-    let words: Vec<&str> = line
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`' | '$'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.rsplit('/').next().unwrap_or(w)));
+    let words = words(line);
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(w));
     if has(HIGH) || line.contains("| sh") || line.contains("| bash") {
         Risk::High
     } else if has(MEDIUM) || line.contains('>') {

@@ -2,13 +2,19 @@
 //! end ([`shell`]), the spawn gate against a hostile plugin ([`spawn_gate`]), the operating
 //! system's sandbox of every child ([`os_sandbox`]), components of both contract versions in
 //! one session ([`contract_versions`]), a project's builds and tests with the user's
-//! toolchains ([`toolchains`]), what the sandbox blocked, told and offered ([`blocked`]), and
-//! how a command's end is reported ([`cards`]).
+//! toolchains ([`toolchains`]), what the sandbox blocked, told and offered ([`blocked`]), how
+//! a command's end is reported ([`cards`]); and the gate's third round: deny rules that fail
+//! closed ([`deny_rules`]), prefixes that cover only what they name ([`prefixes`]), the
+//! question a person answers ([`questions`]), and the command-safety corpus ([`gate_corpus`]).
 
 mod blocked;
 mod cards;
 mod contract_versions;
+mod deny_rules;
+mod gate_corpus;
 mod os_sandbox;
+mod prefixes;
+mod questions;
 mod shell;
 mod spawn_gate;
 mod toolchains;

@@ -14,7 +14,7 @@ use super::{pid_alive, session, write_policy};
 
 /// One headless run: the model calls `run_shell_command` once per line of `commands` (one
 /// batch), then answers `done`. Returns the run and what each call sent back to the model.
-fn shell(s: &Session, commands: &[&str], args: &[&str]) -> (Finished, Vec<String>) {
+pub(super) fn shell(s: &Session, commands: &[&str], args: &[&str]) -> (Finished, Vec<String>) {
     let mock = MockModel::start(Wire::OpenAi);
     let calls = commands.iter().map(|c| call("run_shell_command", json!({ "command": c }))).collect();
     mock.push_turn(Turn::calls(calls));
@@ -30,7 +30,7 @@ fn shell(s: &Session, commands: &[&str], args: &[&str]) -> (Finished, Vec<String
     (done, sent)
 }
 
-fn yolo(s: &Session, commands: &[&str]) -> (Finished, Vec<String>) {
+pub(super) fn yolo(s: &Session, commands: &[&str]) -> (Finished, Vec<String>) {
     shell(s, commands, &["--approval-mode", "yolo"])
 }
 

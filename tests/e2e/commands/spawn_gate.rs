@@ -141,3 +141,34 @@ fn children_die_with_their_call_and_at_their_timeout() {
     assert_eq!(sent[1]["timed_out"], true, "{}", sent[1]);
     assert_eq!(sent[1]["signal"], 9, "{}", sent[1]);
 }
+
+#[test]
+fn a_granted_prefix_covers_no_write_and_git_runs_without_the_repositorys_programs() {
+    let s = session();
+    super::prefixes::repository(&s);
+    super::prefixes::arm(&s);
+    s.install_plugin(fixtures::PROCESS_PROBE);
+    write_policy(&s, "[grants.process-probe]\nfiles = [\".:read-write\"]\nprocesses = [\"echo\", \"git status\"]\n");
+    let beyond =
+        ["git status > victim", "git status --short >> victim", "> victim git status", "{ git status; } > victim"];
+    let uncertain = ["echo ${!ref}", "x='$(touch made)'; echo ${x@P}", "git $SUB", "echo $((x))"];
+    let mut calls: Vec<Value> = vec![json!({ "shell": "git status --short" }), json!({ "argv": ["git", "status"] })];
+    calls.extend(beyond.iter().chain(&uncertain).map(|line| json!({ "shell": line })));
+    let sent = probe(&s, &calls);
+    for reply in &sent[..2] {
+        assert_eq!(reply["code"], 0, "{reply}");
+        assert!(reply["stdout"].as_str().unwrap_or_default().contains("notes.txt"), "{reply}");
+    }
+    for (line, reply) in beyond.iter().chain(&uncertain).zip(&sent[2..]) {
+        assert_eq!(reply["refused"], "denied", "`{line}` was not refused: {reply}");
+    }
+    for (line, reply) in uncertain.iter().zip(&sent[2 + beyond.len()..]) {
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert!(message.contains("cannot tell"), "`{line}`: {message}");
+    }
+    assert_eq!(s.read("victim").as_deref(), Some("keep me"));
+    assert!(s.read("made").is_none());
+    for marker in super::prefixes::MARKERS {
+        assert!(s.read(marker).is_none(), "{marker} ran");
+    }
+}

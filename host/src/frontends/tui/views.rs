@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use airlock_ui::view::{
-    self, ApprovalView, CallState, Card, CommandView, Confirm, Cost, DiffView, Folder, GrantView, OutputView,
-    SandboxView,
+    self, ApprovalView, CallState, Card, CommandRow, CommandView, Confirm, Cost, DiffView, Folder, GrantView,
+    OutputView, SandboxView,
 };
 
 use crate::contract::{Confirmation, Display, Risk};
@@ -189,12 +189,28 @@ pub fn approval(question: &Question, queued: usize) -> ApprovalView {
             proposed: sanitize::block_bounded(proposed, 5_000),
             is_new_file: *is_new_file,
         }),
-        Confirmation::Exec { command, root_command, directory, risk: level } => Confirm::Exec {
-            command: sanitize::block_bounded(command, 50),
-            root_command: sanitize::line(root_command),
-            directory: sanitize::line(directory),
-            risk: risk(*level).to_string(),
-        },
+        Confirmation::Exec { command, root_command, directory, risk: level } => {
+            let line = request.line.as_ref();
+            Confirm::Exec {
+                command: sanitize::block_bounded(command, 50),
+                root_command: sanitize::line(root_command),
+                directory: sanitize::line(directory),
+                risk: risk(*level).to_string(),
+                commands: line.map_or_else(Vec::new, |view| {
+                    view.commands
+                        .iter()
+                        .map(|c| CommandRow {
+                            text: c.text.clone(),
+                            risk: c.risk.as_str().to_string(),
+                            why: c.why.clone(),
+                            allowed: c.allowed,
+                        })
+                        .collect()
+                }),
+                rows: line.map_or_else(Vec::new, |view| view.rows.clone()),
+                warnings: line.map_or_else(Vec::new, exec_warnings),
+            }
+        }
         Confirmation::Info { prompt, urls } => Confirm::Info {
             prompt: sanitize::block_bounded(prompt, 30),
             urls: urls.iter().take(20).map(|u| sanitize::line(u)).collect(),
@@ -216,13 +232,30 @@ pub fn approval(question: &Question, queued: usize) -> ApprovalView {
     };
     ApprovalView {
         tool: sanitize::line(&request.tool),
-        description: sanitize::line(&request.description),
+        // Blank runs collapsed, so a description cannot push what follows off the first screen.
+        description: crate::policy::line_view::shown(&request.description),
         confirm,
         sandbox,
         scope: question.scope.describe(&request.tool),
+        always: question.scope.offered(),
         editable: question.editable,
         queued,
     }
+}
+
+/// What to know before allowing a command line (the `--ask` text says the same).
+fn exec_warnings(view: &crate::policy::LineView) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if let Some(why) = &view.uncertain {
+        warnings.push(format!("airlock cannot tell which commands this line runs: {}", sanitize::line(why)));
+    }
+    if !view.repo_programs.is_empty() {
+        warnings.push(format!(
+            "git here runs programs this repository names (they run if you allow the line): {}",
+            view.repo_programs.join("; ")
+        ));
+    }
+    warnings
 }
 
 /// The grant prompt's view of `question`.
