@@ -51,7 +51,8 @@ impl Gate {
                     command.text
                 )));
             }
-            if command.program().is_none() && !self.denied.is_empty() {
+            // A variable assignment on its own starts no program.
+            if command.program().is_none() && !command.words.is_empty() && !self.denied.is_empty() {
                 return Err(Refusal::Denied(format!(
                     "`{}` starts a program known only when it runs, and this tool has deny rules; \
                      name the program",
