@@ -307,6 +307,11 @@ fn misreadings_are_refused() {
     refused("cat <<EOF\n`rm x`\nEOF\n");
     refused("ls\0 rm x");
     refused("ls\r\nrm x");
+    // Found by the `gate_grammar` fuzz target: tree-sitter reads a line break followed by an escaped
+    // word as part of the word before, so `rm` hid in `ls`'s arguments.
+    refused("ls\n\\rm -rf x");
+    refused("echo \"a\"\n\\rm x");
+    refused("eval 'ls\n\\rm x'");
     // Line continuations between words are fine.
     assert_eq!(commands("ls \\\n  -la && \\\n rm x"), ["ls -la", "rm x"]);
 }
