@@ -84,15 +84,17 @@ pub(super) fn expand(
     out.commands.push(Command { words: listed, assignments, text: text.to_string() });
     for run in runs {
         match run {
-            Runs::Script(at) => {
-                if let Some(Word::Literal(script)) = words.get(at) {
-                    parse_into(script, depth + 1, out)?;
-                }
-            }
+            Runs::Script(at) => match words.get(at) {
+                Some(Word::Literal(script)) => parse_into(script, depth + 1, out)?,
+                Some(Word::Dynamic(_)) => unknown_script(spans.get(at..=at), src, out),
+                None => {}
+            },
             Runs::Joined(at) => {
                 let parts: Option<Vec<&str>> = words.get(at..).unwrap_or_default().iter().map(Word::literal).collect();
-                if let Some(parts) = parts.filter(|p| !p.is_empty()) {
-                    parse_into(&parts.join(" "), depth + 1, out)?;
+                match parts {
+                    Some(parts) if !parts.is_empty() => parse_into(&parts.join(" "), depth + 1, out)?,
+                    Some(_) => {}
+                    None => unknown_script(spans.get(at..), src, out),
                 }
             }
             Runs::Command { at, end, assignments: set, incomplete, placeholder } => {
@@ -119,6 +121,14 @@ pub(super) fn expand(
     Ok(())
 }
 
+/// Lists a script known only when the line runs (`eval "rm x" *.rs`, `bash -c "$CMD"`) as a command
+/// whose program nobody can name: a deny rule then refuses the line, and no prefix covers it.
+fn unknown_script(spans: Option<&[Span]>, src: &str, out: &mut Line) {
+    let Some((first, last)) = spans.and_then(|spans| spans.first().zip(spans.last())) else { return };
+    let text = src.get(first.1.start..last.1.end).unwrap_or_default().to_string();
+    out.commands.push(Command { words: vec![Word::Dynamic(text.clone())], assignments: false, text });
+}
+
 /// What the command made of `words` runs besides itself, by its program's file name.
 fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec<Runs>, ShellError> {
     let Some(program) = words.first().and_then(Word::literal) else { return Ok(Vec::new()) };
@@ -132,7 +142,8 @@ fn runs(words: &[Word], src: &str, spans: &[Span], out: &mut Line) -> Result<Vec
         "trap" => {
             // `trap [--] ACTION SIGNAL…`; `trap -p`, `trap - SIGNAL` and `trap SIGNAL` set no action.
             let at = if words.get(1).and_then(Word::literal) == Some("--") { 2 } else { 1 };
-            let action = words.get(at).and_then(Word::literal).is_some_and(|w| !w.starts_with('-'));
+            // An action known only at run time may be any script.
+            let action = words.get(at).is_some_and(|w| w.literal().is_none_or(|w| !w.starts_with('-')));
             if action && all > at + 1 { vec![Runs::Script(at)] } else { Vec::new() }
         }
         "su" | "runuser" => su(words),
