@@ -48,3 +48,7 @@ pub fn url(data: &[u8]) {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "web_fetch_tests.rs"]
+mod tests;
