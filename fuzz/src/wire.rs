@@ -6,7 +6,8 @@
 //!
 //! Checks: both decodings yield the same events and the same outcome (ids airlock makes up
 //! for calls aside, which differ run to run); text and thoughts never add up to more
-//! bytes than the body, nor does everything yielded to more than [`AMPLIFICATION`] times it.
+//! characters than the body has bytes (a byte that is not UTF-8 becomes one U+FFFD), nor
+//! does everything yielded to more bytes than [`AMPLIFICATION`] times the body.
 
 use airlock::model::{ModelEvent, ProviderKind, decode_body};
 
@@ -40,11 +41,11 @@ fn run(kind: ProviderKind, data: &[u8]) {
     let text: usize = events
         .iter()
         .map(|event| match event {
-            ModelEvent::TextDelta(text) | ModelEvent::Thought(text) => text.len(),
+            ModelEvent::TextDelta(text) | ModelEvent::Thought(text) => text.chars().count(),
             _ => 0,
         })
         .sum();
-    assert!(text <= body.len(), "{kind:?}: {text} bytes of text out of a body of {}", body.len());
+    assert!(text <= body.len(), "{kind:?}: {text} characters of text out of a body of {} bytes", body.len());
     let all: usize = events.iter().map(size).sum();
     assert!(all <= AMPLIFICATION * body.len(), "{kind:?}: {all} bytes yielded out of a body of {}", body.len());
 }
