@@ -317,6 +317,10 @@ fn misreadings_are_refused() {
     refused("ls\n\\rm -rf x");
     refused("echo \"a\"\n\\rm x");
     refused("eval 'ls\n\\rm x'");
+    // Found by the `gate_grammar` fuzz target: after `[[ … ]] | a | b`, tree-sitter reads the next
+    // line's command, when it has a heredoc, as arguments of `b`.
+    refused("[[ -n x ]] | ls | ls\nrm <<EOF\nEOF");
+    refused("[[ -n $(r\\m) ]] | r''m p\\ush | rm\ncat <<EOF\nline $(rm)\nEOF");
     // Line continuations between words are fine.
     assert_eq!(commands("ls \\\n  -la && \\\n rm x"), ["ls -la", "rm x"]);
 }
