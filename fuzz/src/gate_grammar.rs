@@ -14,18 +14,14 @@
 //!   it without asking, every program it may run is granted or allowed, and no redirection
 //!   writes outside the workspace.
 //!
-//! Constructs in [`OPEN_ON_MAIN`] are ones the gate is known not to see through yet (issue
-//! 23, item 2, on the gate stream): lines using them are still judged, for crashes, but
-//! not held to the checks.
+//! What the line may run is over-approximated only where the gate reads syntax, not flow
+//! (a command after `exec`, the body of a loop whose condition fails): it lists those too.
 
 use arbitrary::Unstructured;
 
 use airlock::policy::{ApprovalMode, Verdict};
 
 use crate::judge;
-
-/// Constructs the gate is known to miss today; a line using one is not held to the checks.
-pub const OPEN_ON_MAIN: &[&str] = &[];
 
 /// Programs a line may run (besides wrappers).
 const PROGRAMS: &[&str] = &["rm", "ls", "git", "echo", "cat", "touch", "curl", "chmod"];
@@ -63,7 +59,6 @@ struct Builder<'a, 'b> {
     u: &'b mut Unstructured<'a>,
     runs: Vec<Run>,
     writes_outside: bool,
-    constructs: Vec<&'static str>,
 }
 
 pub fn run(data: &[u8]) {
@@ -75,18 +70,17 @@ pub fn run(data: &[u8]) {
         _ => "sudo",
     };
     let allowed: Vec<&str> = (0..1 + pick(&mut u, 2)).map(|_| PROGRAMS[pick(&mut u, PROGRAMS.len())]).collect();
-    let mut builder = Builder { u: &mut u, runs: Vec::new(), writes_outside: false, constructs: Vec::new() };
+    let mut builder = Builder { u: &mut u, runs: Vec::new(), writes_outside: false };
     let mut line = builder.list(0, Context::default());
     if builder.u.ratio(1, 8).unwrap_or(false) {
         line.push_str(&builder.heredoc());
     }
-    let Builder { runs, writes_outside, constructs, .. } = builder;
-    let held = !constructs.iter().any(|c| OPEN_ON_MAIN.contains(c));
+    let Builder { runs, writes_outside, .. } = builder;
 
     judge::in_workspace(|workspace| {
         let runs_denied = runs.iter().any(|run| denies(denied, run));
         let gate = judge::gate(workspace, &line, &[denied], &[], true);
-        if held && runs_denied {
+        if runs_denied {
             assert!(
                 gate.is_err(),
                 "the gate lets {line:?} start, which may run {runs:?}, past a rule denying `{denied}`"
@@ -94,7 +88,7 @@ pub fn run(data: &[u8]) {
         }
         for mode in [ApprovalMode::Yolo, ApprovalMode::Default] {
             let verdict = judge::verdict(workspace, &line, mode, &[(denied, "deny")]).verdict;
-            if held && runs_denied {
+            if runs_denied {
                 assert!(
                     matches!(verdict, Verdict::Deny(_)),
                     "in {mode:?} the verdict on {line:?}, which may run {runs:?}, is {verdict:?} under a rule denying `{denied}`"
@@ -104,7 +98,7 @@ pub fn run(data: &[u8]) {
 
         let everything_allowed = runs.iter().all(|run| allowed.contains(&run.program.as_str())) && !writes_outside;
         let gate = judge::gate(workspace, &line, &[], &allowed, false);
-        if held && !everything_allowed {
+        if !everything_allowed {
             assert!(
                 gate.is_err(),
                 "the gate lets {line:?} start on the grant of {allowed:?}, but it may run {runs:?}{}",
@@ -113,7 +107,7 @@ pub fn run(data: &[u8]) {
         }
         let rules: Vec<(&str, &str)> = allowed.iter().map(|program| (*program, "allow")).collect();
         let verdict = judge::verdict(workspace, &line, ApprovalMode::Default, &rules).verdict;
-        if held && !everything_allowed {
+        if !everything_allowed {
             assert!(
                 verdict != Verdict::Allow,
                 "the verdict allows {line:?} on rules allowing {allowed:?}, but it may run {runs:?}{}",
@@ -400,8 +394,7 @@ impl Builder<'_, '_> {
             let inner = self.list(1, one_line);
             format!("\ncat <<EOF\nline $({inner})\nEOF")
         } else {
-            let mut unrun =
-                Builder { u: &mut *self.u, runs: Vec::new(), writes_outside: false, constructs: Vec::new() };
+            let mut unrun = Builder { u: &mut *self.u, runs: Vec::new(), writes_outside: false };
             let inner = unrun.list(1, one_line);
             format!("\ncat <<'EOF'\nline $({inner})\nEOF")
         }
