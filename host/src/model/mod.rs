@@ -9,6 +9,7 @@ mod client;
 mod gemini;
 mod http;
 mod openai;
+mod recorded;
 mod retry;
 mod sse;
 
@@ -21,6 +22,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use client::ModelClient;
+#[doc(hidden)]
+pub use recorded::decode_body;
 pub use retry::RetryPolicy;
 
 /// Which wire format a provider speaks.

@@ -10,10 +10,13 @@
 
 use std::collections::BTreeMap;
 
+use bytes::Bytes;
+use futures_util::Stream;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::http::post_sse;
+use super::sse::SseStream;
 use super::{
     FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Stop, Usage,
     generated_call_id,
@@ -30,7 +33,18 @@ pub(super) async fn stream(
     if let Some(key) = &config.api_key {
         builder = builder.bearer_auth(key);
     }
-    let mut events = post_sse(builder, &url, &request_body(&config.model, &request), config).await?;
+    let events = post_sse(builder, &url, &request_body(&config.model, &request), config).await?;
+    decode(events, on_event).await
+}
+
+/// Turns the events of an answer's body into [`ModelEvent`]s.
+pub(super) async fn decode<S, E>(
+    mut events: SseStream<S>,
+    on_event: &mut (dyn FnMut(ModelEvent) + Send),
+) -> Result<(), ModelError>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+{
     let mut decoder = Decoder::default();
     while let Some(event) = events.next().await? {
         if event.is_done() {

@@ -75,6 +75,32 @@ impl Plugin {
     }
 }
 
+/// Checks `args` against `schema` as [`RegisteredTool::check_args`] does, with a validator
+/// built for the call: for the fuzz targets (`fuzz/`), which hold a schema the load-time
+/// checks accepted to a bounded validation.
+#[doc(hidden)]
+pub fn check_args_against(schema: &serde_json::Value, args: &serde_json::Value) -> Result<(), String> {
+    let validator = jsonschema::validator_for(schema).map_err(|e| format!("the tool's schema is unusable: {e}"))?;
+    args_problems(&validator, args)
+}
+
+/// The first violations of `args`, each cut short, as one message.
+fn args_problems(validator: &jsonschema::Validator, args: &serde_json::Value) -> Result<(), String> {
+    let mut problems = String::new();
+    for (index, e) in validator.iter_errors(args).take(ARGS_PROBLEMS).enumerate() {
+        let at = e.instance_path().to_string();
+        let problem = if at.is_empty() { e.to_string() } else { format!("{at}: {e}") };
+        if index > 0 {
+            problems.push_str("; ");
+        }
+        problems.push_str(&problem[..problem.floor_char_boundary(ARGS_PROBLEM_BYTES)]);
+        if problem.len() > ARGS_PROBLEM_BYTES {
+            problems.push('…');
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems) }
+}
+
 /// A tool the model may call.
 #[derive(Debug)]
 pub struct RegisteredTool {
@@ -91,19 +117,7 @@ impl RegisteredTool {
         let validator =
             self.validator.get_or_init(|| jsonschema::validator_for(&self.info.parameters).map_err(|e| e.to_string()));
         let validator = validator.as_ref().map_err(|e| format!("the tool's schema is unusable: {e}"))?;
-        let mut problems = String::new();
-        for (index, e) in validator.iter_errors(args).take(ARGS_PROBLEMS).enumerate() {
-            let at = e.instance_path().to_string();
-            let problem = if at.is_empty() { e.to_string() } else { format!("{at}: {e}") };
-            if index > 0 {
-                problems.push_str("; ");
-            }
-            problems.push_str(&problem[..problem.floor_char_boundary(ARGS_PROBLEM_BYTES)]);
-            if problem.len() > ARGS_PROBLEM_BYTES {
-                problems.push('…');
-            }
-        }
-        if problems.is_empty() { Ok(()) } else { Err(problems) }
+        args_problems(validator, args)
     }
 
     /// [`Self::check_args`] off the async runtime, given at most `limit`: a schema that takes

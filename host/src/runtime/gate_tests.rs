@@ -277,6 +277,22 @@ fn git_runs_with_the_repositorys_programs_switched_off_unless_a_person_was_asked
     }
 }
 
+/// Found by the `shell_line` fuzz target: the question approved `b=~x` (it starts no
+/// program) and the gate then refused it as "a program known only when it runs".
+#[test]
+fn an_assignment_on_its_own_passes_deny_rules_as_the_question_lets_it() {
+    let (_dir, ws) = workspace();
+    let writable = [ws.clone()];
+    for line in ["b=~prh!Acin", "x=1; echo $x", "A=$(date) B=2"] {
+        let mut gate = Gate { approved: Some((line.into(), ws.clone())), denied: vec!["rm".into()], ..granted(&["*"]) };
+        assert_eq!(gate.check(line, &ws, &writable), Ok(()), "{line}");
+    }
+    for line in ["x=1; $x", "A=1 $(echo rm) x", "x=$(rm y)"] {
+        let mut gate = Gate { approved: Some((line.into(), ws.clone())), denied: vec!["rm".into()], ..granted(&["*"]) };
+        denied(gate.check(line, &ws, &writable));
+    }
+}
+
 #[test]
 fn redirections_may_write_only_inside_the_writable_folders() {
     let (_dir, ws) = workspace();

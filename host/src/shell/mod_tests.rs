@@ -153,8 +153,13 @@ fn only_first_is_literal(line: &str) -> bool {
 
 #[test]
 fn scripts_known_only_at_run_time_stay_dynamic() {
-    assert_eq!(commands("bash -c \"$CMD\""), ["bash -c ?\"$CMD\""]);
-    assert_eq!(commands("eval $CMD"), ["eval ?$CMD"]);
+    // The script itself is a command no one can name (found by the `gate_grammar` fuzz target:
+    // `eval "rm x" *.rs` ran `rm` past a deny rule).
+    assert_eq!(commands("bash -c \"$CMD\""), ["bash -c ?\"$CMD\"", "?\"$CMD\""]);
+    assert_eq!(commands("eval $CMD"), ["eval ?$CMD", "?$CMD"]);
+    assert_eq!(commands("eval \"rm x\" *.rs"), ["eval rm x ?*.rs", "?\"rm x\" *.rs"]);
+    assert_eq!(commands("trap \"$CLEANUP\" EXIT"), ["trap ?\"$CLEANUP\" EXIT", "?\"$CLEANUP\""]);
+    assert_eq!(commands("sh -c 'rm x' $0"), ["sh -c rm x ?$0", "rm x"]);
     assert_eq!(commands("bash $FLAGS 'rm x'"), ["bash ?$FLAGS rm x"]);
     assert_eq!(commands("bash script.sh"), ["bash script.sh"]);
 }
@@ -201,7 +206,7 @@ fn xargs_and_find_commands_get_run_time_arguments() {
     assert_eq!(commands("xargs -0 -n1 rm -f"), ["xargs -0 -n1 rm -f", "rm -f ?…"]);
     assert!(!parse("xargs rm").unwrap().commands[1].is_literal());
     // With a replacement string the script is data: it cannot be parsed.
-    assert_eq!(commands("xargs -I{} sh -c 'rm {}'"), ["xargs -I{} sh -c rm {}", "sh -c ?rm {} ?…"]);
+    assert_eq!(commands("xargs -I{} sh -c 'rm {}'"), ["xargs -I{} sh -c rm {}", "sh -c ?rm {} ?…", "?'rm {}'"]);
     assert_eq!(commands(r"find . -exec rm {} \;"), ["find . -exec rm {} ;", "rm ?{}"]);
     assert_eq!(
         commands("find . -exec rm {} + -o -execdir sh -c 'rm y' ';'"),
@@ -324,6 +329,15 @@ fn misreadings_are_refused() {
     refused("ls ;; pwd");
     refused("ls ;& rm x");
     assert_eq!(commands("case a in a) ls;; b) rm x;; *) pwd;; esac"), ["ls", "rm x", "pwd"]);
+    // Found by the `gate_grammar` fuzz target: tree-sitter reads a line break followed by an escaped
+    // word as part of the word before, so `rm` hid in `ls`'s arguments.
+    refused("ls\n\\rm -rf x");
+    refused("echo \"a\"\n\\rm x");
+    refused("eval 'ls\n\\rm x'");
+    // Found by the `gate_grammar` fuzz target: after `[[ … ]] | a | b`, tree-sitter reads the next
+    // line's command, when it has a heredoc, as arguments of `b`.
+    refused("[[ -n x ]] | ls | ls\nrm <<EOF\nEOF");
+    refused("[[ -n $(r\\m) ]] | r''m p\\ush | rm\ncat <<EOF\nline $(rm)\nEOF");
     // Line continuations between words are fine.
     assert_eq!(commands("ls \\\n  -la && \\\n rm x"), ["ls -la", "rm x"]);
 }

@@ -330,10 +330,27 @@ fn command(node: Node, src: &str, depth: usize, around: &[String], out: &mut Lin
     parts.extend(node.children_by_field_name("argument", &mut cursor));
     let mut cursor = node.walk();
     let assignments = node.children(&mut cursor).any(|c| c.kind() == "variable_assignment");
+    // Bash ends a command at a line break; tree-sitter sometimes carries one on (after `[[ … ]] | a | b`,
+    // a next line holding a heredoc became arguments of `b`).
+    for pair in parts.windows(2) {
+        if let [before, after] = pair
+            && line_break(src, before.end_byte()..after.start_byte())
+        {
+            return Err(misread(text(node, src)));
+        }
+    }
     let spans: Vec<Span> =
         parts.iter().map(|p| words::word(*p, src).map(|w| (w, p.byte_range()))).collect::<Result<_, _>>()?;
     let writes = with_own_writes(around, node, src);
     wrappers::expand(spans, assignments, text(node, src), src, depth, &writes, out)
+}
+
+/// Whether `src[range]` holds a line break that is not a line continuation (`\` before it).
+fn line_break(src: &str, range: std::ops::Range<usize>) -> bool {
+    let bytes = src.as_bytes();
+    range
+        .filter(|&at| bytes.get(at) == Some(&b'\n'))
+        .any(|at| bytes[..at].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0)
 }
 
 fn declaration(node: Node, src: &str, depth: usize, around: &[String], out: &mut Line) -> Result<(), ShellError> {

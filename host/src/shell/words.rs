@@ -132,6 +132,8 @@ fn unquoted(source: &str, piece: &mut Piece) -> Result<bool, ShellError> {
                 None => piece.quoted('\\'),
             },
             '`' => return Err(misread(source)),
+            // A line break ends a word in bash; tree-sitter joins `\n\\rm` to the word before it.
+            '\n' => return Err(misread(source)),
             '$' if matches!(chars.peek(), Some('(')) => return Err(misread(source)),
             // A `$` tree-sitter left inside a word starts an expansion it did not see.
             '$' => {

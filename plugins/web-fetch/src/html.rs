@@ -327,7 +327,8 @@ impl Tag {
                 }
             }
             if key.is_empty() {
-                at += 1;
+                // Skip the stray character whole: a byte of it would split a UTF-8 sequence.
+                at += text[at..].chars().next().map_or(1, char::len_utf8);
             } else {
                 attrs.push((key, value));
             }

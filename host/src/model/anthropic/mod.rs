@@ -8,7 +8,11 @@
 mod decode;
 mod request;
 
+use bytes::Bytes;
+use futures_util::Stream;
+
 use super::http::post_sse;
+use super::sse::SseStream;
 use super::{ModelError, ModelEvent, ModelRequest, ProviderConfig};
 use decode::{Decoder, StreamEvent};
 
@@ -27,7 +31,18 @@ pub(super) async fn stream(
         builder = builder.header("x-api-key", key);
     }
     let body = request::body(&config.model, config.max_tokens, &request);
-    let mut events = post_sse(builder, &url, &body, config).await?;
+    let events = post_sse(builder, &url, &body, config).await?;
+    decode(events, on_event).await
+}
+
+/// Turns the events of an answer's body into [`ModelEvent`]s.
+pub(super) async fn decode<S, E>(
+    mut events: SseStream<S>,
+    on_event: &mut (dyn FnMut(ModelEvent) + Send),
+) -> Result<(), ModelError>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+{
     let mut decoder = Decoder::default();
     while let Some(event) = events.next().await? {
         if decoder.event(event.json::<StreamEvent>()?, on_event)? {

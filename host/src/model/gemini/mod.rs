@@ -15,9 +15,12 @@
 
 mod decode;
 
+use bytes::Bytes;
+use futures_util::Stream;
 use serde_json::{Map, Value, json};
 
 use super::http::post_sse;
+use super::sse::SseStream;
 use super::{Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role};
 use decode::Decoder;
 
@@ -35,7 +38,18 @@ pub(super) async fn stream(
     if let Some(key) = &config.api_key {
         builder = builder.header("x-goog-api-key", key);
     }
-    let mut events = post_sse(builder, &url, &request_body(&request), config).await?;
+    let events = post_sse(builder, &url, &request_body(&request), config).await?;
+    decode(events, on_event).await
+}
+
+/// Turns the events of an answer's body into [`ModelEvent`]s.
+pub(super) async fn decode<S, E>(
+    mut events: SseStream<S>,
+    on_event: &mut (dyn FnMut(ModelEvent) + Send),
+) -> Result<(), ModelError>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+{
     let mut decoder = Decoder::default();
     while let Some(event) = events.next().await? {
         if event.is_done() {

@@ -1,0 +1,20 @@
+//! Findings in web_fetch's converter, which has no tests of its own (the guest builds for
+//! wasm32-wasip2 only): each input once crashed or blew up the conversion.
+
+use super::*;
+
+/// A tag whose attribute has no name (`="…"`) followed by a character of several bytes: the
+/// converter stepped one byte into the character and panicked, so a page could make every
+/// fetch of it fail.
+#[test]
+fn an_attribute_without_a_name_before_a_multibyte_character_converts() {
+    let base = Url::parse(BASE).unwrap_or_else(|e| panic!("{e}"));
+    for page in ["<h=\"x\"é>text</h>", "<p ='a'→b>text", "<a =\"\"\u{1F600}href=x>link</a>"] {
+        let converted = to_markdown(page, &base);
+        assert!(
+            converted.markdown.contains("text") || converted.markdown.contains("link"),
+            "{page}: {}",
+            converted.markdown
+        );
+    }
+}
