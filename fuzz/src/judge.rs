@@ -9,7 +9,7 @@ use airlock::contract::{Capabilities, Confirmation, Kind, Risk, ToolInfo};
 use airlock::policy::file::parse;
 use airlock::policy::rules::{CallFacts, RuleSource};
 use airlock::policy::{ApprovalMode, ExecVerdict, Policy};
-use airlock::runtime::Gate;
+use airlock::runtime::{ApprovedLine, Gate};
 
 /// The tool whose lines are judged.
 pub const TOOL: &str = "run_shell_command";
@@ -30,19 +30,24 @@ pub fn in_workspace<T>(f: impl FnOnce(&Path) -> T) -> T {
 }
 
 /// The gate's answer for `line` in `workspace`: the tool is granted `prefixes` and denied
-/// `denied`; with `approved`, the line itself was approved for this call. A refusal is
-/// its message.
+/// `denied`; with `approved`, the line itself was approved for this call by a rule or the
+/// mode (nobody read a question about it: a line airlock cannot name whole is refused). A
+/// refusal is its message.
 pub fn gate(workspace: &Path, line: &str, denied: &[&str], prefixes: &[&str], approved: bool) -> Result<(), String> {
     let mut gate = Gate {
         prefixes: prefixes.iter().map(|p| p.to_string()).collect(),
-        approved: approved.then(|| (line.to_string(), workspace.to_path_buf())),
+        approved: approved.then(|| ApprovedLine {
+            line: line.to_string(),
+            folder: workspace.to_path_buf(),
+            asked: false,
+        }),
         denied: denied.iter().map(|p| p.to_string()).collect(),
     };
     if approved {
         gate.prefixes.push("*".into());
     }
     let writable = [workspace.to_path_buf()];
-    gate.check(line, workspace, &writable).map_err(|refusal| format!("{refusal:?}"))
+    gate.check(line, workspace, &writable, false).map(|_| ()).map_err(|refusal| format!("{refusal:?}"))
 }
 
 /// The verdict on `line` in `workspace` in `mode`, under a user policy of `rules` (each a

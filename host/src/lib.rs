@@ -57,22 +57,22 @@
 //! - `config`: `capability`, `model`, `paths`, `policy`, `sandbox`, `sanitize`
 //! - `contract`: (none)
 //! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `model`, `paths`, `policy`, `registry`, `runtime`, `sandbox`, `sanitize`, `scheduler`, `session`
-//! - `events`: `contract`, `model`, `registry`
+//! - `events`: `contract`, `model`, `process`, `registry`
 //! - `files`: (none)
 //! - `model`: (none)
-//! - `paths`: (none)
+//! - `paths`: `files`
 //! - `policy`: `capability`, `contract`, `files`, `paths`, `process`, `registry`, `sanitize`, `shell`
 //! - `process`: `sandbox`
 //! - `registry`: `capability`, `contract`, `files`, `runtime`, `sanitize`
-//! - `runtime`: `capability`, `contract`, `files`, `process`, `sandbox`, `sanitize`, `shell`
+//! - `runtime`: `capability`, `contract`, `files`, `paths`, `process`, `sandbox`, `sanitize`, `shell`
 //! - `sandbox`: `files`
 //! - `sanitize`: (none)
 //! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `files`, `model`, `policy`, `process`, `registry`, `runtime`, `sandbox`, `sanitize`
-//! - `session`: `model`
+//! - `session`: `events`, `model`, `scheduler`
 //! - `shell`: `files`
-//! - `cli` (front end): `agent`, `commands`, `config`, `engine`, `frontends`, `paths`, `policy`, `process`, `sanitize`, `session`
+//! - `cli` (front end): `agent`, `commands`, `config`, `engine`, `files`, `frontends`, `paths`, `policy`, `process`, `sanitize`, `session`
 //! - `commands` (front end): `capability`, `contract`, `files`, `frontends`, `paths`, `policy`, `registry`, `runtime`, `sanitize`
-//! - `frontends` (front end): `agent`, `capability`, `contract`, `engine`, `events`, `model`, `policy`, `process`, `registry`, `sanitize`, `session`
+//! - `frontends` (front end): `agent`, `capability`, `contract`, `engine`, `events`, `files`, `model`, `policy`, `process`, `registry`, `sanitize`, `session`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;

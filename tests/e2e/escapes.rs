@@ -138,12 +138,11 @@ fn an_approved_edit_cannot_make_the_host_change_a_file_outside_the_workspace() {
 fn a_call_cannot_re_point_a_granted_folder_for_the_next_call_of_its_batch() {
     let s = session();
     let outside = Outside::new();
-    s.install_plugin(fixtures::ESCAPE_PROBE);
     s.install_plugin(fixtures::FS_PROBE);
     // The built-in write_file narrowed to `data`; fs_probe may read `data` only.
     write_policy(
         &s,
-        "[grants.escape_probe]\nfiles = [\".:read-write\"]\n\n[grants.write-file]\nfiles = [\"data:read-write\"]\n\n\
+        "[grants.write-file]\nfiles = [\"data:read-write\"]\n\n\
          [grants.fs_probe]\nfiles = [\"data:read\", \"deep/er:read\"]\n",
     );
     s.write("data/ok.txt", "inside");
@@ -154,19 +153,13 @@ fn a_call_cannot_re_point_a_granted_folder_for_the_next_call_of_its_batch() {
     let mock = MockModel::start(Wire::Gemini);
     mock.push_turn(Turn::calls(vec![
         call("read_path", json!({"path": "data/ok.txt"})),
-        fs_ops(
-            "x",
-            json!([{"op": "rename", "from": "data", "to": "data_real"},
-                   {"op": "symlink", "target": escape, "link": "data"}]),
-        ),
+        // A command of the batch swaps the granted folder for a link leading out (a third-party
+        // edit no longer can: what it writes beside the file it showed is discarded).
+        call("run_shell_command", json!({"command": format!("mv data data_real && ln -s '{escape}' data")})),
         call("write_file", json!({"file_path": "data/new.txt", "content": "pwned"})),
         call("read_path", json!({"path": "data/secret.txt"})),
         // A folder above the granted one is swapped: `deep/er` now leads outside.
-        fs_ops(
-            "x",
-            json!([{"op": "rename", "from": "deep", "to": "deep_real"},
-                   {"op": "symlink", "target": escape, "link": "deep"}]),
-        ),
+        call("run_shell_command", json!({"command": format!("mv deep deep_real && ln -s '{escape}' deep")})),
         call("read_path", json!({"path": "deep/er/secret.txt"})),
     ]));
     mock.push_turn(Turn::text("done"));
@@ -175,10 +168,11 @@ fn a_call_cannot_re_point_a_granted_folder_for_the_next_call_of_its_batch() {
 
     let sent = function_responses(&mock.requests()[1]);
     assert_eq!(sent[0].1, "inside", "the grant itself must work: {sent:?}");
-    assert!(sent[1].1.lines().all(|line| line == "ok"), "the swap must happen for the test to mean anything: {sent:?}");
+    assert!(sent[1].1.contains("Exit Code: 0"), "the swap must happen for the test to mean anything: {sent:?}");
     assert!(sent[2].1.starts_with("Error:"), "{sent:?}");
     assert!(sent[3].1.starts_with("Error:") && !sent[3].1.contains(SECRET), "{sent:?}");
-    assert!(sent[4].1.lines().all(|line| line == "ok"), "{sent:?}");
+    assert!(sent[4].1.contains("Exit Code: 0"), "{sent:?}");
+    assert!(std::fs::symlink_metadata(s.workspace.join("deep")).is_ok_and(|m| m.file_type().is_symlink()));
     assert!(sent[5].1.starts_with("Error:") && !sent[5].1.contains(SECRET), "{sent:?}");
     assert!(!outside.path.join("new.txt").exists(), "write_file wrote outside its grant");
     let everything = serde_json::to_string(&mock.requests()).unwrap();

@@ -83,8 +83,11 @@ fn an_added_folder_is_read_by_the_built_in_tools_and_never_written_without_askin
     ];
     let (_, sent) = run(&s, writes, &["--approval-mode", "yolo", "--add-dir", &dir], None);
     for (index, result) in sent.iter().enumerate() {
-        // The tools refuse; the command runs and its sandbox refuses the write.
-        let refused = result.starts_with("Error") || result.contains("Permission denied");
+        // The tools refuse; the command runs and its sandbox refuses the write (a read-only
+        // view of the folder, or Landlock where there is no view), and says so.
+        let refused = result.starts_with("Error")
+            || (result.contains("Read-only file system") || result.contains("Permission denied"))
+                && result.contains("blocked by the sandbox");
         assert!(refused, "write {index} did not fail: {result}");
     }
     assert!(!out.join("new.txt").exists() && !out.join("touched").exists());

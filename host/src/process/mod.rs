@@ -23,6 +23,7 @@
 mod background;
 mod environment;
 mod group;
+mod run;
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
@@ -39,6 +40,7 @@ use tokio::time::Instant;
 
 pub use background::{background, stop_background};
 pub use environment::{Base, SYSTEM_PATH, is_reserved as is_reserved_variable};
+pub use run::CommandRun;
 
 use crate::sandbox::{HELPER_ARG, SPEC_FROM_ENV, SPEC_VAR, Spec};
 use group::{Group, Slot};

@@ -119,7 +119,7 @@ pub struct UsageMeter {
     bytes_read: std::sync::atomic::AtomicU64,
     bytes_written: std::sync::atomic::AtomicU64,
     /// The commands the call's instances ran to their end (`None`: none).
-    commands: std::sync::Mutex<Option<crate::events::CommandRun>>,
+    commands: std::sync::Mutex<Option<crate::process::CommandRun>>,
 }
 
 impl UsageMeter {
@@ -165,7 +165,7 @@ impl UsageMeter {
     }
 
     /// How the call's commands ended and what they used, when it ran any to their end.
-    pub fn commands(&self) -> Option<crate::events::CommandRun> {
+    pub fn commands(&self) -> Option<crate::process::CommandRun> {
         *self.commands.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

@@ -9,8 +9,9 @@
 //! asked about then runs with [`GitSettings::neutralising_env`]: command-scope settings
 //! (`GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, which beat the repository's own) switch each named
 //! program off (`core.fsmonitor=false`, `core.hooksPath=/dev/null`, textconv and filters `cat`,
-//! the rest empty, which fails closed), an empty alias for each git subcommand of the line, and
-//! `GIT_CONFIG_GLOBAL=/dev/null` (the child's home is a fresh folder: nothing is lost).
+//! the rest empty, which fails closed) and an empty alias for each git subcommand of the line.
+//! The user's own configuration (`~/.gitconfig`: their name, their aliases) stays in force: a
+//! command sees the real home, read-only, so nothing a repository runs can have changed it.
 //!
 //! When that cannot be complete, [`GitSettings::unknown`] says why and the line is asked about
 //! (or refused): a folder known only at run time, a configuration that includes another file
@@ -44,15 +45,12 @@ pub struct GitSettings {
 
 impl GitSettings {
     /// The variables a command nobody was asked about runs with: the settings every command gets
-    /// (fsmonitor, hooks, the `ext::` transport, the global file) and those found for this line.
+    /// (fsmonitor, hooks, the `ext::` transport) and those found for this line.
     pub fn neutralising_env(&self) -> Vec<(String, String)> {
         let always = [("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null"), ("protocol.ext.allow", "never")];
         let all: Vec<(String, String)> =
             always.iter().map(|(k, v)| (k.to_string(), v.to_string())).chain(self.overrides.iter().cloned()).collect();
-        let mut env = vec![
-            ("GIT_CONFIG_GLOBAL".to_string(), "/dev/null".to_string()),
-            ("GIT_CONFIG_COUNT".to_string(), all.len().to_string()),
-        ];
+        let mut env = vec![("GIT_CONFIG_COUNT".to_string(), all.len().to_string())];
         for (index, (key, value)) in all.into_iter().enumerate() {
             env.push((format!("GIT_CONFIG_KEY_{index}"), key));
             env.push((format!("GIT_CONFIG_VALUE_{index}"), value));

@@ -28,7 +28,8 @@ fn a_command_hidden_behind_blanks_is_named_first_and_does_not_run_when_refused()
     // The plugin's own description is cut short by the host: the list above is what shows the `rm`.
     assert!(question.contains("wants to run: echo harmless␣×"), "{question}");
     assert!(question.contains("`run_shell_command` running `rm …` · `echo …`"), "{question}");
-    assert!(!question.contains("        "), "no run of blanks reaches the terminal: {question}");
+    // (The answers line up in columns of up to ten blanks; the hidden run had 1,100.)
+    assert!(!question.contains(&" ".repeat(12)), "no run of blanks reaches the terminal: {question}");
     assert_eq!(s.read("x").as_deref(), Some("keep me"));
 }
 
