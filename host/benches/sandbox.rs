@@ -131,7 +131,12 @@ fn cargo_test(runs: usize) {
         env.push(("HOME".into(), home.display().to_string()));
     }
     env.extend(view.env.iter().cloned());
-    let mut read_write = vec![krate.clone()];
+    // A session gives each command a private temporary folder as `$TMPDIR` (rustdoc writes
+    // there); every other folder outside the crate and the caches is read-only in the view.
+    let private_tmp = tempfile::tempdir().expect("temp dir");
+    let tmp = private_tmp.path().canonicalize().expect("canonical");
+    env.push(("TMPDIR".into(), tmp.display().to_string()));
+    let mut read_write = vec![krate.clone(), tmp.clone()];
     read_write.extend(view.write.iter().cloned());
     let spec = Spec {
         argv: ["cargo", "test", "--offline", "-q"].map(String::from).to_vec(),

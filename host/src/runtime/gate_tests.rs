@@ -331,3 +331,25 @@ fn a_line_that_cannot_be_read_is_refused() {
         assert!(matches!(result, Err(Refusal::Unreadable(_))), "{line}");
     }
 }
+
+/// Found by the `gate_grammar` fuzz target on the code before the gate's third round: `\touch`
+/// after a line break inside `eval`s three deep started past a rule denying `touch`.
+#[test]
+fn a_command_after_a_line_break_evals_deep_never_passes_a_rule_denying_it() {
+    let (_dir, ws) = workspace();
+    let writable = [ws.clone()];
+    let found = include_str!("gate_tests/touch_three_evals_deep.sh");
+    // As found, and without the `git $HOME` that alone makes the line uncertain.
+    let plain = found.replace("git $HOME $HOME", "git status");
+    let shorter = [
+        "eval 'ls\n\\touch x'",
+        "eval 'eval '\\''ls | c\n\\touch x'\\'''",
+        "eval 'for v in a; do ls\n\\touch x; done'",
+        "bash -c 'ls\n\\touch x'",
+    ];
+    for line in [found, plain.as_str()].into_iter().chain(shorter) {
+        let mut gate = Gate { denied: vec!["touch".into()], ..approved(line, &ws, false) };
+        let refusal = gate.check(line, &ws, &writable, false);
+        assert!(refusal.is_err(), "{line}: {refusal:?}");
+    }
+}

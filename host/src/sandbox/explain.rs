@@ -31,7 +31,7 @@ pub enum Blocked {
     LocalService(PathBuf),
     /// A folder outside what commands may read.
     Unreadable(PathBuf),
-    /// A folder commands may read but not write.
+    /// A folder commands may not write (and may or may not read).
     ReadOnly(PathBuf),
 }
 
@@ -53,7 +53,7 @@ impl Blocked {
                 format!("blocked by the sandbox: commands may not read {}", path.display())
             }
             Blocked::ReadOnly(path) => {
-                format!("blocked by the sandbox: commands may read but not write {}", path.display())
+                format!("blocked by the sandbox: commands may not write {}", path.display())
             }
         }
     }
@@ -89,6 +89,9 @@ const WRITE_WORDS: &[&str] = &[
     "open for write",
     "cannot move",
     "chmod",
+    "changing permissions",
+    "changing ownership",
+    "setting times",
     "utime",
     "mkstemp",
     "write",
@@ -181,10 +184,11 @@ fn classify(path: &Path, writes: bool, rules: Rules<'_>) -> Option<Blocked> {
         return Some(Blocked::LocalService(path.to_path_buf()));
     }
     let folder = existing_folder(path);
-    if !rules.readable(path) {
-        return Some(Blocked::Unreadable(folder));
+    // A write needs the folder writable, whether or not it could be read: say that.
+    if writes && !rules.writable(path) {
+        return Some(Blocked::ReadOnly(folder));
     }
-    (writes && !rules.writable(path)).then_some(Blocked::ReadOnly(folder))
+    (!rules.readable(path)).then_some(Blocked::Unreadable(folder))
 }
 
 /// `path` itself when it is a folder, else its nearest existing folder.

@@ -62,6 +62,14 @@ fn folders_outside_the_rules_are_named_with_the_access_they_lack() {
         explain(&scene, &format!("touch: cannot touch '{}/new': Read-only file system", shared.display())),
         vec![Blocked::ReadOnly(shared)]
     );
+    // A write outside the rules asks for write access, even where reading was not allowed
+    // either (`chmod` of a file of the home, in the read-only view).
+    for line in [
+        format!("chmod: changing permissions of '{}/notes': Read-only file system", data.display()),
+        format!("touch: cannot touch '{}/new': Permission denied", data.display()),
+    ] {
+        assert_eq!(explain(&scene, &line), vec![Blocked::ReadOnly(data.clone())], "{line}");
+    }
     // A file that does not exist yet names its nearest folder.
     assert_eq!(
         explain(&scene, &format!("bash: {}/out/log.txt: Permission denied", data.display())),

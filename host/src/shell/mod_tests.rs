@@ -344,6 +344,14 @@ fn misreadings_are_refused() {
     // line's command, when it has a heredoc, as arguments of `b`.
     refused("[[ -n x ]] | ls | ls\nrm <<EOF\nEOF");
     refused("[[ -n $(r\\m) ]] | r''m p\\ush | rm\ncat <<EOF\nline $(rm)\nEOF");
+    // Words after a redirection: tree-sitter makes them more files of the redirection, across a
+    // line break too (found by the `gate_grammar` fuzz target: `rm` ran under a grant of `touch`).
+    refused("t\\ouch < in.txt\n\\cat");
+    refused("ls 2> e\n\\rm x");
+    refused("touch > out.txt\n\\cat x");
+    refused("find . > /dev/null -delete");
+    assert_eq!(commands("touch < in.txt\ncat"), ["touch", "cat"]);
+    assert_eq!(commands("find . -name x > found.txt 2>&1"), ["find . -name x"]);
     // Line continuations between words are fine.
     assert_eq!(commands("ls \\\n  -la && \\\n rm x"), ["ls -la", "rm x"]);
 }

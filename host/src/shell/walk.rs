@@ -374,6 +374,14 @@ fn redirect(node: Node, src: &str, out: &mut Line) -> Result<(), ShellError> {
     let Some(destination) = node.child_by_field_name("destination") else {
         return Ok(()); // `>&-` closes a descriptor
     };
+    // tree-sitter gives a redirection every word after it, up to the end of the command and even
+    // across a line break (`ls 2> e` + line break + `\rm x`), where bash reads the first as the
+    // file and the rest as arguments of the command or a command of its own (found by the
+    // `gate_grammar` fuzz target).
+    let mut cursor = node.walk();
+    if node.children_by_field_name("destination", &mut cursor).nth(1).is_some() {
+        return Err(misread(text(node, src)));
+    }
     if destination.kind() == "process_substitution" {
         return Ok(()); // `> >(cmd)` feeds a command, listed on its own, not a file
     }
