@@ -13,19 +13,9 @@ fn text(lines: &[Line<'static>]) -> String {
 
 fn card(state: CallState) -> Card {
     Card {
-        call_id: "c1".into(),
-        tool: "read_file".into(),
-        description: "src/main.rs".into(),
-        state,
         elapsed: Duration::from_millis(1_234),
         spinner: 3,
-        live_tail: Vec::new(),
-        summary: None,
-        tail: Vec::new(),
-        earlier_lines: 0,
-        diff: None,
-        command: None,
-        cost: None,
+        ..Card::new("c1".into(), "read_file".into(), "src/main.rs".into(), state)
     }
 }
 

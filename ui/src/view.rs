@@ -76,6 +76,25 @@ pub struct CommandView {
 }
 
 impl Card {
+    /// A card that has shown nothing yet: no time, output, diff, command or cost.
+    pub fn new(call_id: String, tool: String, description: String, state: CallState) -> Self {
+        Self {
+            call_id,
+            tool,
+            description,
+            state,
+            elapsed: Duration::ZERO,
+            spinner: 0,
+            live_tail: Vec::new(),
+            summary: None,
+            tail: Vec::new(),
+            earlier_lines: 0,
+            diff: None,
+            command: None,
+            cost: None,
+        }
+    }
+
     /// Whether the card is marked failed: the call failed, or its last command did.
     pub fn failed(&self) -> bool {
         self.state == CallState::Error || self.command.as_ref().is_some_and(|c| c.failed)

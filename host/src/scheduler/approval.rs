@@ -5,7 +5,8 @@
 //! given to one call already covers the later ones, and a cancelled question asks no more.
 
 use super::Scheduler;
-use super::call::{Approved, Ready, cancelled, finish_metered};
+use super::call::{Approved, Ready};
+use super::finish::{cancelled, finish_metered};
 use super::validation::{Pending, Validated};
 use crate::cancel::Cancellation;
 use crate::contract::{Confirmation, ErrorKind, ToolError};

@@ -17,6 +17,7 @@
 mod approval;
 mod bound;
 mod call;
+mod finish;
 mod grant;
 mod groups;
 mod output;

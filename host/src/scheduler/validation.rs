@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::bound::BoundEdit;
-use super::call::{Access, EditTarget, Writes, cancelled, fault_error, finish};
+use super::call::{Access, EditTarget, Writes};
+use super::finish::{cancelled, fault_error, finish, finish_metered};
 use super::{CompletedCall, Scheduler};
 use crate::cancel::Cancellation;
 use crate::capability::Phase;
@@ -47,7 +48,7 @@ pub(super) struct Pending {
 impl Pending {
     pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
         let error = Err(ToolError::new(ErrorKind::Cancelled, reason));
-        super::call::finish_metered(&self.call, self.started, error, events, Some(&self.access.meter))
+        finish_metered(&self.call, self.started, error, events, Some(&self.access.meter))
     }
 }
 
@@ -97,7 +98,7 @@ impl Scheduler {
         let (instance, description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
             Ok(checked) => checked,
             Err(error) => {
-                let done = super::call::finish_metered(call, started, Err(error), events, Some(&access.meter));
+                let done = finish_metered(call, started, Err(error), events, Some(&access.meter));
                 return Validated::Done(Box::new(done));
             }
         };
@@ -106,13 +107,7 @@ impl Scheduler {
             Ok(writes) => writes,
             Err(message) => {
                 let error = Err(ToolError::new(ErrorKind::PolicyDenied, message));
-                return Validated::Done(Box::new(super::call::finish_metered(
-                    call,
-                    started,
-                    error,
-                    events,
-                    Some(&access.meter),
-                )));
+                return Validated::Done(Box::new(finish_metered(call, started, error, events, Some(&access.meter))));
             }
         };
         let kept = self.keep_for_execution(instance, &tool, call, &access, &writes, cancel);

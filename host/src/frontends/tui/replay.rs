@@ -79,21 +79,12 @@ pub fn replay(app: &mut App, replay: &Replay) {
 
 /// The card `call` ended as: from its record when there is one, else from its answer.
 fn card_of(call: &FunctionCall, recorded: Option<&RecordedCall>, response: Option<&FunctionResponse>) -> Card {
-    let mut card = Card {
-        call_id: call.id.clone(),
-        tool: sanitize::line(&call.name),
-        description: sanitize::line_bounded(&call.arguments, 200),
-        state: CallState::Cancelled,
-        elapsed: Duration::ZERO,
-        spinner: 0,
-        live_tail: Vec::new(),
-        summary: None,
-        tail: Vec::new(),
-        earlier_lines: 0,
-        diff: None,
-        command: None,
-        cost: None,
-    };
+    let mut card = Card::new(
+        call.id.clone(),
+        sanitize::line(&call.name),
+        sanitize::line_bounded(&call.arguments, 200),
+        CallState::Cancelled,
+    );
     match (recorded, response) {
         (Some(recorded), _) => {
             card.state = views::state(recorded.status);

@@ -89,21 +89,7 @@ impl LiveCard {
             Some(args) => sanitize::line_bounded(&args.to_string(), 200),
             None => String::new(),
         };
-        let card = Card {
-            call_id: update.call_id.clone(),
-            tool: sanitize::line(&update.name),
-            description,
-            state: state(update.status),
-            elapsed: Duration::ZERO,
-            spinner: 0,
-            live_tail: Vec::new(),
-            summary: None,
-            tail: Vec::new(),
-            earlier_lines: 0,
-            diff: None,
-            command: None,
-            cost: None,
-        };
+        let card = Card::new(update.call_id.clone(), sanitize::line(&update.name), description, state(update.status));
         Self { card, started: Instant::now(), partial: String::new(), full_output: None }
     }
 
