@@ -380,7 +380,12 @@ fn redirect(node: Node, src: &str, out: &mut Line) -> Result<(), ShellError> {
     // `gate_grammar` fuzz target).
     let mut cursor = node.walk();
     if node.children_by_field_name("destination", &mut cursor).nth(1).is_some() {
-        return Err(misread(text(node, src)));
+        let shown: String = text(node, src).chars().take(60).collect();
+        return Err(ShellError(format!(
+            "cannot read `{shown}` reliably: words follow the redirection's file (bash takes them as \
+             arguments, or after a line break as the next command); put redirections after the \
+             command's words"
+        )));
     }
     if destination.kind() == "process_substitution" {
         return Ok(()); // `> >(cmd)` feeds a command, listed on its own, not a file
