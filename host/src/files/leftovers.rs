@@ -141,26 +141,40 @@ pub fn start(home: &Path) -> usize {
     removed
 }
 
+/// Makes sure this process's journal exists, before a guest creates a temporary file: the
+/// journal's creation (a folder, a locked file, a rename) then lies outside the instant
+/// between the file's creation and its line in the journal, where a kill leaves the file.
+pub fn prepare() {
+    let Some(journal) = JOURNAL.get() else { return };
+    let mut file = journal.file.lock().unwrap_or_else(PoisonError::into_inner);
+    open_journal(journal, &mut file);
+}
+
 /// Appends `temp` to this process's journal (created and locked on first use). Without a
 /// journal (no [`start`], or it cannot be written) the file is still removed when its call
 /// ends; only a kill would leave it.
 fn record(temp: &TempFile) {
     let Some(journal) = JOURNAL.get() else { return };
     let mut file = journal.file.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(file) = open_journal(journal, &mut file)
+        && let Err(error) = file.write_all(&temp.line())
+    {
+        tracing::warn!("cannot write the journal of temporary files: {error}");
+    }
+}
+
+/// The journal's file, created and locked when `file` holds none yet.
+fn open_journal<'a>(journal: &Journal, file: &'a mut Option<File>) -> Option<&'a mut File> {
     if file.is_none() {
         match create_journal(&journal.dir) {
             Ok(created) => *file = Some(created),
             Err(error) => {
                 tracing::warn!("cannot keep a journal of temporary files in {}: {error}", journal.dir.display());
-                return;
+                return None;
             }
         }
     }
-    if let Some(file) = file.as_mut()
-        && let Err(error) = file.write_all(&temp.line())
-    {
-        tracing::warn!("cannot write the journal of temporary files: {error}");
-    }
+    file.as_mut()
 }
 
 /// A new journal of this process in `dir`, locked. It is locked under a name no sweep

@@ -36,6 +36,9 @@ pub fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
             Box::new(async move {
                 let creates = open_flags.contains(OpenFlags::CREATE)
                     && path.rsplit('/').next().is_some_and(|name| is_temp_name(name.as_bytes()));
+                if creates {
+                    crate::files::leftovers::prepare();
+                }
                 let mut view = store.data_mut().filesystem();
                 let result = match HostDescriptor::open_at(&mut view, fd, path_flags, path, open_flags, flags).await {
                     Ok(opened) => Ok(opened),
