@@ -1,113 +1,16 @@
-//! Builds the built-in tool components (`plugins/`) for `wasm32-wasip2` and embeds them in
-//! the binary, so a user installs nothing beside `airlock`. The guest workspace is built by
-//! a nested `cargo` with its own target directory (the outer build holds the lock on ours).
-//! Each built-in is also precompiled to native code with the runtime's own engine settings
-//! (`src/runtime/code_config.rs`), so a first run loads it in a millisecond instead of
-//! compiling it (the runtime checks that the code fits its engine, and compiles otherwise).
-//! Also embeds what `airlock plugins new` writes: each language kit's template and the kit
-//! files a new project needs (`$OUT_DIR/templates.rs`).
-
-#[path = "src/runtime/code_config.rs"]
-mod code_config;
-#[path = "build/guest.rs"]
-mod guest;
+//! Embeds what `airlock plugins new` writes: each language kit's template and the kit files
+//! a new project needs (`$OUT_DIR/templates.rs`). The built-in tools are the engine's
+//! (`engine/build.rs`).
 
 use std::env;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
-/// The built-in tools, in the order the registry lists them: (crate, component file).
-const BUILTINS: &[&str] = &[
-    "list_directory",
-    "read_file",
-    "write_file",
-    "replace",
-    "glob",
-    "grep_search",
-    "web_fetch",
-    "read_many_files",
-    "write_todos",
-    "save_memory",
-    "web_search",
-    "run_shell_command",
-];
-
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = manifest_dir.parent().map(Path::to_path_buf).unwrap_or_default();
-    guest::watch_sources(&["plugins", "plugin-sdk", "wit", "rust-toolchain.toml"].map(|p| root.join(p)));
     write_templates(&root.join("plugin-sdk"));
-    let target_dir = root.join("target").join("wasm");
-    let wasm_dir = guest::build_workspace(&root.join("plugins").join("Cargo.toml"), &target_dir);
-
-    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap_or_default());
-    let precompiler = Precompiler::new();
-    let mut generated = String::from(
-        "/// A built-in tool component.\n\
-         pub struct Builtin {\n\
-         \x20   /// Its file name.\n\
-         \x20   pub file: &'static str,\n\
-         \x20   /// The sha-256 of its bytes.\n\
-         \x20   pub hash: &'static str,\n\
-         \x20   pub bytes: &'static [u8],\n\
-         \x20   /// Its native code, precompiled for the runtime's engine settings when it could be.\n\
-         \x20   pub native: Option<&'static [u8]>,\n\
-         }\n\n\
-         /// The built-in tool components.\n",
-    );
-    generated.push_str("pub static BUILTIN_COMPONENTS: &[Builtin] = &[\n");
-    for name in BUILTINS {
-        let path = wasm_dir.join(format!("{name}.wasm"));
-        let bytes = fs::read(&path).unwrap_or_else(|e| guest::fail(&format!("cannot read {}: {e}", path.display())));
-        let hash = hex::encode(Sha256::digest(&bytes));
-        let native = precompiler.as_ref().map(|p| p.precompile(name, &bytes, &out_dir));
-        let native =
-            native.map_or("None".to_string(), |path| format!("Some(include_bytes!({:?}))", path.display().to_string()));
-        let _ = writeln!(
-            generated,
-            "    Builtin {{ file: \"{name}.wasm\", hash: \"{hash}\", bytes: include_bytes!({:?}), native: {native} }},",
-            path.display().to_string()
-        );
-    }
-    generated.push_str("];\n");
-    let out = out_dir.join("builtins.rs");
-    fs::write(&out, generated).unwrap_or_else(|e| guest::fail(&format!("cannot write {}: {e}", out.display())));
-}
-
-/// Compiles the built-ins to native code as the runtime would (`code_config`), for the
-/// machine the build runs on.
-struct Precompiler {
-    engine: wasmtime::Engine,
-}
-
-impl Precompiler {
-    /// `None` when the binary is built for another target than the build's own: the code
-    /// would be for the wrong machine (the runtime then compiles on first use, as for any
-    /// plugin).
-    fn new() -> Option<Self> {
-        println!("cargo:rerun-if-changed=src/runtime/code_config.rs");
-        if env::var("TARGET").ok() != env::var("HOST").ok() {
-            println!("cargo:warning=cross build: the built-in tools are compiled on first use, not at build time");
-            return None;
-        }
-        let engine = wasmtime::Engine::new(&code_config::code_config())
-            .unwrap_or_else(|e| guest::fail(&format!("cannot make the precompiling engine: {e:#}")));
-        Some(Self { engine })
-    }
-
-    /// Writes `<name>.cwasm` in `out_dir` and returns its path.
-    fn precompile(&self, name: &str, wasm: &[u8], out_dir: &Path) -> PathBuf {
-        let native = self
-            .engine
-            .precompile_component(wasm)
-            .unwrap_or_else(|e| guest::fail(&format!("cannot precompile the built-in {name}: {e:#}")));
-        let path = out_dir.join(format!("{name}.cwasm"));
-        fs::write(&path, native).unwrap_or_else(|e| guest::fail(&format!("cannot write {}: {e}", path.display())));
-        path
-    }
 }
 
 /// The languages `airlock plugins new` knows, by kit folder.
@@ -159,13 +62,13 @@ fn write_templates(sdk: &Path) {
             } else if source.is_file() {
                 add(lang, &source, to, false);
             } else {
-                guest::fail(&format!("{} names {from}, which does not exist", list.display()));
+                fail(&format!("{} names {from}, which does not exist", list.display()));
             }
         }
     }
     generated.push_str("];\n");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap_or_default()).join("templates.rs");
-    fs::write(&out, generated).unwrap_or_else(|e| guest::fail(&format!("cannot write {}: {e}", out.display())));
+    fs::write(&out, generated).unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", out.display())));
 }
 
 /// The files below `dir` (no build output, nothing hidden but `.gitignore`), with their
@@ -193,4 +96,13 @@ fn files_below(dir: &Path) -> Vec<(PathBuf, String)> {
     }
     found.sort();
     found
+}
+
+/// Stops the build with one clear line.
+fn fail(message: &str) -> ! {
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("error: {message}");
+    }
+    std::process::exit(1)
 }

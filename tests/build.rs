@@ -4,7 +4,7 @@
 //! `target/wasm`, the target directory the host's build script uses for the built-in tools
 //! (the outer build holds the lock on `target`).
 
-#[path = "../host/build/guest.rs"]
+#[path = "../engine/build/guest.rs"]
 mod guest;
 
 use std::env;

@@ -2,14 +2,14 @@
 //! no repository file is read as configuration), so this target only looks for crashes,
 //! in reading the file and in choosing the provider from it.
 
-use airlock::config::{ProviderFlags, resolve_provider};
+use airlock_engine::config::{ProviderFlags, resolve_provider};
 
 use crate::support;
 
 pub fn run(data: &[u8]) {
     support::with_folder(|folder| {
         let path = support::write(folder, "config.toml", data);
-        let Ok(config) = airlock::config::load(&path) else { return };
+        let Ok(config) = airlock_engine::config::load(&path) else { return };
         let _ = config.tools.search();
         let _ = config.tools.limits();
         let key = |_: &str| Some("key".to_string());

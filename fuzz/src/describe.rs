@@ -7,8 +7,8 @@
 //! Checks: beyond crashing, a schema the load-time checks accept is compiled and used: the
 //! time any argument then takes is what the fuzzer's timeout bounds.
 
-use airlock::contract::{Capabilities, Kind, PluginInfo, ToolInfo};
-use airlock::registry::{check_args_against, check_description, declared_bytes};
+use airlock_engine::contract::{Capabilities, Kind, PluginInfo, ToolInfo};
+use airlock_engine::registry::{check_args_against, check_description, declared_bytes};
 
 pub fn run(data: &[u8]) {
     let Ok(info) = serde_json::from_slice::<PluginInfo>(data) else { return };

@@ -19,7 +19,7 @@
 
 use arbitrary::Unstructured;
 
-use airlock::policy::{ApprovalMode, Verdict};
+use airlock_engine::policy::{ApprovalMode, Verdict};
 
 use crate::judge;
 

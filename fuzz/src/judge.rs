@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use airlock::capability::Roots;
-use airlock::contract::{Capabilities, Confirmation, Kind, Risk, ToolInfo};
-use airlock::policy::file::parse;
-use airlock::policy::rules::{CallFacts, RuleSource};
-use airlock::policy::{ApprovalMode, ExecVerdict, Policy};
-use airlock::runtime::{ApprovedLine, Gate};
+use airlock_engine::capability::Roots;
+use airlock_engine::contract::{Capabilities, Confirmation, Kind, Risk, ToolInfo};
+use airlock_engine::policy::file::parse;
+use airlock_engine::policy::rules::{CallFacts, RuleSource};
+use airlock_engine::policy::{ApprovalMode, ExecVerdict, Policy};
+use airlock_engine::runtime::{ApprovedLine, Gate};
 
 /// The tool whose lines are judged.
 pub const TOOL: &str = "run_shell_command";

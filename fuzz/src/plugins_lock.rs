@@ -3,14 +3,14 @@
 //!
 //! Checks: a lock that reads, written by [`Lock::write_in`], reads again the same.
 
-use airlock::registry::lock::{Lock, check};
+use airlock_engine::registry::lock::{Lock, check};
 
 use crate::support;
 
 pub fn run(data: &[u8]) {
     support::with_folder(|folder| {
-        support::write(folder, airlock::registry::lock::FILE_NAME, data);
-        let dir = match airlock::files::open_dir(folder) {
+        support::write(folder, airlock_engine::registry::lock::FILE_NAME, data);
+        let dir = match airlock_files::open_dir(folder) {
             Ok(dir) => dir,
             Err(e) => panic!("the target's folder cannot be opened: {e}"),
         };

@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use airlock::capability::FileGrant;
-use airlock::policy::file::{Editor, PolicyFile, parse};
-use airlock::policy::rules::{Rule, RuleSource};
+use airlock_engine::capability::FileGrant;
+use airlock_engine::policy::file::{Editor, PolicyFile, parse};
+use airlock_engine::policy::rules::{Rule, RuleSource};
 
 use crate::support;
 

@@ -7,8 +7,8 @@
 //! control but newlines and tabs, and no bidi control. A word quoted by `shell_word` (or
 //! `grant_flag`) reads back, through the gate's own reader of bash, as that very word.
 
-use airlock::sanitize::{self, MAX_BLOCK_LINES, MAX_LINE_CHARS};
-use airlock::shell::{self, Word};
+use airlock_engine::sanitize::{self, MAX_BLOCK_LINES, MAX_LINE_CHARS};
+use airlock_shell::{self as shell, Word};
 
 /// The most characters one character becomes once made visible (`\u{e007f}`).
 const ESCAPED_CHARS: usize = 9;

@@ -5,8 +5,8 @@
 //! deny rules (the question must not approve a line the gate will refuse at its start, nor
 //! pass one on that the gate lets through).
 
-use airlock::policy::{ApprovalMode, Verdict};
-use airlock::shell;
+use airlock_engine::policy::{ApprovalMode, Verdict};
+use airlock_shell as shell;
 
 use crate::judge;
 

@@ -4,7 +4,7 @@
 //! Checks: a file that loads, saved by [`TrustStore::save`], loads again with the same
 //! folders, policy pins and plugin pins.
 
-use airlock::policy::trust::TrustStore;
+use airlock_engine::policy::trust::TrustStore;
 
 use crate::support;
 

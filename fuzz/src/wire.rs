@@ -9,7 +9,7 @@
 //! characters than the body has bytes (a byte that is not UTF-8 becomes one U+FFFD), nor
 //! does everything yielded to more bytes than [`AMPLIFICATION`] times the body.
 
-use airlock::model::{ModelEvent, ProviderKind, decode_body};
+use airlock_model::{ModelEvent, ProviderKind, decode_body};
 
 /// How much larger than the body everything a decoder yields may be: call arguments given
 /// as a JSON object are passed on re-serialised, and a number like `1e15` comes back as

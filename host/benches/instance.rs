@@ -30,11 +30,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use airlock::capability::Preopen;
-use airlock::contract::ToolOutput;
-use airlock::files::content_hash;
-use airlock::registry::{PluginDirs, Registry};
-use airlock::runtime::{Instance, LoadedComponent, Parked, Runtime, Sandbox};
+use airlock_engine::capability::Preopen;
+use airlock_engine::contract::ToolOutput;
+use airlock_engine::registry::{PluginDirs, Registry};
+use airlock_engine::runtime::{Instance, LoadedComponent, Parked, Runtime, Sandbox};
+use airlock_files::content_hash;
 use airlock_tests::fixtures;
 use futures_util::future::join_all;
 use support::{Summary, count_from_env, header, report};
@@ -61,7 +61,7 @@ fn main() {
     let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let wanted = |label: &str| filter.as_deref().is_none_or(|f| label.contains(f));
     header(
-        "one tool call through airlock::runtime",
+        "one tool call through airlock_engine::runtime",
         &format!("{warmup} warm-up + {iterations} timed iterations per line"),
     );
     let cache = tempfile::tempdir().expect("temp cache");

@@ -20,9 +20,9 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use airlock::capability::Preopen;
-use airlock::files::content_hash;
-use airlock::runtime::{Runtime, Sandbox};
+use airlock_engine::capability::Preopen;
+use airlock_engine::runtime::{Runtime, Sandbox};
+use airlock_files::content_hash;
 use airlock_tests::kits::{self, root};
 use support::{Summary, count_from_env, header, report};
 

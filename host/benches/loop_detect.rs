@@ -21,7 +21,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 
-use airlock::agent::loop_detect::ContentRepeats;
+use airlock_engine::agent::loop_detect::ContentRepeats;
 use support::{Summary, count_from_env, header, report, sample};
 
 fn main() {

@@ -29,9 +29,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use airlock::process::{Child, ChildEvent, Request};
-use airlock::sandbox::folders::{CommandView, HostEnv, Settings};
-use airlock::sandbox::{HELPER_ARG, Spec, support as kernel_support};
+use airlock_process::{Child, ChildEvent, Request};
+use airlock_sandbox::folders::{CommandView, HostEnv, Settings};
+use airlock_sandbox::{HELPER_ARG, Spec, support as kernel_support};
 use support::{Summary, count_from_env, header, human, report};
 
 /// The airlock built with this benchmark (same profile).

@@ -7,7 +7,7 @@
 //! `target/tmp/bench-search/` and reused while its version stamp matches.
 //!
 //! The tools run the way the scheduler runs an approved call's execute step: a fresh
-//! instance through `airlock::runtime` (instantiate + execute + drop), the workspace
+//! instance through `airlock_engine::runtime` (instantiate + execute + drop), the workspace
 //! preopened read-only, on a multi-thread tokio runtime. That isolates the tool's own cost
 //! from model round trips and start-up (measured by the `run` and `startup` benchmarks).
 //!
@@ -42,10 +42,10 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use airlock::capability::Preopen;
-use airlock::files::content_hash;
-use airlock::registry::{PluginDirs, Registry};
-use airlock::runtime::{LoadedComponent, Runtime, Sandbox};
+use airlock_engine::capability::Preopen;
+use airlock_engine::registry::{PluginDirs, Registry};
+use airlock_engine::runtime::{LoadedComponent, Runtime, Sandbox};
+use airlock_files::content_hash;
 use support::{Summary, count_from_env, header, human, load_average};
 
 /// The scheduler's defaults (`CallLimits::default`).

@@ -26,8 +26,8 @@ mod support;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use airlock::registry::{PluginDirs, Registry};
-use airlock::runtime::Runtime;
+use airlock_engine::registry::{PluginDirs, Registry};
+use airlock_engine::runtime::Runtime;
 use airlock_tests::{MockModel, Session, Turn, Wire};
 use support::{Summary, count_from_env, header, report};
 
@@ -98,12 +98,12 @@ fn first_run_both_ways(scratch: &Path, runs: usize) {
         let loaded = Summary::of(&support::sample(1, runs, || {
             let (_, outcome) =
                 runtime.load_native(&source.content_hash, Some(native), || source.bytes()).expect("load");
-            assert_eq!(outcome, airlock::runtime::CacheOutcome::Precompiled);
+            assert_eq!(outcome, airlock_engine::runtime::CacheOutcome::Precompiled);
         }));
         let compiled = Summary::of(&support::sample(0, runs.min(3), || {
             let _ = std::fs::remove_dir_all(runtime.cache().dir().join("components"));
             let (_, outcome) = runtime.load(&source.content_hash, || source.bytes()).expect("compile");
-            assert_eq!(outcome, airlock::runtime::CacheOutcome::Compiled);
+            assert_eq!(outcome, airlock_engine::runtime::CacheOutcome::Compiled);
         }));
         precompiled_total += loaded.median;
         compiled_total += compiled.median;

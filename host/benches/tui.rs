@@ -20,8 +20,8 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use airlock::model::{FunctionCall, FunctionResponse, Message, Part, Role};
-use airlock::session::{Header, Recorder};
+use airlock_engine::session::{Header, Recorder};
+use airlock_model::{FunctionCall, FunctionResponse, Message, Part, Role};
 use airlock_tests::pty::Pty;
 use airlock_tests::{MockModel, Session, Turn, Wire, call};
 use serde_json::json;
@@ -65,13 +65,13 @@ fn main() {
 fn record_long_session(session: &Session, messages: usize) {
     let workspace = session.workspace.canonicalize().unwrap_or_else(|e| panic!("workspace: {e}"));
     let header = Header::new(
-        airlock::session::new_id(),
+        airlock_engine::session::new_id(),
         "2026-11-23T00:00:00Z".into(),
         workspace.display().to_string(),
         "gemini".into(),
         "test-model".into(),
     );
-    let dir = airlock::session::dir(&session.airlock_home());
+    let dir = airlock_engine::session::dir(&session.airlock_home());
     let mut recorder = Recorder::create(&dir, &header).unwrap_or_else(|e| panic!("session: {e}"));
     for n in 0..messages / 4 {
         let id = format!("call-{n}");

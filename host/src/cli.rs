@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
-use crate::agent::{self, context_files};
 use crate::commands;
-use crate::config;
-use crate::engine::{self, StartError, Tools};
 use crate::frontends::headless::OutputFormat;
 use crate::frontends::{ExitCode, exec, sessions_list, show_context, tools_list, tui};
-use crate::paths::Paths;
-use crate::policy::ApprovalMode;
-use crate::session;
+use airlock_engine::agent::{self, context_files};
+use airlock_engine::config;
+use airlock_engine::engine::{self, StartError, Tools};
+use airlock_engine::paths::Paths;
+use airlock_engine::policy::ApprovalMode;
+use airlock_engine::session;
 
 /// airlock: an AI agent for the terminal whose tools are sandboxed WebAssembly components.
 #[derive(Debug, Parser)]
@@ -147,7 +147,8 @@ pub async fn run(cli: Cli) -> u8 {
         Ok(code) => code as u8,
         Err(fatal) => {
             // Messages quote plugin names, paths and files: shown, never obeyed.
-            let _ = writeln!(std::io::stderr(), "airlock: {}", crate::sanitize::block(fatal.message.trim_end()));
+            let _ =
+                writeln!(std::io::stderr(), "airlock: {}", airlock_engine::sanitize::block(fatal.message.trim_end()));
             fatal.code as u8
         }
     }
@@ -158,7 +159,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let file = config::load(&paths.config_file()).map_err(|e| Fatal::new(ExitCode::Config, e))?;
     init_logging(&paths);
     // Temporary files that writes of a killed airlock left behind go first.
-    crate::files::leftovers::start(&paths.home);
+    airlock_files::leftovers::start(&paths.home);
     let workspace = workspace_root(cli.workspace.as_deref())?;
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
 
@@ -183,14 +184,14 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     // A component compiled on load (a new plugin, or a built-in whose precompiled code does
     // not fit this machine) is said on stderr: it can take seconds. The plugins commands say
     // it their own way.
-    let announce: Option<crate::engine::Announce> = match cli.command {
+    let announce: Option<airlock_engine::engine::Announce> = match cli.command {
         Some(Command::Plugins { .. }) => None,
         _ => Some(std::sync::Arc::new(|line: &str| {
-            let _ = writeln!(std::io::stderr(), "airlock: {}", crate::sanitize::line(line));
+            let _ = writeln!(std::io::stderr(), "airlock: {}", airlock_engine::sanitize::line(line));
         })),
     };
     let tools = Tools::load(&paths, &workspace, mode, search, announce).await.map_err(start_failed)?;
-    tools.runtime.alias_workspace(crate::paths::WorkspaceAliases::of(&workspace, cli.workspace.as_deref()));
+    tools.runtime.alias_workspace(airlock_engine::paths::WorkspaceAliases::of(&workspace, cli.workspace.as_deref()));
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {
@@ -250,13 +251,13 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         exec::run(session, outputs, prompt, options).await
     };
     // Commands left running in the background end with airlock, and the user is told which.
-    let running = crate::process::background();
-    let stopped = crate::process::stop_background();
+    let running = airlock_process::background();
+    let stopped = airlock_process::stop_background();
     if stopped > 0 {
         let plural = if stopped == 1 { "" } else { "s" };
         let mut message = format!("airlock: stopped {stopped} background command{plural}");
         for (pid, command, log) in running.iter().take(16) {
-            let line = crate::sanitize::line(command);
+            let line = airlock_engine::sanitize::line(command);
             message.push_str(&format!("\n  pid {pid}: {line} (its output: {})", log.display()));
         }
         let _ = writeln!(std::io::stderr(), "{message}");

@@ -4,7 +4,7 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     // First, before clap and before any thread: the sandbox helper must be single-threaded.
-    if let Some(code) = airlock::sandbox::run_helper_if_asked() {
+    if let Some(code) = airlock_sandbox::run_helper_if_asked() {
         return code;
     }
     let cli = airlock::cli::Cli::parse();

@@ -548,7 +548,7 @@ const SUMMARY_PATHS: [&str; 51] = [
 ];
 
 /// The events a run with a failing call and a plugin problem prints, by `type`: each the
-/// event (`crate::events::Event`) with its `timestamp`.
+/// event (`airlock_engine::events::Event`) with its `timestamp`.
 const EVENT_PATHS: [(&str, &[&str]); 6] = [
     ("init", &["model", "provider", "session_id", "timestamp", "tools", "type", "workspace"]),
     ("plugin_problem", &["path", "reason", "timestamp", "type"]),

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use airlock::sanitize::is_hidden;
+use airlock_engine::sanitize::is_hidden;
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses, run_bounded};
 use serde_json::{Value, json};
 

@@ -4,7 +4,7 @@
 pub mod plugins;
 pub mod trust;
 
-use crate::policy::PolicyError;
+use airlock_engine::policy::PolicyError;
 
 /// Why a management command failed.
 #[derive(Debug, thiserror::Error)]

@@ -7,12 +7,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::CommandError;
-use crate::paths::Paths;
-use crate::policy::rules::RuleSource;
-use crate::policy::trust::TrustStore;
-use crate::policy::{PolicyError, WorkspacePolicy, file, read_workspace_policy, workspace_policy_path};
-use crate::registry::workspace_digests;
-use crate::sanitize::line;
+use airlock_engine::paths::Paths;
+use airlock_engine::policy::rules::RuleSource;
+use airlock_engine::policy::trust::TrustStore;
+use airlock_engine::policy::{PolicyError, WorkspacePolicy, file, read_workspace_policy, workspace_policy_path};
+use airlock_engine::registry::workspace_digests;
+use airlock_engine::sanitize::line;
 
 #[derive(Debug, clap::Args)]
 pub struct TrustArgs {

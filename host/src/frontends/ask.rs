@@ -18,10 +18,10 @@ use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::contract::Confirmation;
-use crate::engine::{Answer, Question};
-use crate::policy::{AlwaysScope, LineView};
-use crate::sanitize::{self, line};
+use airlock_engine::contract::Confirmation;
+use airlock_engine::engine::{Answer, Question};
+use airlock_engine::policy::{AlwaysScope, LineView};
+use airlock_engine::sanitize::{self, line};
 
 /// Asks on the terminal: the confirmation (a diff for edits) on stderr, one answer per line
 /// on stdin. Questions are asked one at a time; stderr is locked only while written, never
@@ -62,7 +62,8 @@ fn question_text(question: &Question) -> String {
     let Question { request, scope, editable, .. } = question;
     let mut out = String::new();
     let tool = line(&request.tool);
-    let _ = writeln!(out, "\n── {tool} wants to run: {}", crate::policy::line_view::shown(&request.description));
+    let _ =
+        writeln!(out, "\n── {tool} wants to run: {}", airlock_engine::policy::line_view::shown(&request.description));
     match &request.confirmation {
         Confirmation::Edit { path, original, proposed, .. } => {
             out.push_str(&super::diff::unified(path, original, proposed));

@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
 
-use crate::engine::{GrantAnswer, GrantRequest};
-use crate::sanitize::line;
+use airlock_engine::engine::{GrantAnswer, GrantRequest};
+use airlock_engine::sanitize::line;
 
 /// The question's text.
 pub(super) fn text(request: &GrantRequest) -> String {

@@ -9,9 +9,9 @@ use tokio::sync::mpsc;
 use super::ExitCode;
 use super::ask::Terminal;
 use super::headless::{self, OutputFormat, Printer};
-use crate::engine::{Answer, GrantAnswer, Op, Orders, Output, Question, Session};
-use crate::policy::{ApprovalMode, RefuseAll};
-use crate::sanitize;
+use airlock_engine::engine::{Answer, GrantAnswer, Op, Orders, Output, Question, Session};
+use airlock_engine::policy::{ApprovalMode, RefuseAll};
+use airlock_engine::sanitize;
 
 /// How long the last outputs are awaited once the session ended.
 const LAST_OUTPUTS: std::time::Duration = std::time::Duration::from_secs(1);

@@ -3,7 +3,7 @@
 //! event per line as it happens, then a `result` line.
 //!
 //! In `text` mode everything printed that a plugin, the model or a repository wrote goes
-//! through [`crate::sanitize`] (each tool-call line is one line: a newline in an error cannot
+//! through [`airlock_engine::sanitize`] (each tool-call line is one line: a newline in an error cannot
 //! forge another); the JSON modes are data and are escaped by JSON itself. Streaming tools'
 //! live output shows on stderr in `text` mode too ([`super::live`]), and when stdout and
 //! stderr share a terminal a line of stderr never starts where the model's text left off.
@@ -11,11 +11,11 @@
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
-use crate::agent::{Outcome, Report, Unusable};
-use crate::engine::Info;
-use crate::events::{CallStatus, Event};
-use crate::model::ModelError;
-use crate::sanitize;
+use airlock_engine::agent::{Outcome, Report, Unusable};
+use airlock_engine::engine::Info;
+use airlock_engine::events::{CallStatus, Event};
+use airlock_engine::sanitize;
+use airlock_model::ModelError;
 
 use super::ExitCode;
 use super::json::{self, ErrorBody, JsonOutput, ResultLine, StampedEvent, Summary};
@@ -171,7 +171,7 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
 /// how the last one ended and what they used (`✗ … (40.1 ms) — exit 3 · cpu 31 ms · 9.2 MiB
 /// peak`): a command that failed marks the line failed though its tool succeeded. The time
 /// is the call's own run when it ran (not its wait for the batch's approvals).
-fn call_line(update: &crate::events::CallUpdate, what: &str) -> String {
+fn call_line(update: &airlock_engine::events::CallUpdate, what: &str) -> String {
     let millis = update.run.or(update.duration).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
     let command_failed = update.command.is_some_and(|command| command.failed());
     let mark = match update.status {

@@ -29,13 +29,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent::Report;
-use crate::capability::Grant;
-use crate::contract::{Access, Capabilities, Kind, PluginInfo};
-use crate::events::{CallStatus, Event};
-use crate::model::UsageKind;
-use crate::registry::{LoadProblem, Origin};
-use crate::session::Summary as SessionSummary;
+use airlock_engine::agent::Report;
+use airlock_engine::capability::Grant;
+use airlock_engine::contract::{Access, Capabilities, Kind, PluginInfo};
+use airlock_engine::events::{CallStatus, Event};
+use airlock_engine::registry::{LoadProblem, Origin};
+use airlock_engine::session::Summary as SessionSummary;
+use airlock_model::UsageKind;
 
 /// An error in a summary or on a tool call.
 #[derive(Debug, Clone, Serialize)]
@@ -61,7 +61,7 @@ pub struct Summary<'a> {
     /// `success`, `max_turns`, `loop_detected`, `cancelled`, `blocked` or `error`.
     pub status: &'a str,
     /// The model's plan at the end of the run (`write_todos`); empty when it kept none.
-    pub todos: &'a [crate::events::Todo],
+    pub todos: &'a [airlock_engine::events::Todo],
     /// Every finished tool call, in the order they finished.
     pub tool_calls: Vec<CallSummary<'a>>,
 }
@@ -149,9 +149,9 @@ pub struct CallSummary<'a> {
     /// For a call that ran commands: how the last one ended (`exit_code`, `signal`,
     /// `timed_out`) and the CPU time and peak memory of them all.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub command: Option<crate::events::CommandRun>,
+    pub command: Option<airlock_engine::events::CommandRun>,
     /// What the call cost, as the runtime measured it.
-    pub cost: crate::events::CallCost,
+    pub cost: airlock_engine::events::CallCost,
     /// From validation to the end, in milliseconds.
     pub duration_ms: f64,
     /// Why the call failed; absent when it succeeded.

@@ -2,7 +2,7 @@
 //! questions, and send it orders; they never drive the engine's internals, and nothing in
 //! the engine uses them. Headless (`airlock -p`: [`exec`] drives, [`headless`] prints,
 //! [`ask`] asks on the terminal) is here; the TUI and the MCP server come later over the
-//! same [`crate::engine`] API.
+//! same [`airlock_engine::engine`] API.
 
 pub mod ask;
 mod ask_grant;

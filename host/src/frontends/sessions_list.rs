@@ -1,10 +1,10 @@
 //! `airlock sessions list`: the recorded sessions, most recently used first. Recorded text
-//! (prompts, workspace paths) is shown through [`crate::sanitize`].
+//! (prompts, workspace paths) is shown through [`airlock_engine::sanitize`].
 
 use std::io::{self, Write};
 
-use crate::sanitize::line;
-use crate::session::Summary;
+use airlock_engine::sanitize::line;
+use airlock_engine::session::Summary;
 
 /// One block per session.
 pub fn text(sessions: &[Summary], out: &mut impl Write) -> io::Result<()> {

@@ -6,8 +6,8 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::agent::context_files::{ContextFile, FILE_NAME};
-use crate::sanitize;
+use airlock_engine::agent::context_files::{ContextFile, FILE_NAME};
+use airlock_engine::sanitize;
 
 /// Most lines of the system prompt printed (context files are capped in bytes already).
 const MAX_PROMPT_LINES: usize = 10_000;

@@ -1,19 +1,19 @@
 //! `airlock tools list`: every tool with its plugin file, kind and schema, and every plugin
 //! that could not be loaded. The text listing passes every plugin-written field through
-//! [`crate::sanitize`]; the JSON listing is data.
+//! [`airlock_engine::sanitize`]; the JSON listing is data.
 
 use std::io::{self, Write};
 
 use super::json;
-use crate::registry::Registry;
-use crate::sanitize::line;
+use airlock_engine::registry::Registry;
+use airlock_engine::sanitize::line;
 
 /// Human-readable listing.
-pub fn text(registry: &Registry, policy: &crate::policy::Policy, out: &mut impl Write) -> io::Result<()> {
+pub fn text(registry: &Registry, policy: &airlock_engine::policy::Policy, out: &mut impl Write) -> io::Result<()> {
     for tool in registry.tools() {
         let info = &tool.info;
         writeln!(out, "{} ({}) — {}", line(&info.name), info.kind.as_str(), line(&info.display_name))?;
-        if info.name == crate::policy::WEB_SEARCH_TOOL && policy.search().is_none() {
+        if info.name == airlock_engine::policy::WEB_SEARCH_TOOL && policy.search().is_none() {
             writeln!(out, "  not offered to the model: {}", NOT_CONFIGURED)?;
         }
         writeln!(
@@ -26,7 +26,8 @@ pub fn text(registry: &Registry, policy: &crate::policy::Policy, out: &mut impl 
         let description = info.description.lines().next().unwrap_or_default();
         writeln!(out, "  {}", line(description))?;
         // The schema is reviewed whole: bounded only by the size a schema may have.
-        let schema = crate::sanitize::line_bounded(&info.parameters.to_string(), crate::registry::MAX_SCHEMA);
+        let schema =
+            airlock_engine::sanitize::line_bounded(&info.parameters.to_string(), airlock_engine::registry::MAX_SCHEMA);
         writeln!(out, "  parameters: {schema}")?;
     }
     for problem in &registry.problems {

@@ -91,7 +91,7 @@ fn fact(text: &str) -> Result<String, ToolError> {
 }
 
 /// `text` with every character [`is_hidden`] holds for written as `\x1b` (ASCII) or
-/// `\u{202e}` (the rest): the host's sanitiser's marks (`host/src/sanitize.rs`).
+/// `\u{202e}` (the rest): the host's sanitiser's marks (`engine/src/sanitize.rs`).
 fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -105,7 +105,7 @@ fn visible(text: &str) -> String {
 }
 
 /// Whether `c` is a control character, a bidi control or a character that takes no room:
-/// the set the host's sanitiser makes visible (`host/src/sanitize.rs::is_hidden`).
+/// the set the host's sanitiser makes visible (`engine/src/sanitize.rs::is_hidden`).
 fn is_hidden(c: char) -> bool {
     c.is_control()
         || matches!(

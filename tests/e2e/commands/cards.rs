@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use airlock::process::{Child, ChildEvent, ExitInfo, Request};
-use airlock::sandbox::Spec;
+use airlock_process::{Child, ChildEvent, ExitInfo, Request};
+use airlock_sandbox::Spec;
 use airlock_tests::{MockModel, Session, Turn, Wire, call, run_bounded};
 use serde_json::{Value, json};
 

@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use airlock::capability::Roots;
-use airlock::contract::{Capabilities, Confirmation, Kind, Risk, ToolInfo};
-use airlock::policy::rules::{CallFacts, RuleSource};
-use airlock::policy::{ApprovalMode, Policy, Verdict};
-use airlock::runtime::Gate;
+use airlock_engine::capability::Roots;
+use airlock_engine::contract::{Capabilities, Confirmation, Kind, Risk, ToolInfo};
+use airlock_engine::policy::rules::{CallFacts, RuleSource};
+use airlock_engine::policy::{ApprovalMode, Policy, Verdict};
+use airlock_engine::runtime::Gate;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -65,7 +65,7 @@ fn tool() -> ToolInfo {
 /// The approval verdict on `line`, as `allow`, `ask` or `deny`.
 fn verdict(ws: &Path, rules: &RuleSet, mode: ApprovalMode, line: &str) -> String {
     let text = policy_text(rules);
-    let file = airlock::policy::file::parse(&ws.join("policy.toml"), text.into_bytes(), RuleSource::User)
+    let file = airlock_engine::policy::file::parse(&ws.join("policy.toml"), text.into_bytes(), RuleSource::User)
         .unwrap_or_else(|e| panic!("the corpus's rules: {e}"));
     let roots = Roots { workspace: ws.to_path_buf(), home: None, memory: None };
     let policy = Policy::new(mode, roots, file);

@@ -1,5 +1,5 @@
 //! The OS sandbox of children, attacked through the real binary: `airlock __sandbox <json>`
-//! run directly (the helper), and the process manager ([`airlock::process::Child`]) with the
+//! run directly (the helper), and the process manager ([`airlock_process::Child`]) with the
 //! built binary as its helper. Every attack checks that nothing happened (a file absent or
 //! unchanged, a listener that accepted nothing), not only that a command failed.
 
@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use airlock::process::{Child, ChildEvent, ExitInfo, Request};
-use airlock::sandbox::{HELPER_ARG, Spec, support};
+use airlock_process::{Child, ChildEvent, ExitInfo, Request};
+use airlock_sandbox::{HELPER_ARG, Spec, support};
 use serde_json::json;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_airlock");
@@ -875,7 +875,7 @@ fn background_children_log_and_stop() {
         let pid = child.pid();
         drop(child);
         assert!(
-            airlock::process::background()
+            airlock_process::background()
                 .iter()
                 .any(|(listed, command, path)| { *listed == pid && command.contains("sleep 100") && *path == log })
         );
@@ -894,9 +894,9 @@ fn background_children_log_and_stop() {
         }
         assert_eq!(std::fs::read_to_string(scene.outside.join("taken")).expect("file"), "mine");
 
-        assert!(airlock::process::stop_background() >= 1);
+        assert!(airlock_process::stop_background() >= 1);
         assert!(dies(pid), "stop_background left it running");
-        assert!(airlock::process::background().is_empty());
+        assert!(airlock_process::background().is_empty());
     });
 }
 

@@ -5,8 +5,8 @@
 //!
 //! Invariants: `grant` only ever adds what it names, and only what takes effect (a grant
 //! outside the plugin's requests is refused with the reason:
-//! [`crate::policy::Policy::ineffective`]); `revoke` only takes away what it names. A
-//! built-in list still at its default ([`crate::policy::Granted`]) is written out from the
+//! [`airlock_engine::policy::Policy::ineffective`]); `revoke` only takes away what it names. A
+//! built-in list still at its default ([`airlock_engine::policy::Granted`]) is written out from the
 //! default first, so granting `--memory-mb` keeps the built-in's folders and
 //! granting `--read ~/notes` adds to them. An existing table is edited under the name it
 //! was written with (`[grants.word_count]` for plugin `word-count` stays one table).
@@ -14,13 +14,13 @@
 use std::io::Write;
 
 use super::{Context, GrantFlags, editor, find, policy_path, source};
-use crate::capability::net::NetRule;
-use crate::capability::{FileGrant, Grant};
 use crate::commands::CommandError;
-use crate::policy::Granted;
-use crate::policy::trust::{TrustStatus, TrustStore};
-use crate::registry::{Origin, Plugin};
-use crate::sanitize::line;
+use airlock_engine::capability::net::NetRule;
+use airlock_engine::capability::{FileGrant, Grant};
+use airlock_engine::policy::Granted;
+use airlock_engine::policy::trust::{TrustStatus, TrustStore};
+use airlock_engine::registry::{Origin, Plugin};
+use airlock_engine::sanitize::line;
 
 /// Adds (or with `revoke` removes) the flags' capabilities in the plugin's policy file.
 pub(super) fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revoke: bool) -> Result<(), CommandError> {

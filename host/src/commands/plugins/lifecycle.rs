@@ -6,7 +6,7 @@
 //! `https://` URL, whose digest must match `--sha256` when given) before anything lands in
 //! a plugin folder: the file is written under a temporary name, checked, then moved into
 //! place as `<plugin name>.wasm`, and its source and sha-256 are recorded in the folder's
-//! `plugins.lock` ([`crate::registry::lock`]). `remove` deletes the file, its lock entry and
+//! `plugins.lock` ([`airlock_engine::registry::lock`]). `remove` deletes the file, its lock entry and
 //! its grant, so a later plugin of the same name never inherits what this one was granted.
 
 use std::ffi::OsStr;
@@ -16,11 +16,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Context, find, show, write_request_hint};
 use crate::commands::CommandError;
-use crate::files::{self, DirHandle, FileError, Replace, Staged};
-use crate::paths::{WORKSPACE_DIR, open_workspace_dir};
-use crate::registry::lock::{self, Entry, Lock};
-use crate::registry::{MAX_PLUGIN_BYTES, Origin, Registry, is_reserved};
-use crate::sanitize::line;
+use airlock_engine::paths::{WORKSPACE_DIR, open_workspace_dir};
+use airlock_engine::registry::lock::{self, Entry, Lock};
+use airlock_engine::registry::{MAX_PLUGIN_BYTES, Origin, Registry, is_reserved};
+use airlock_engine::sanitize::line;
+use airlock_files::{self as files, DirHandle, FileError, Replace, Staged};
 
 /// Before the grant command, after `check` and `install`.
 const REQUEST_LEAD: &str = "it gets nothing it requests until you run";
@@ -435,9 +435,9 @@ fn remove_unloaded(context: &Context<'_>, name: &str, out: &mut impl Write) -> R
         if !in_workspace {
             // A later plugin of the same name must not inherit this one's grant.
             let path = context.paths.policy_file();
-            let mut editor = crate::policy::edit::Editor::open(&path)?;
+            let mut editor = airlock_engine::policy::edit::Editor::open(&path)?;
             editor.remove_grant(&plugin);
-            editor.save(crate::policy::rules::RuleSource::User)?;
+            editor.save(airlock_engine::policy::rules::RuleSource::User)?;
         }
         return Ok(Some(()));
     }

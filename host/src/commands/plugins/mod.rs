@@ -4,12 +4,12 @@
 //! A plugin may be named by any name it goes by — its own (`word-count`), one of its tools
 //! (`word_count`), its file (`word_count.wasm`, with or without `.wasm`) — and the command
 //! says which plugin that is; a name of several plugins is refused, listing them
-//! ([`crate::registry::names`]). Grants are written to the policy file that governs the
+//! ([`airlock_engine::registry::names`]). Grants are written to the policy file that governs the
 //! plugin ([`change`]); what is shown is what the policy says the plugin gets ([`show`]).
 //!
 //! A bad command line (an unknown plugin, `grant` with nothing to grant) is
 //! [`CommandError::Usage`] (exit 2). The text outputs show what a plugin wrote about itself
-//! and what a workspace's policy grants: every such field goes through [`crate::sanitize`];
+//! and what a workspace's policy grants: every such field goes through [`airlock_engine::sanitize`];
 //! the `--json` outputs are data.
 
 mod change;
@@ -24,16 +24,16 @@ use std::sync::Arc;
 use clap::Subcommand;
 
 use super::CommandError;
-use crate::capability::net::NetRule;
-use crate::capability::{self, FileGrant, Grant};
-use crate::contract::Access;
 use crate::frontends::json;
-use crate::paths::Paths;
-use crate::policy::rules::RuleSource;
-use crate::policy::{Policy, file, workspace_policy_path};
-use crate::registry::{Origin, Plugin, Registry, names};
-use crate::runtime::Runtime;
-use crate::sanitize::{grant_flag, line};
+use airlock_engine::capability::net::NetRule;
+use airlock_engine::capability::{self, FileGrant, Grant};
+use airlock_engine::contract::Access;
+use airlock_engine::paths::Paths;
+use airlock_engine::policy::rules::RuleSource;
+use airlock_engine::policy::{Policy, file, workspace_policy_path};
+use airlock_engine::registry::{Origin, Plugin, Registry, names};
+use airlock_engine::runtime::Runtime;
+use airlock_engine::sanitize::{grant_flag, line};
 pub use show::describe_grant;
 
 #[derive(Debug, Subcommand)]
@@ -252,15 +252,18 @@ async fn inspect(context: &Context<'_>, file: &Path, json: bool, out: &mut impl 
 fn write_request_hint(plugin: &Plugin, lead: &str, out: &mut impl Write) -> std::io::Result<()> {
     let mut requested = Grant::requested_by(&plugin.info.tools);
     // A variable no plugin may be given is never suggested (the grant would be refused).
-    requested.env.retain(|var| crate::policy::reserved_variable(var).is_none());
+    requested.env.retain(|var| airlock_engine::policy::reserved_variable(var).is_none());
     let flags = grant_flags(&requested);
     if flags.is_empty() {
         return writeln!(out, "it requests nothing, so it needs no grant");
     }
     // Each flag's value is shell-quoted (request paths with hidden characters are refused at
     // load, so quoting is all a pasted command needs).
-    let command =
-        format!("airlock plugins grant {} {}", crate::sanitize::shell_word(&plugin.info.name), flags.join(" "));
+    let command = format!(
+        "airlock plugins grant {} {}",
+        airlock_engine::sanitize::shell_word(&plugin.info.name),
+        flags.join(" ")
+    );
     writeln!(out, "{lead}: {}", line(&command))
 }
 
@@ -318,10 +321,14 @@ fn policy_path(context: &Context<'_>, plugin: &Plugin) -> PathBuf {
 }
 
 /// An editor on the plugin's policy file; a workspace's is read without following links.
-fn editor(context: &Context<'_>, plugin: &Plugin, path: &Path) -> Result<crate::policy::edit::Editor, CommandError> {
+fn editor(
+    context: &Context<'_>,
+    plugin: &Plugin,
+    path: &Path,
+) -> Result<airlock_engine::policy::edit::Editor, CommandError> {
     Ok(match plugin.source.origin {
-        Origin::Workspace => crate::policy::edit::Editor::open_workspace(&context.policy.roots().workspace)?,
-        Origin::Builtin | Origin::User => crate::policy::edit::Editor::open(path)?,
+        Origin::Workspace => airlock_engine::policy::edit::Editor::open_workspace(&context.policy.roots().workspace)?,
+        Origin::Builtin | Origin::User => airlock_engine::policy::edit::Editor::open(path)?,
     })
 }
 

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::commands::CommandError;
-use crate::files::FileError;
+use airlock_files::FileError;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
@@ -73,7 +73,7 @@ fn check_name(name: &str) -> Result<(), CommandError> {
              (at most 63), e.g. `weather` or `csv-query`"
         )));
     }
-    if crate::registry::is_reserved(name) {
+    if airlock_engine::registry::is_reserved(name) {
         return Err(CommandError::Usage(format!("`{name}` is a built-in plugin's name; choose another")));
     }
     Ok(())
@@ -110,14 +110,14 @@ pub fn project_files(lang: Lang, name: &str) -> Vec<(String, bool, Vec<u8>)> {
 /// without following any link, so a folder of the workspace that is (or is swapped for) a
 /// link never takes the project out of it. Any other folder is the user's path, links
 /// followed.
-fn open_parent(parent: &Path, workspace: &Path) -> Result<crate::files::DirHandle, FileError> {
+fn open_parent(parent: &Path, workspace: &Path) -> Result<airlock_files::DirHandle, FileError> {
     let spelled = lexical(parent);
     let inside = spelled.ancestors().find(|a| a.canonicalize().is_ok_and(|c| c == workspace));
     match inside.and_then(|root| spelled.strip_prefix(root).ok()) {
-        Some(rest) => crate::files::create_dir_in(&crate::files::open_dir(workspace)?, rest, 0o755),
+        Some(rest) => airlock_files::create_dir_in(&airlock_files::open_dir(workspace)?, rest, 0o755),
         None => {
             std::fs::create_dir_all(parent).map_err(FileError::Io)?;
-            crate::files::open_user_dir(parent)
+            airlock_files::open_user_dir(parent)
         }
     }
 }
@@ -171,7 +171,7 @@ fn write_project(target: &Path, workspace: &Path, files: &[(String, bool, Vec<u8
                 (Some(folder), Some(file)) => (folder, file),
                 _ => return Err(FileError::BadPath),
             };
-            let folder = crate::files::create_dir_in(&staged, folder, 0o755)?;
+            let folder = airlock_files::create_dir_in(&staged, folder, 0o755)?;
             folder.write_new_file(file, bytes, if *executable { 0o755 } else { 0o644 })?;
         }
         parent.set_dir_mode(&staged_name, 0o755)?;

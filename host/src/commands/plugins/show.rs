@@ -1,18 +1,18 @@
 //! `airlock plugins list` and `show`: what each plugin requests, what the policy grants it
-//! ([`crate::policy::Policy::grant`], the same answer the runtime uses — a built-in's
+//! ([`airlock_engine::policy::Policy::grant`], the same answer the runtime uses — a built-in's
 //! default lists included and marked `(default)`), and what each tool gets.
 
 use std::io::Write;
 
 use super::{Context, find};
-use crate::capability::Grant;
 use crate::commands::CommandError;
-use crate::contract::{Access, PluginInfo};
 use crate::frontends::json;
-use crate::policy::Granted;
-use crate::policy::file::Parts;
-use crate::registry::{Origin, Plugin};
-use crate::sanitize::line;
+use airlock_engine::capability::Grant;
+use airlock_engine::contract::{Access, PluginInfo};
+use airlock_engine::policy::Granted;
+use airlock_engine::policy::file::Parts;
+use airlock_engine::registry::{Origin, Plugin};
+use airlock_engine::sanitize::line;
 
 /// A one-line summary of a grant.
 pub fn describe_grant(grant: &Grant) -> String {
@@ -50,10 +50,10 @@ fn describe(grant: &Grant, defaults: Parts) -> String {
 fn granted_by(plugin: &Plugin, granted: &Granted<'_>) -> String {
     let file = granted.file.map(|p| p.display().to_string());
     match (plugin.source.origin, file) {
-        (Origin::Builtin, None) if plugin.info.name == crate::capability::search::PLUGIN => {
+        (Origin::Builtin, None) if plugin.info.name == airlock_engine::capability::search::PLUGIN => {
             "its built-in default: the search API of [tools.web_search] in config.toml".into()
         }
-        (Origin::Builtin, None) if plugin.info.name == crate::policy::SHELL_PLUGIN => {
+        (Origin::Builtin, None) if plugin.info.name == airlock_engine::policy::SHELL_PLUGIN => {
             "its built-in default: what it requests but the network and folders of your home, which only \
              a grant of yours gives its commands"
                 .into()
@@ -76,7 +76,7 @@ pub(super) fn write_tools(info: &PluginInfo, schemas: bool, out: &mut impl Write
             .iter()
             .map(|f| {
                 let access = if f.access == Access::ReadWrite { "write" } else { "read" };
-                format!("{access} {}", crate::sanitize::shell_word(&line(&f.path)))
+                format!("{access} {}", airlock_engine::sanitize::shell_word(&line(&f.path)))
             })
             .collect();
         requests.extend(caps.network.iter().map(|n| format!("net {}", line(n))));
@@ -84,7 +84,10 @@ pub(super) fn write_tools(info: &PluginInfo, schemas: bool, out: &mut impl Write
         requests.extend(caps.processes.iter().map(|p| format!("process `{}`", line(p))));
         writeln!(out, "    requests: {}", if requests.is_empty() { "nothing".into() } else { requests.join(", ") })?;
         if schemas {
-            let schema = crate::sanitize::line_bounded(&tool.parameters.to_string(), crate::registry::MAX_SCHEMA);
+            let schema = airlock_engine::sanitize::line_bounded(
+                &tool.parameters.to_string(),
+                airlock_engine::registry::MAX_SCHEMA,
+            );
             writeln!(out, "    parameters: {schema}")?;
         }
     }

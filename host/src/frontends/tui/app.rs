@@ -27,12 +27,12 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::text::Line;
 
 use super::views::{self, LiveCard};
-use crate::agent::{Outcome, Report};
-use crate::engine::{CurrentTools, Info, Op, Orders, Output};
-use crate::events::{CallStatus, CallUpdate, Event, TodoStatus};
-use crate::model::UsageKind;
-use crate::policy::ApprovalMode;
-use crate::sanitize;
+use airlock_engine::agent::{Outcome, Report};
+use airlock_engine::engine::{CurrentTools, Info, Op, Orders, Output};
+use airlock_engine::events::{CallStatus, CallUpdate, Event, TodoStatus};
+use airlock_engine::policy::ApprovalMode;
+use airlock_engine::sanitize;
+use airlock_model::UsageKind;
 
 /// Ended cards whose whole output the pager keeps (the latest).
 const KEPT_OUTPUTS: usize = 64;
@@ -243,7 +243,7 @@ impl App {
                 let queued = self.dialogs.len();
                 let view = views::approval(&question, queued);
                 let (path, proposed) = match &question.request.confirmation {
-                    crate::contract::Confirmation::Edit { path, proposed, .. } if question.editable => {
+                    airlock_engine::contract::Confirmation::Edit { path, proposed, .. } if question.editable => {
                         (path.clone(), Some(proposed.clone()))
                     }
                     _ => (String::new(), None),
@@ -545,7 +545,7 @@ impl App {
                         return Effect::Edit { id, path, proposed };
                     }
                     ApprovalResult::Choose(choice) => views::answer(choice, None),
-                    ApprovalResult::Refuse { reason } => crate::engine::Answer::Refuse(match reason {
+                    ApprovalResult::Refuse { reason } => airlock_engine::engine::Answer::Refuse(match reason {
                         Some(reason) => format!("the user refused this call: {reason}"),
                         None => "the user refused this call".into(),
                     }),
@@ -576,10 +576,10 @@ impl App {
     /// The user's edit of question `id` came back (or failed).
     pub fn edited(&mut self, id: u64, result: std::io::Result<String>) {
         let answer = match result {
-            Ok(proposed) => crate::engine::Answer::Modify { proposed },
+            Ok(proposed) => airlock_engine::engine::Answer::Modify { proposed },
             Err(error) => {
                 self.notice(&format!("the editor failed ({error}); the call was not run"), NoticeKind::Error);
-                crate::engine::Answer::Refuse("the user's editor failed; the call was not run".into())
+                airlock_engine::engine::Answer::Refuse("the user's editor failed; the call was not run".into())
             }
         };
         self.orders.submit(Op::Approve { id, answer });

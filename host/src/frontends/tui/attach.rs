@@ -36,10 +36,10 @@ fn read(workspace: &Path, mention: &str) -> Result<String, String> {
     let Ok(relative) = path.strip_prefix(workspace) else {
         return Err("it is outside the workspace".into());
     };
-    let root = crate::files::open_dir(workspace).map_err(|e| e.to_string())?;
-    let bytes = crate::files::read_file_in(&root, relative, MAX_FILE).map_err(|e| match e {
-        crate::files::FileError::NotRegular(_) | crate::files::FileError::BadPath => "it is not a file".to_string(),
-        crate::files::FileError::TooLarge { .. } => format!("it is over {} KiB", MAX_FILE >> 10),
+    let root = airlock_files::open_dir(workspace).map_err(|e| e.to_string())?;
+    let bytes = airlock_files::read_file_in(&root, relative, MAX_FILE).map_err(|e| match e {
+        airlock_files::FileError::NotRegular(_) | airlock_files::FileError::BadPath => "it is not a file".to_string(),
+        airlock_files::FileError::TooLarge { .. } => format!("it is over {} KiB", MAX_FILE >> 10),
         other => other.to_string(),
     })?;
     String::from_utf8(bytes).map_err(|_| "it is not text".to_string())

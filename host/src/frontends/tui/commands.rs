@@ -8,12 +8,12 @@ use airlock_ui::transcript::NoticeKind;
 use ratatui::text::Line;
 
 use super::app::{App, Dialog, Effect, Pick};
-use crate::contract::Access;
-use crate::engine::Op;
-use crate::policy::ApprovalMode;
-use crate::registry::Origin;
-use crate::sanitize;
-use crate::session;
+use airlock_engine::contract::Access;
+use airlock_engine::engine::Op;
+use airlock_engine::policy::ApprovalMode;
+use airlock_engine::registry::Origin;
+use airlock_engine::sanitize;
+use airlock_engine::session;
 
 /// Every command, with what it does (the completion popup and `/help` show these).
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -85,14 +85,14 @@ pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
 /// `/processes`: the commands tools left running in the background (each with its log);
 /// `/processes stop` ends them all (off the UI's thread: reaping may take a moment).
 fn processes(app: &mut App, args: &str) {
-    let running = crate::process::background();
+    let running = airlock_process::background();
     if running.is_empty() {
         app.notice("no command runs in the background", NoticeKind::Info);
         return;
     }
     match args {
         "stop" => {
-            std::thread::spawn(crate::process::stop_background);
+            std::thread::spawn(airlock_process::stop_background);
             app.notice(&format!("stopping {} background command(s)", running.len()), NoticeKind::Info);
         }
         "" => {

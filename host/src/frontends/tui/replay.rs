@@ -15,11 +15,11 @@ use ratatui::text::Line;
 
 use super::app::App;
 use super::views;
-use crate::engine::Replay;
-use crate::events::Shown;
-use crate::model::{FunctionCall, FunctionResponse, Part, Role};
-use crate::sanitize;
-use crate::session::RecordedCall;
+use airlock_engine::engine::Replay;
+use airlock_engine::events::Shown;
+use airlock_engine::sanitize;
+use airlock_engine::session::RecordedCall;
+use airlock_model::{FunctionCall, FunctionResponse, Part, Role};
 use airlock_ui::transcript::NoticeKind;
 
 /// Most messages of a resumed session shown.

@@ -10,10 +10,10 @@ use airlock_ui::view::{
     OutputView, SandboxView,
 };
 
-use crate::contract::{Confirmation, Display, Risk};
-use crate::engine::{GrantQuestion, Question};
-use crate::events::{CallCost, CallStatus, CallUpdate, CommandRun, Shown};
-use crate::sanitize;
+use airlock_engine::contract::{Confirmation, Display, Risk};
+use airlock_engine::engine::{GrantQuestion, Question};
+use airlock_engine::events::{CallCost, CallStatus, CallUpdate, CommandRun, Shown};
+use airlock_engine::sanitize;
 
 /// Lines of live output a card keeps.
 const LIVE_TAIL: usize = 5;
@@ -219,7 +219,7 @@ pub fn approval(question: &Question, queued: usize) -> ApprovalView {
     ApprovalView {
         tool: sanitize::line(&request.tool),
         // Blank runs collapsed, so a description cannot push what follows off the first screen.
-        description: crate::policy::line_view::shown(&request.description),
+        description: airlock_engine::policy::line_view::shown(&request.description),
         confirm,
         sandbox,
         scope: question.scope.describe(&request.tool),
@@ -230,7 +230,7 @@ pub fn approval(question: &Question, queued: usize) -> ApprovalView {
 }
 
 /// What to know before allowing a command line (the `--ask` text says the same).
-fn exec_warnings(view: &crate::policy::LineView) -> Vec<String> {
+fn exec_warnings(view: &airlock_engine::policy::LineView) -> Vec<String> {
     let mut warnings = Vec::new();
     if let Some(why) = &view.uncertain {
         warnings.push(format!("airlock cannot tell which commands this line runs: {}", sanitize::line(why)));
@@ -257,8 +257,8 @@ pub fn grant(question: &GrantQuestion) -> GrantView {
 }
 
 /// The answer a dialog choice stands for.
-pub fn answer(choice: view::ApprovalChoice, proposed: Option<String>) -> crate::engine::Answer {
-    use crate::engine::Answer;
+pub fn answer(choice: view::ApprovalChoice, proposed: Option<String>) -> airlock_engine::engine::Answer {
+    use airlock_engine::engine::Answer;
     use view::ApprovalChoice as C;
     match choice {
         C::Once => Answer::Once,
@@ -271,8 +271,8 @@ pub fn answer(choice: view::ApprovalChoice, proposed: Option<String>) -> crate::
     }
 }
 
-pub fn grant_answer(choice: view::GrantChoice) -> crate::engine::GrantAnswer {
-    use crate::engine::GrantAnswer;
+pub fn grant_answer(choice: view::GrantChoice) -> airlock_engine::engine::GrantAnswer {
+    use airlock_engine::engine::GrantAnswer;
     match choice {
         view::GrantChoice::ThisCall => GrantAnswer::ThisCall,
         view::GrantChoice::Session => GrantAnswer::Session,

@@ -1,0 +1,153 @@
+//! Settings: `$AIRLOCK_HOME/config.toml` (`AIRLOCK_HOME` defaults to `~/.airlock`), then
+//! command-line flags, which win. A malformed file is an error naming the file, line and
+//! problem; nothing is silently ignored (unknown keys included). The model provider
+//! settings (`provider`, `[providers.NAME]`, `[retry]`) live in [`providers`].
+
+mod providers;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::capability::CallLimits;
+use crate::capability::search::SearchEndpoint;
+/// Kept here too: front ends read the paths and the settings together.
+use crate::policy::ApprovalMode;
+pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
+
+/// The contents of `config.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// A `[providers.NAME]` table or a provider kind.
+    pub provider: Option<Spanned<String>>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// How long a model stream may stay silent before it is abandoned (or retried).
+    pub idle_timeout_secs: Option<u64>,
+    #[serde(default)]
+    pub providers: BTreeMap<String, Spanned<ProviderTable>>,
+    #[serde(default)]
+    pub retry: RetrySettings,
+    pub approval_mode: Option<ApprovalMode>,
+    pub max_turns: Option<u32>,
+    /// The model's context window in tokens (default by provider kind); older history is
+    /// compressed into a summary before a request would fill 70 % of it.
+    pub context_window_tokens: Option<u64>,
+    /// Whether repeated calls and repeated text are detected (default on).
+    pub loop_detection: Option<bool>,
+    #[serde(default)]
+    pub tools: ToolSettings,
+    /// `[commands]`: what the programs tools start may read, write and inherit besides
+    /// their call's folders (the user's toolchains, package caches, secrets).
+    #[serde(default)]
+    pub commands: airlock_sandbox::folders::Settings,
+}
+
+/// `[tools]`: limits applied to every tool call.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSettings {
+    /// Wall-clock deadline of one call, in seconds.
+    pub timeout_secs: Option<u64>,
+    /// Memory cap of one instance, in MiB.
+    pub memory_mb: Option<usize>,
+    /// Most bytes of a tool's output sent to the model.
+    pub max_output_bytes: Option<usize>,
+    /// `[tools.web_search]`: the search API `web_search` calls; without it the tool is not
+    /// offered.
+    pub web_search: Option<WebSearchTable>,
+}
+
+/// `[tools.web_search]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchTable {
+    /// `brave`, `tavily` or `searxng`.
+    pub provider: String,
+    /// The API's URL (Brave's and Tavily's are known; a SearXNG instance's must be given).
+    pub url: Option<String>,
+    /// The variable of airlock's environment that holds the API key.
+    pub key_env: Option<String>,
+}
+
+impl ToolSettings {
+    /// The search API of `[tools.web_search]`, checked; `None` when the table is absent.
+    pub fn search(&self) -> Result<Option<SearchEndpoint>, String> {
+        self.web_search
+            .as_ref()
+            .map(|t| SearchEndpoint::new(&t.provider, t.url.as_deref(), t.key_env.as_deref()))
+            .transpose()
+    }
+
+    /// Each limit lies between 1 and its largest sensible value ([`crate::capability`]).
+    fn check(&self) -> Result<(), String> {
+        self.search()?;
+        use crate::capability::{MAX_MEMORY_MB, MAX_OUTPUT_BYTES, MAX_TIMEOUT_SECS};
+        let limits = [
+            ("memory_mb", self.memory_mb.map(|v| v as u64), MAX_MEMORY_MB),
+            ("timeout_secs", self.timeout_secs, MAX_TIMEOUT_SECS),
+            ("max_output_bytes", self.max_output_bytes.map(|v| v as u64), MAX_OUTPUT_BYTES),
+        ];
+        for (name, value, max) in limits {
+            if value.is_some_and(|v| v == 0 || v > max) {
+                return Err(format!("[tools] {name} must be between 1 and {max}"));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn limits(&self) -> CallLimits {
+        let defaults = CallLimits::default();
+        CallLimits {
+            memory: self.memory_mb.map_or(defaults.memory, |mb| mb << 20),
+            deadline: self.timeout_secs.map_or(defaults.deadline, Duration::from_secs),
+            output: self.max_output_bytes.unwrap_or(defaults.output),
+        }
+    }
+}
+
+/// A problem with the settings.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error(
+        "--provider {name}: unknown provider; known providers: {known} (add a [providers.{name}] table to {} to define it)",
+        path.display()
+    )]
+    UnknownProvider { name: String, known: String, path: PathBuf },
+    /// The chosen provider needs an API key that is not set.
+    #[error("{0}")]
+    MissingKey(String),
+}
+
+/// Reads `config.toml`; a missing file means defaults.
+pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
+        Err(e) => return Err(ConfigError::Read { path: path.to_path_buf(), reason: e.to_string() }),
+    };
+    let config: FileConfig = toml::from_str(&text).map_err(|e| {
+        let location =
+            e.span().map(|span| format!("line {}: ", providers::line_of(&text, span.start))).unwrap_or_default();
+        ConfigError::Invalid { path: path.to_path_buf(), message: format!("{location}{}", e.message()) }
+    })?;
+    providers::check(&config, &text).map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+    if config.max_turns == Some(0) {
+        return Err(ConfigError::Invalid { path: path.to_path_buf(), message: "max_turns must be at least 1".into() });
+    }
+    config.tools.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+    config.commands.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+    Ok(config)
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

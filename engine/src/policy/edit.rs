@@ -1,0 +1,173 @@
+//! Edits a policy file in place: `airlock plugins grant/revoke` and "allow always, saved".
+//! Everything the user wrote — comments, layout, other tables — survives, through
+//! `toml_edit`; the file is written atomically and must still parse afterwards.
+//!
+//! A workspace's file is read and written through one handle on `<workspace>/.airlock`,
+//! opened without following any link: the folder read is the folder written, so a command
+//! that swaps `.airlock` for a link while the edit runs (to `$AIRLOCK_HOME`, say) cannot
+//! carry the write into the user's own policy.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use super::PolicyError;
+use super::file::{PolicyFile, line_of, parse, read_user_file, utf8};
+use super::rules::{RuleDecision, RuleSource};
+use airlock_files::{self as files, DirHandle, Replace, write_atomically};
+
+/// The policy file's name in a workspace's `.airlock`.
+const WORKSPACE_FILE: &str = "policy.toml";
+
+/// Where an edited file is written back.
+enum Target {
+    /// The user's own file, by its path.
+    User,
+    /// `policy.toml` of the workspace's `.airlock`, open as this handle.
+    Workspace(DirHandle),
+}
+
+/// Edits a policy file in place, keeping everything the user wrote.
+pub struct Editor {
+    path: PathBuf,
+    target: Target,
+    /// The sha-256 of the bytes read (`none` for a missing file), as trust pins them.
+    read_hash: String,
+    document: toml_edit::DocumentMut,
+}
+
+impl Editor {
+    pub fn open(path: &Path) -> Result<Self, PolicyError> {
+        Self::parse(path.to_path_buf(), Target::User, read_user_file(path)?)
+    }
+
+    /// Opens `<workspace>/.airlock/policy.toml` through a handle on `.airlock` (created when
+    /// missing) that no link led to; the file itself is read without following a link.
+    pub fn open_workspace(workspace: &Path) -> Result<Self, PolicyError> {
+        let path = super::workspace_policy_path(workspace);
+        let unusable = |e: files::FileError| PolicyError::Read { path: path.clone(), reason: e.to_string() };
+        let dir = crate::paths::open_workspace_dir(workspace, "", true).map_err(unusable)?;
+        let bytes = match dir.open_regular(OsStr::new(WORKSPACE_FILE)) {
+            Ok((file, stat)) => Some(files::read_bounded(file, stat, super::MAX_POLICY_BYTES).map_err(unusable)?),
+            Err(files::FileError::NotFound) => None,
+            Err(e) => return Err(unusable(e)),
+        };
+        Self::parse(path.clone(), Target::Workspace(dir), bytes)
+    }
+
+    fn parse(path: PathBuf, target: Target, bytes: Option<Vec<u8>>) -> Result<Self, PolicyError> {
+        let read_hash = bytes.as_deref().map_or_else(|| "none".to_string(), files::content_hash);
+        let text = utf8(&path, bytes.unwrap_or_default())?;
+        let document = text.parse::<toml_edit::DocumentMut>().map_err(|e| PolicyError::Invalid {
+            path: path.clone(),
+            line: e.span().map_or(1, |s| line_of(&text, s.start)),
+            message: e.message().to_string(),
+        })?;
+        Ok(Self { path, target, read_hash, document })
+    }
+
+    /// The sha-256 of the file as it was read (`none` when it did not exist): what was
+    /// edited, whatever was loaded at start.
+    pub fn read_hash(&self) -> &str {
+        &self.read_hash
+    }
+
+    /// The `[grants.NAME]` table, created when missing.
+    fn grant_table(&mut self, plugin: &str) -> Option<&mut toml_edit::Table> {
+        let grants = self.document.entry("grants").or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        });
+        grants
+            .as_table_mut()?
+            .entry(plugin)
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
+            .as_table_mut()
+    }
+
+    /// Adds `values` to the list `key` of a plugin's grant (no duplicates).
+    pub fn add_to_list(&mut self, plugin: &str, key: &str, values: &[String]) {
+        if values.is_empty() {
+            return;
+        }
+        let Some(table) = self.grant_table(plugin) else { return };
+        let item = table.entry(key).or_insert_with(|| toml_edit::value(toml_edit::Array::new()));
+        if let Some(array) = item.as_array_mut() {
+            for value in values {
+                if !array.iter().any(|v| v.as_str() == Some(value)) {
+                    array.push(value.as_str());
+                }
+            }
+        }
+    }
+
+    /// Removes `values` from the list `key` of a plugin's grant.
+    pub fn remove_from_list(&mut self, plugin: &str, key: &str, values: &[String]) {
+        let Some(table) = self.grant_table(plugin) else { return };
+        if let Some(array) = table.get_mut(key).and_then(|i| i.as_array_mut()) {
+            array.retain(|v| !values.iter().any(|value| v.as_str() == Some(value)));
+        }
+    }
+
+    /// Sets (or with `None` removes) a number of a plugin's grant.
+    pub fn set_number(&mut self, plugin: &str, key: &str, value: Option<u64>) {
+        let Some(table) = self.grant_table(plugin) else { return };
+        match value.and_then(|v| i64::try_from(v).ok()) {
+            Some(v) => {
+                table.insert(key, toml_edit::value(v));
+            }
+            None => {
+                table.remove(key);
+            }
+        }
+    }
+
+    /// Removes a plugin's whole grant.
+    pub fn remove_grant(&mut self, plugin: &str) {
+        if let Some(grants) = self.document.get_mut("grants").and_then(|g| g.as_table_mut()) {
+            grants.remove(plugin);
+        }
+    }
+
+    /// Appends a `[[rule]]`.
+    pub fn add_rule(
+        &mut self,
+        tool: &str,
+        command: Option<&str>,
+        path: Option<&str>,
+        decision: RuleDecision,
+        priority: i64,
+    ) {
+        let mut table = toml_edit::Table::new();
+        table.insert("tool", toml_edit::value(tool));
+        if let Some(command) = command {
+            table.insert("command", toml_edit::value(command));
+        }
+        if let Some(path) = path {
+            table.insert("path", toml_edit::value(path));
+        }
+        table.insert("decision", toml_edit::value(decision.as_str()));
+        table.insert("priority", toml_edit::value(priority));
+        let rules = self
+            .document
+            .entry("rule")
+            .or_insert_with(|| toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new()));
+        if let Some(rules) = rules.as_array_of_tables_mut() {
+            rules.push(table);
+        }
+    }
+
+    /// Writes the file atomically and checks that it still parses; the result's `hash` is
+    /// that of the bytes written (what a trust pin must name, never a second read).
+    pub fn save(self, source: RuleSource) -> Result<PolicyFile, PolicyError> {
+        let text = self.document.to_string();
+        let written = match &self.target {
+            Target::User => write_atomically(&self.path, text.as_bytes()),
+            Target::Workspace(dir) => {
+                files::write_in(dir, OsStr::new(WORKSPACE_FILE), text.as_bytes(), Replace::Always)
+            }
+        };
+        written.map_err(|e| PolicyError::Write { path: self.path.clone(), reason: e.to_string() })?;
+        parse(&self.path, text.into_bytes(), source)
+    }
+}

@@ -1,0 +1,123 @@
+//! Trusted folders (`$AIRLOCK_HOME/trust.toml`, written only by `airlock trust`). A
+//! workspace's own policy file counts only when the folder is trusted *and* the file is
+//! byte-for-byte what it was when it was trusted: trust is pinned to the file's hash, so a
+//! `git pull`, a cloned repository or a tool call that rewrites the file cannot arm it.
+//!
+//! Trust also pins the code it arms: the sha-256 of every workspace plugin file at trust
+//! time. A workspace plugin whose digest is not pinned — changed or added since — gets
+//! nothing from the workspace's policy until the folder is trusted again.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::PolicyError;
+use airlock_files::write_atomically;
+
+/// Whether a workspace's policy may be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustStatus {
+    Trusted,
+    /// Never trusted.
+    Untrusted,
+    /// Trusted, but its policy file changed since.
+    Changed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Folder {
+    path: PathBuf,
+    /// sha-256 of `<folder>/.airlock/policy.toml` when trusted, or `none`.
+    policy_sha256: String,
+    /// sha-256 of each `<folder>/.airlock/plugins/*.wasm` when trusted, by file name.
+    #[serde(default)]
+    plugins: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrustFile {
+    #[serde(default)]
+    folder: Vec<Folder>,
+}
+
+/// The trusted folders.
+#[derive(Debug)]
+pub struct TrustStore {
+    path: PathBuf,
+    file: TrustFile,
+}
+
+impl TrustStore {
+    pub fn load(path: &Path) -> Result<Self, PolicyError> {
+        let file = match super::file::read_user_file(path)? {
+            Some(bytes) => {
+                let text = super::file::utf8(path, bytes)?;
+                toml::from_str(&text).map_err(|e| PolicyError::Invalid {
+                    path: path.to_path_buf(),
+                    line: e.span().map_or(1, |s| super::file::line_of(&text, s.start)),
+                    message: e.message().to_string(),
+                })?
+            }
+            None => TrustFile::default(),
+        };
+        Ok(Self { path: path.to_path_buf(), file })
+    }
+
+    /// The status of `workspace` whose policy file currently hashes to `policy_hash`.
+    pub fn status(&self, workspace: &Path, policy_hash: &str) -> TrustStatus {
+        match self.file.folder.iter().find(|f| f.path == workspace) {
+            Some(folder) if folder.policy_sha256 == policy_hash => TrustStatus::Trusted,
+            Some(_) => TrustStatus::Changed,
+            None => TrustStatus::Untrusted,
+        }
+    }
+
+    pub fn folders(&self) -> impl Iterator<Item = &Path> {
+        self.file.folder.iter().map(|f| f.path.as_path())
+    }
+
+    /// The plugin digests pinned when `workspace` was trusted (file name → sha-256).
+    pub fn pinned_plugins(&self, workspace: &Path) -> Option<&BTreeMap<String, String>> {
+        self.file.folder.iter().find(|f| f.path == workspace).map(|f| &f.plugins)
+    }
+
+    /// Trusts `workspace` with its policy and its plugins (file name → sha-256) as they
+    /// are now.
+    pub fn trust(&mut self, workspace: &Path, policy_hash: &str, plugins: BTreeMap<String, String>) {
+        self.file.folder.retain(|f| f.path != workspace);
+        self.file.folder.push(Folder {
+            path: workspace.to_path_buf(),
+            policy_sha256: policy_hash.to_string(),
+            plugins,
+        });
+    }
+
+    /// Moves the pin of a trusted `workspace` to its policy's new hash (the user changed it
+    /// through airlock), keeping the plugin pins as they were.
+    pub fn repin_policy(&mut self, workspace: &Path, policy_hash: &str) {
+        if let Some(folder) = self.file.folder.iter_mut().find(|f| f.path == workspace) {
+            folder.policy_sha256 = policy_hash.to_string();
+        }
+    }
+
+    /// Forgets `workspace`; returns whether it was trusted.
+    pub fn revoke(&mut self, workspace: &Path) -> bool {
+        let before = self.file.folder.len();
+        self.file.folder.retain(|f| f.path != workspace);
+        before != self.file.folder.len()
+    }
+
+    pub fn save(&self) -> Result<(), PolicyError> {
+        let text = toml::to_string_pretty(&self.file)
+            .map_err(|e| PolicyError::Write { path: self.path.clone(), reason: e.to_string() })?;
+        let text = format!("# Folders whose .airlock/policy.toml airlock uses. Managed by `airlock trust`.\n{text}");
+        write_atomically(&self.path, text.as_bytes())
+            .map_err(|e| PolicyError::Write { path: self.path.clone(), reason: e.to_string() })
+    }
+}
+
+#[cfg(test)]
+#[path = "trust_tests.rs"]
+mod tests;

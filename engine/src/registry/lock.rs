@@ -1,0 +1,116 @@
+//! `plugins.lock`: what `airlock plugins install` put in a plugin folder — for each file, where
+//! it came from and its sha-256. A file whose digest no longer matches its entry is not
+//! loaded ([`check`]): a plugin replaced behind the user's back (by another program, a sync
+//! tool, a `git pull` of a workspace folder) never runs under the name it was installed as.
+//! Files dropped into the folder by hand have no entry and load as before.
+//!
+//! The file is TOML, one table per file name, written atomically through a handle on its
+//! folder ([`Lock::write_in`]), so a folder swapped for a link while `install` or `remove`
+//! runs cannot carry it elsewhere. A lock file that cannot be read is reported and then
+//! treated as holding nothing (it can only take plugins away).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use airlock_files::{self as files, DirHandle};
+
+/// The lock file's name in a plugin folder.
+pub const FILE_NAME: &str = "plugins.lock";
+/// Largest lock file read.
+const MAX_BYTES: u64 = 1 << 20;
+
+/// One installed file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The plugin's name when it was installed.
+    pub name: String,
+    /// Its version then.
+    pub version: String,
+    /// The path or URL it was installed from.
+    pub source: String,
+    /// The hex sha-256 of the file.
+    pub sha256: String,
+    /// When, as seconds since the Unix epoch.
+    pub installed_at: u64,
+}
+
+/// A folder's lock file: entries by file name.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Lock {
+    #[serde(default)]
+    pub plugins: BTreeMap<String, Entry>,
+}
+
+const HEADER: &str = "# Written by `airlock plugins install` and `remove`. A plugin file whose sha-256 differs\n\
+                      # from its entry is not loaded. Files without an entry load as they are.\n\n";
+
+impl Lock {
+    /// The lock of the user's plugin folder `dir` (links followed: the user's). A missing
+    /// file is an empty lock; an unreadable one is an error.
+    pub fn read(dir: &Path) -> Result<Self, String> {
+        let path = dir.join(FILE_NAME);
+        Self::parse(&path, files::read_user_file(&path, MAX_BYTES))
+    }
+
+    /// The lock of the plugin folder open as `dir` (at `shown`, for messages), read without
+    /// following a link.
+    pub fn read_in(dir: &DirHandle, shown: &Path) -> Result<Self, String> {
+        Self::parse(&shown.join(FILE_NAME), files::read_file_in(dir, Path::new(FILE_NAME), MAX_BYTES))
+    }
+
+    fn parse(path: &Path, read: Result<Vec<u8>, files::FileError>) -> Result<Self, String> {
+        let bytes = match read {
+            Ok(bytes) => bytes,
+            Err(files::FileError::NotFound) => return Ok(Self::default()),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))?;
+        toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))
+    }
+
+    /// Writes the lock into the plugin folder open as `dir`, atomically; an empty lock
+    /// removes the file.
+    pub fn write_in(&self, dir: &DirHandle) -> std::io::Result<()> {
+        let name = std::ffi::OsStr::new(FILE_NAME);
+        if self.plugins.is_empty() {
+            return match dir.remove_file(name) {
+                Ok(()) | Err(files::FileError::NotFound) => Ok(()),
+                Err(e) => Err(std::io::Error::other(e.to_string())),
+            };
+        }
+        let body = toml::to_string_pretty(self).map_err(std::io::Error::other)?;
+        files::write_in(dir, name, format!("{HEADER}{body}").as_bytes(), files::Replace::Always)
+    }
+
+    /// The entry of the file `name`, if it was installed.
+    pub fn entry(&self, name: &str) -> Option<&Entry> {
+        self.plugins.get(name)
+    }
+}
+
+/// Why the plugin file `path`, whose sha-256 is `digest`, must not load under `lock`; `None`
+/// when it has no entry or its entry matches.
+pub fn check(lock: &Lock, path: &Path, digest: &str) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy();
+    let entry = lock.entry(&name)?;
+    if entry.sha256.eq_ignore_ascii_case(digest) {
+        return None;
+    }
+    Some(format!(
+        "not loaded: its sha-256 {digest} differs from the one recorded in {FILE_NAME} when {} {} was installed \
+         from {} ({}); something replaced the file since. Install it again (`airlock plugins install`) or \
+         remove it (`airlock plugins remove {}`)",
+        entry.name, entry.version, entry.source, entry.sha256, entry.name
+    ))
+}
+
+/// The lock file of a plugin folder, for messages.
+pub fn path_in(dir: &Path) -> PathBuf {
+    dir.join(FILE_NAME)
+}
+
+#[cfg(test)]
+#[path = "lock_tests.rs"]
+mod tests;

@@ -1,0 +1,311 @@
+//! The tool scheduler: one state machine per call (DESIGN.md §1), run over a batch — all
+//! the calls of one model response.
+//!
+//! ```text
+//! validating ─► awaiting_approval ─► scheduled ─► executing ─► success | error | cancelled
+//! ```
+//!
+//! Validation ([`validation`]: registry lookup, JSON-Schema check, the plugin's `validate`,
+//! `describe-call` and `confirm`) runs for all calls at once; approval then runs call by call
+//! in the order the model gave ([`approval`]), and execution ([`call`]) starts only when no
+//! call is still awaiting approval. Calls then run in that order, in groups ([`groups`]): consecutive
+//! parallel-safe calls run together unless two of them may write one file, and any other
+//! call runs alone. One call's failure never touches its siblings, every state change is an
+//! [`Event`], and every call ends in a terminal state with a response for the model, also
+//! when cancelled.
+
+mod approval;
+mod bound;
+mod call;
+mod finish;
+mod grant;
+mod groups;
+mod output;
+mod validation;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use std::future::Future;
+
+use futures_util::future::join_all;
+
+use crate::cancel::Cancellation;
+use crate::capability::CallLimits;
+use crate::contract::{ErrorKind, ToolError, ToolOutput};
+use crate::events::{CallStatus, EventSink};
+use crate::policy::{Approver, Policy};
+use crate::registry::Registry;
+use crate::runtime::Runtime;
+use airlock_model::{FunctionCall, FunctionResponse};
+use airlock_sandbox::folders::{self, CommandView, HostEnv};
+use call::{Approved, Ready};
+use validation::Validated;
+
+/// A finished call.
+#[derive(Debug, Clone)]
+pub struct CompletedCall {
+    pub call: FunctionCall,
+    /// `success`, `error` or `cancelled`.
+    pub status: CallStatus,
+    pub result: Result<ToolOutput, ToolError>,
+    pub duration: Duration,
+    /// What it cost (as its terminal event said).
+    pub cost: crate::events::CallCost,
+    /// The time of its execution, when it executed.
+    pub run: Option<Duration>,
+    /// How the commands it ran ended and what they used, when it ran any.
+    pub command: Option<crate::events::CommandRun>,
+    /// What a person reads of it (a resumed session draws its card from this).
+    pub shown: crate::events::Shown,
+    /// The plugin's one-line description of the call, when it was approved.
+    pub description: Option<String>,
+}
+
+impl CompletedCall {
+    /// What the model is told.
+    pub fn response(&self) -> FunctionResponse {
+        let (content, is_error) = match &self.result {
+            Ok(output) => (output.llm_text(), false),
+            Err(error) => (format!("{}: {}", error.kind.as_str(), error.message), true),
+        };
+        FunctionResponse { id: self.call.id.clone(), name: self.call.name.clone(), content, is_error }
+    }
+}
+
+/// Runs batches of tool calls. Cloning is cheap: the parts are shared.
+#[derive(Clone)]
+pub struct Scheduler {
+    runtime: Arc<Runtime>,
+    registry: Arc<Registry>,
+    workspace: PathBuf,
+    policy: Arc<Policy>,
+    approver: Arc<dyn Approver>,
+    limits: CallLimits,
+    /// Warnings already given this session (each is given once).
+    warned: Arc<Mutex<HashSet<String>>>,
+    /// Where output cut for the model is saved whole (the session's outputs folder).
+    outputs: Option<PathBuf>,
+    /// What commands see besides their call's folders: the user's `[commands]` settings,
+    /// and the view read from them and the environment when the first command starts.
+    commands: Arc<folders::Settings>,
+    command_view: Arc<OnceLock<Arc<CommandView>>>,
+}
+
+impl std::fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scheduler").field("policy", &self.policy).field("limits", &self.limits).finish_non_exhaustive()
+    }
+}
+
+impl Scheduler {
+    pub fn new(
+        runtime: Arc<Runtime>,
+        registry: Arc<Registry>,
+        policy: Arc<Policy>,
+        approver: Arc<dyn Approver>,
+        limits: CallLimits,
+    ) -> Self {
+        let workspace = policy.roots().workspace.clone();
+        Self {
+            runtime,
+            registry,
+            workspace,
+            policy,
+            approver,
+            limits,
+            warned: Arc::default(),
+            outputs: None,
+            commands: Arc::default(),
+            command_view: Arc::default(),
+        }
+    }
+
+    /// What commands may see besides their call's folders (`[commands]` of `config.toml`).
+    pub fn set_command_settings(&mut self, settings: folders::Settings) {
+        self.commands = Arc::new(settings);
+        self.command_view = Arc::default();
+    }
+
+    /// The session's [`CommandView`], read once (from airlock's environment, the settings and
+    /// airlock's own folders, which it hides).
+    pub fn command_view(&self) -> Arc<CommandView> {
+        Arc::clone(self.command_view.get_or_init(|| {
+            let protected = self.policy.protected_folders();
+            Arc::new(CommandView::detect(&HostEnv::current(), &self.commands, protected, &self.workspace))
+        }))
+    }
+
+    /// Saves every output cut for the model whole in `dir` (created when first needed).
+    /// Runs calls with the tools of `registry` under `policy` from now on.
+    pub fn set_tools(&mut self, registry: Arc<Registry>, policy: Arc<Policy>) {
+        self.registry = registry;
+        self.policy = policy;
+    }
+
+    pub fn keep_outputs_in(&mut self, dir: PathBuf) {
+        self.outputs = Some(dir);
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// True the first time `key` is seen this session.
+    fn first_warning(&self, key: String) -> bool {
+        self.warned.lock().unwrap_or_else(PoisonError::into_inner).insert(key)
+    }
+
+    /// Whether `key` was seen ([`Scheduler::first_warning`]) this session.
+    fn seen(&self, key: &str) -> bool {
+        self.warned.lock().unwrap_or_else(PoisonError::into_inner).contains(key)
+    }
+
+    fn approver(&self) -> &dyn Approver {
+        &*self.approver
+    }
+
+    fn limits(&self) -> CallLimits {
+        self.limits
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Whether the tool called `name` is a built-in's.
+    pub fn is_builtin(&self, name: &str) -> bool {
+        self.registry.get(name).is_some_and(|tool| tool.plugin.source.origin == crate::registry::Origin::Builtin)
+    }
+
+    /// Runs one batch to completion and returns one completed call per request, in order.
+    /// Each call runs on its own task, so calls of one group really run in parallel.
+    pub async fn run_batch(
+        &self,
+        calls: &[FunctionCall],
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> Vec<CompletedCall> {
+        // Each call is validated on its own task, in any order; its cards appear in the
+        // model's order.
+        for call in calls {
+            Self::validating(call, events);
+        }
+        let validated = on_tasks(calls.iter().cloned().map(|call| {
+            let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
+            async move { this.validate(&call, &events, &cancel).await }
+        }))
+        .await;
+        let (mut slots, runnable) = self.approve_in_order(validated, events, cancel).await;
+        let groups = groups::groups(runnable.into_iter().map(|(index, ready)| {
+            let (parallel, reach) = (ready.tool.info.parallel_safe, ready.reach());
+            ((index, ready), parallel, reach)
+        }));
+        for group in groups {
+            let indexes: Vec<usize> = group.iter().map(|(index, _)| *index).collect();
+            let results = on_tasks(group.into_iter().map(|(_, ready)| {
+                let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
+                async move { this.execute(ready, &events, &cancel).await }
+            }))
+            .await;
+            for (index, done) in indexes.into_iter().zip(results) {
+                slots[index] = done;
+            }
+        }
+        slots
+            .into_iter()
+            .zip(calls)
+            .map(|(slot, call)| {
+                slot.unwrap_or_else(|| {
+                    let error = ToolError::new(ErrorKind::Execution, "the call failed inside airlock; see the log");
+                    CompletedCall {
+                        call: call.clone(),
+                        status: CallStatus::Error,
+                        result: Err(error),
+                        duration: Duration::ZERO,
+                        cost: crate::events::CallCost::default(),
+                        run: None,
+                        command: None,
+                        shown: crate::events::Shown::new(None, "the call failed inside airlock; see the log"),
+                        description: None,
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// Approvals one at a time, in the model's order. A user who cancels one approval
+    /// cancels the batch: the calls after it are not asked about, and the calls already
+    /// approved are cancelled. Returns a slot per call (filled when the call already
+    /// ended) and the approved calls with their index.
+    async fn approve_in_order(
+        &self,
+        validated: Vec<Option<Validated>>,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> (Vec<Option<CompletedCall>>, Vec<(usize, Ready)>) {
+        const BATCH_CANCELLED: &str = "the user cancelled another call of this batch";
+        let mut slots: Vec<Option<CompletedCall>> = Vec::with_capacity(validated.len());
+        let mut runnable = Vec::new();
+        let mut batch_cancelled = false;
+        for (index, item) in validated.into_iter().enumerate() {
+            let Some(item) = item else {
+                slots.push(None);
+                continue;
+            };
+            if batch_cancelled {
+                slots.push(Some(match item {
+                    Validated::Done(done) => *done,
+                    Validated::Pending(pending) => pending.cancel(BATCH_CANCELLED, events),
+                }));
+                continue;
+            }
+            let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
+            let approved = on_tasks(std::iter::once(async move { this.approve(item, &events, &cancel).await }))
+                .await
+                .pop()
+                .flatten();
+            match approved {
+                Some(Approved::Done(done)) => slots.push(Some(done)),
+                Some(Approved::CancelBatch(done)) => {
+                    batch_cancelled = true;
+                    slots.push(Some(done));
+                }
+                Some(Approved::Ready(ready)) => {
+                    slots.push(None);
+                    runnable.push((index, ready));
+                }
+                None => slots.push(None),
+            }
+        }
+        if batch_cancelled {
+            for (index, ready) in runnable.drain(..) {
+                slots[index] = Some(ready.cancel(BATCH_CANCELLED, events));
+            }
+        }
+        (slots, runnable)
+    }
+}
+
+/// Runs each future on its own task and returns their outputs in order; a task that
+/// panicked yields `None` (and is logged).
+async fn on_tasks<T: Send + 'static>(
+    futures: impl Iterator<Item = impl Future<Output = T> + Send + 'static>,
+) -> Vec<Option<T>> {
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    join_all(handles)
+        .await
+        .into_iter()
+        .map(|joined| joined.map_err(|e| tracing::error!("a tool call task failed: {e}")).ok())
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;
+
+#[cfg(test)]
+#[path = "cards_tests.rs"]
+mod cards_tests;
