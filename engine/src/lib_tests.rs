@@ -23,8 +23,13 @@ struct Allowed {
     uses: BTreeSet<String>,
 }
 
-/// The prefix of the airlock crates below the engine, as code names them (`airlock_files`).
-const CRATE_PREFIX: &str = "airlock_";
+/// The airlock crates below the engine, as code names them (`airlock_files`): the
+/// `airlock-*` dependencies of its `Cargo.toml`.
+fn crates_below(manifest: &str) -> BTreeSet<String> {
+    let manifest: toml::Table = manifest.parse().unwrap();
+    let dependencies = manifest["dependencies"].as_table().unwrap();
+    dependencies.keys().filter(|name| name.starts_with("airlock-")).map(|name| name.replace('-', "_")).collect()
+}
 
 /// Parses `//! - \`name\`: \`a\`, \`airlock_b\`` lines of the section.
 fn parse_table(lib: &str) -> Result<BTreeMap<String, Allowed>, String> {
@@ -243,8 +248,8 @@ fn leading_ident(text: &str) -> Option<&str> {
 /// The top-level modules `code` names: after `crate::` (each top-level item of a
 /// `crate::{…}` group counts), and after a `super::` chain that climbs from a module
 /// `depth` deep to the root. Inline `mod x { … }` blocks add a level for `super`. And the
-/// airlock crates it names: every `airlock_NAME` (a path, a `use`, an alias).
-fn used_modules(code: &str, depth: usize) -> BTreeSet<String> {
+/// crates of `crates` it names, as whole words (a path, a `use`, an alias).
+fn used_modules(code: &str, depth: usize, crates: &BTreeSet<String>) -> BTreeSet<String> {
     let mut used = BTreeSet::new();
     let mut inline_mods: Vec<usize> = Vec::new();
     let mut braces = 0usize;
@@ -265,8 +270,7 @@ fn used_modules(code: &str, depth: usize) -> BTreeSet<String> {
             if rest[4..].trim_start()[name.len()..].trim_start().starts_with('{') {
                 inline_mods.push(braces + 1);
             }
-        } else if at_word && rest.starts_with(CRATE_PREFIX) {
-            let name = leading_ident(rest).unwrap_or(CRATE_PREFIX);
+        } else if let Some(name) = at_word.then(|| crate_at(rest, crates)).flatten() {
             used.insert(name.to_string());
             i += name.len();
             continue;
@@ -289,6 +293,14 @@ fn used_modules(code: &str, depth: usize) -> BTreeSet<String> {
     }
     used.retain(|name| name != "self" && name != "super");
     used
+}
+
+/// The crate of `crates` that `text` starts with as a whole word, if any.
+fn crate_at<'a>(text: &str, crates: &'a BTreeSet<String>) -> Option<&'a str> {
+    crates
+        .iter()
+        .map(String::as_str)
+        .find(|name| text.strip_prefix(name).is_some_and(|after| !after.starts_with(is_ident)))
 }
 
 /// The first names of a path's rest: `a::b` gives `a`; `{a, b::c, d::{e}}` gives a, b, d.
@@ -319,7 +331,7 @@ fn path_heads(rest: &str) -> Vec<String> {
 /// Top-level module → the modules it uses → the files that use each.
 type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<PathBuf>>>;
 
-fn crate_graph(src: &Path) -> (Graph, Vec<SourceFile>) {
+fn crate_graph(src: &Path, crates: &BTreeSet<String>) -> (Graph, Vec<SourceFile>) {
     let files = module_files(src);
     let tops: BTreeSet<String> = files.iter().filter_map(|f| f.top.clone()).collect();
     let mut graph = Graph::new();
@@ -327,8 +339,8 @@ fn crate_graph(src: &Path) -> (Graph, Vec<SourceFile>) {
         let Some(top) = &file.top else { continue };
         let code = without_test_blocks(&code_only(&std::fs::read_to_string(src.join(&file.path)).unwrap()));
         let uses = graph.entry(top.clone()).or_default();
-        for used in used_modules(&code, file.depth) {
-            if used != *top && (tops.contains(&used) || used.starts_with(CRATE_PREFIX)) {
+        for used in used_modules(&code, file.depth, crates) {
+            if used != *top && (tops.contains(&used) || crates.contains(&used)) {
                 uses.entry(used).or_default().insert(file.path.clone());
             }
         }
@@ -367,7 +379,7 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 }
 
 /// Everything wrong with `graph` against `table`, one message per problem.
-fn problems(graph: &Graph, table: &BTreeMap<String, Allowed>) -> Vec<String> {
+fn problems(graph: &Graph, table: &BTreeMap<String, Allowed>, crates: &BTreeSet<String>) -> Vec<String> {
     let mut problems = Vec::new();
     for (module, uses) in graph {
         let Some(allowed) = table.get(module) else {
@@ -384,9 +396,10 @@ fn problems(graph: &Graph, table: &BTreeMap<String, Allowed>) -> Vec<String> {
         if !graph.contains_key(module) {
             problems.push(format!("the table has a line for `{module}`, which is not a module of the crate"));
         }
-        for used in allowed.uses.iter().filter(|used| !used.starts_with(CRATE_PREFIX)) {
+        for used in allowed.uses.iter().filter(|used| !crates.contains(*used)) {
             if !table.contains_key(used) {
-                problems.push(format!("`{module}`'s line names `{used}`, which has no line of its own"));
+                problems
+                    .push(format!("`{module}`'s line names `{used}`, neither a crate below nor a module with a line"));
             }
         }
     }
@@ -402,8 +415,10 @@ fn problems(graph: &Graph, table: &BTreeMap<String, Allowed>) -> Vec<String> {
 fn modules_use_only_what_lib_rs_allows_and_form_no_circle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let table = parse_table(&std::fs::read_to_string(src.join("lib.rs")).unwrap()).unwrap();
-    let (graph, files) = crate_graph(&src);
-    let problems = problems(&graph, &table);
+    let crates = crates_below(&std::fs::read_to_string(src.join("../Cargo.toml")).unwrap());
+    assert!(crates.contains("airlock_files") && crates.contains("airlock_model"), "{crates:?}");
+    let (graph, files) = crate_graph(&src, &crates);
+    let problems = problems(&graph, &table, &crates);
     assert!(problems.is_empty(), "the module graph breaks lib.rs's rules:\n{}", problems.join("\n"));
     // Every file is part of the walk: none escapes the check by not being found.
     let reached: BTreeSet<&Path> = files.iter().map(|f| f.path.as_path()).collect();
@@ -431,16 +446,21 @@ fn finds_uses_in_groups_pub_use_super_chains_and_crates_but_not_in_comments_stri
          // crate::cli in a comment\nlet s = \"crate::frontends\"; let c = '\"'; let r = r#\"crate::session\"#;\n\
          fn f() { super::super::events::Event; }\nmod inner { fn g() { super::super::runtime::X; } }\n\
          let e = '\\''; let b = br\"\\\"; use crate::scheduler;\n\
-         use airlock_files as files; let m = airlock_model::Message; let n = my_airlock_thing;\n\
+         use airlock_files as files; let m = airlock_model::Message; let n = my_airlock_files;\n\
+         let h = airlock_home; let x = airlock_modelx::Y;\n\
          // airlock_sandbox in a comment\nlet t = \"airlock_shell::x\";\n\
          #[cfg(test)]\nmod tests { use crate::testing; use airlock_process::Child; }",
     );
-    let used = used_modules(&without_test_blocks(&code), 2);
+    let crates: BTreeSet<String> =
+        ["airlock_files", "airlock_model", "airlock_process", "airlock_sandbox", "airlock_shell"]
+            .map(String::from)
+            .into();
+    let used = used_modules(&without_test_blocks(&code), 2, &crates);
     let expected: BTreeSet<String> =
         ["agent", "model", "policy", "events", "scheduler", "airlock_files", "airlock_model"].map(String::from).into();
     assert_eq!(used, expected, "from {code}");
     // One level deeper, the same `super::super` stays inside the crate's module.
-    assert!(!used_modules(&code, 3).contains("events"));
+    assert!(!used_modules(&code, 3, &crates).contains("events"));
 }
 
 #[test]
@@ -461,21 +481,25 @@ fn a_circle_or_an_unlisted_use_is_reported_with_its_files() {
         }
         graph
     };
+    let crates = BTreeSet::from(["airlock_low".to_string()]);
     let none = Vec::<String>::new();
     let allowed = [("a", "b", "a/x.rs"), ("b", "c", "b/x.rs"), ("a", "airlock_low", "a/y.rs")];
-    assert_eq!(problems(&graph(&allowed), &table), none);
-    let circle = problems(&graph(&[("a", "b", "a/x.rs"), ("b", "c", "b/x.rs"), ("c", "a", "c/x.rs")]), &table);
+    assert_eq!(problems(&graph(&allowed), &table, &crates), none);
+    let circle = problems(&graph(&[("a", "b", "a/x.rs"), ("b", "c", "b/x.rs"), ("c", "a", "c/x.rs")]), &table, &crates);
     assert!(circle.iter().any(|p| p == "dependency circle: a → b → c → a"), "{circle:?}");
     assert!(circle.iter().any(|p| p.contains("`c` may not use `a`") && p.contains("c/x.rs")), "{circle:?}");
     // A crate below is allowed per module too: `c`'s line does not name it.
-    let crate_use = problems(&graph(&[("c", "airlock_low", "c/z.rs")]), &table);
+    let crate_use = problems(&graph(&[("c", "airlock_low", "c/z.rs")]), &table, &crates);
     assert!(
         crate_use.iter().any(|p| p.contains("`c` may not use `airlock_low`") && p.contains("c/z.rs")),
         "{crate_use:?}"
     );
-    // A crate needs no line of its own; a module does.
-    let unknown = parse_table("//! ## Which module may use which\n//! - `a`: `airlock_low`, `gone`\n").unwrap();
-    let report = problems(&graph(&[]), &unknown);
-    assert!(report.iter().any(|p| p.contains("names `gone`, which has no line")), "{report:?}");
+    // A crate below needs no line of its own; a module does, and a crate that is not below
+    // is neither.
+    let unknown =
+        parse_table("//! ## Which module may use which\n//! - `a`: `airlock_low`, `gone`, `airlock_gone`\n").unwrap();
+    let report = problems(&graph(&[]), &unknown, &crates);
+    assert!(report.iter().any(|p| p.contains("names `gone`, neither")), "{report:?}");
+    assert!(report.iter().any(|p| p.contains("names `airlock_gone`, neither")), "{report:?}");
     assert!(!report.iter().any(|p| p.contains("`airlock_low`")), "{report:?}");
 }
