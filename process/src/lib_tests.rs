@@ -128,8 +128,13 @@ fn environment_keeps_only_a_plain_locale_and_lets_term_be_replaced() {
     assert!(pairs(&env).contains(&("TERM", "xterm")));
 }
 
+/// The caps count every child of the process, so the test that fills them runs alone
+/// among this binary's tests that spawn: one of theirs would take a place it counts on.
+static SLOTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn slots_cap_live_and_background_children() {
+    let _alone = SLOTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let background: Vec<Slot> = (0..MAX_BACKGROUND).map(|_| Slot::reserve(true).expect("slot")).collect();
     assert!(Slot::reserve(true).is_err(), "a 17th background child");
     let live: Vec<Slot> = (MAX_BACKGROUND..MAX_LIVE).map(|_| Slot::reserve(false).expect("slot")).collect();
@@ -159,6 +164,7 @@ fn private_folders_are_private_and_removed() {
 
 #[test]
 fn spawn_outside_a_runtime_is_refused() {
+    let _alone = SLOTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let request = Request { spec: Spec { argv: vec!["true".into()], ..Spec::default() }, ..Request::default() };
     let error = Child::spawn(request).expect_err("no runtime");
     assert!(error.to_string().contains("runtime"), "{error}");
@@ -169,6 +175,7 @@ fn spawn_outside_a_runtime_is_refused() {
 /// long as the helper runs. So the spec travels in the helper's environment instead.
 #[test]
 fn the_spec_is_not_on_the_helpers_command_line() {
+    let _alone = SLOTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().expect("dir");
     let helper = dir.path().join("helper");
     std::fs::write(&helper, "#!/bin/sh\nprintf '%s\\n' \"$@\"\necho \"env:$AIRLOCK_SANDBOX_SPEC\"\n").expect("helper");
