@@ -1,152 +1,21 @@
-//! The one sanitiser for untrusted text shown to a person on a terminal: whatever a plugin,
-//! the model or a repository wrote (names, descriptions, errors, confirmations, paths, load
-//! problems, `AIRLOCK.md`) passes through here before it reaches stdout or stderr as text.
+//! The one sanitiser for untrusted text shown to a person on a terminal lives in the protocol
+//! crate (`airlock_protocol::shown`, whose module doc is the contract: [`line`], [`block`],
+//! [`stream`], [`is_hidden`]); the host's callers reach it through this module. Whatever a
+//! plugin, the model or a repository wrote (names, descriptions, errors, confirmations, paths,
+//! load problems, `AIRLOCK.md`) passes through it before it reaches stdout or stderr as text.
 //! JSON outputs (`-o json`, `-o stream-json`, `--json`) are data, not terminal text: JSON
 //! escaping already covers control characters there, so they are not passed through here.
 //!
-//! # Contract
-//!
-//! - [`line`] returns one line: it contains no character for which [`is_hidden`] holds —
-//!   no C0 control (so no newline, carriage return, tab or ESC, hence no escape sequence),
-//!   no DEL, no C1 control, no bidi control (U+061C, U+200E/F, U+202A–U+202E,
-//!   U+2066–U+2069), and no zero-width or invisible character (U+200B–U+200D, U+2060–U+2064,
-//!   U+FEFF, soft hyphen, variation selectors, tag characters, line/paragraph separators,
-//!   …). Each such character is *made visible* instead of dropped, as `\n`, `\r`, `\t`,
-//!   `\x1b` (other ASCII controls) or `\u{202e}` (the rest), so a reader sees that it was
-//!   there. The result has at most [`MAX_LINE_CHARS`] characters of the original, then `…`.
-//! - [`block`] is for multi-line text (diffs, `--show-context`): newlines are kept (a
-//!   `\r\n` pair counts as one newline), tabs are kept, every line is cleaned and bounded as
-//!   by [`line`], and at most [`MAX_BLOCK_LINES`] lines are shown, then one line saying how
-//!   many were left out.
-//! - [`stream`] is for the model's answer as it streams: control characters (C0 but newline
-//!   and tab, DEL, C1) and bidi controls are made visible; zero-width joiners and variation
-//!   selectors are kept because emoji and scripts need them in prose. Not bounded (the caller
-//!   prints deltas).
-//! - [`shell_word`] quotes one argument of a command printed for a person to paste: it is
-//!   returned as is only when made of characters no POSIX shell treats specially
-//!   (`A-Za-z0-9` and `_-./:,=+@%`), else single-quoted with `'` written as `'\''`; the
-//!   shell then hands airlock exactly the original string as one argument. [`grant_flag`]
-//!   builds `--flag VALUE` for a suggested `airlock plugins grant` command, using
-//!   `--flag=VALUE` when the value starts with `-` so it can never be read as a flag.
-//!
-//! Printing a sanitised string must be the last step: code that adds its own text around it
-//! adds only trusted text.
+//! What is the host's own here is quoting for a command printed for a person to paste:
+//! [`shell_word`] returns one argument as is only when made of characters no POSIX shell
+//! treats specially (`A-Za-z0-9` and `_-./:,=+@%`), else single-quoted with `'` written as
+//! `'\''`; the shell then hands airlock exactly the original string as one argument.
+//! [`grant_flag`] builds `--flag VALUE` for a suggested `airlock plugins grant` command, using
+//! `--flag=VALUE` when the value starts with `-` so it can never be read as a flag.
 
-use std::fmt::Write as _;
-
-/// Most characters of one line shown; the rest is replaced by `…`.
-pub const MAX_LINE_CHARS: usize = 1000;
-/// Most lines of a block shown.
-pub const MAX_BLOCK_LINES: usize = 2000;
-
-/// Whether `c` can move the cursor, change the terminal's state, reorder the text around it
-/// or hide itself: such a character is never printed raw.
-pub fn is_hidden(c: char) -> bool {
-    c.is_control() || is_bidi(c) || is_invisible(c)
-}
-
-/// Bidi formatting characters (Trojan Source, CVE-2021-42574).
-fn is_bidi(c: char) -> bool {
-    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
-
-/// Characters that take no room or look like nothing: they hide text or make two names look
-/// alike.
-fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{034F}'
-            | '\u{115F}'
-            | '\u{1160}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200D}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{206A}'..='\u{206F}'
-            | '\u{3164}'
-            | '\u{FE00}'..='\u{FE0F}'
-            | '\u{FEFF}'
-            | '\u{FFA0}'
-            | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{E0000}'..='\u{E007F}'
-            | '\u{E0100}'..='\u{E01EF}'
-    )
-}
-
-/// Writes `c` made visible.
-fn escape(c: char, out: &mut String) {
-    match c {
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        c if (c as u32) < 0x80 => {
-            let _ = write!(out, "\\x{:02x}", c as u32);
-        }
-        c => {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        }
-    }
-}
-
-/// `text` as one safe, bounded line (see the module's contract).
-pub fn line(text: &str) -> String {
-    line_bounded(text, MAX_LINE_CHARS)
-}
-
-/// [`line`] with its own bound, for a field a person reviews whole (a parameter schema).
-pub fn line_bounded(text: &str, max_chars: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(max_chars * 2));
-    for (count, c) in text.chars().enumerate() {
-        if count == max_chars {
-            out.push('…');
-            break;
-        }
-        if is_hidden(c) { escape(c, &mut out) } else { out.push(c) }
-    }
-    out
-}
-
-/// `text` as safe lines: newlines and tabs kept, each line bounded, the line count bounded.
-pub fn block(text: &str) -> String {
-    block_bounded(text, MAX_BLOCK_LINES)
-}
-
-/// [`block`] with its own bound on the number of lines.
-pub fn block_bounded(text: &str, max_lines: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(1 << 20));
-    let mut lines = text.split('\n');
-    let ends_with_newline = text.ends_with('\n');
-    let total = text.split('\n').count() - usize::from(ends_with_newline);
-    for (index, raw) in lines.by_ref().enumerate() {
-        if index == total {
-            break;
-        }
-        if index == max_lines {
-            let more = total - max_lines;
-            let _ = writeln!(out, "… ({more} more {} not shown)", if more == 1 { "line" } else { "lines" });
-            return out;
-        }
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        // Tabs are layout, not control, in a block: clean the pieces between them.
-        let cleaned: Vec<String> = raw.split('\t').map(line).collect();
-        out.push_str(&cleaned.join("\t"));
-        if index + 1 < total || ends_with_newline {
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// The model's streamed answer made safe for a terminal (see the module's contract).
-pub fn stream(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c != '\n' && c != '\t' && (c.is_control() || is_bidi(c)) { escape(c, &mut out) } else { out.push(c) }
-    }
-    out
-}
+pub use airlock_protocol::shown::{
+    MAX_BLOCK_LINES, MAX_LINE_CHARS, block, block_bounded, is_hidden, line, line_bounded, stream,
+};
 
 /// One argument of a printed shell command, quoted when needed (see the module's contract).
 pub fn shell_word(arg: &str) -> String {

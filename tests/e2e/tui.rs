@@ -3,7 +3,7 @@
 //! streams its answer into the terminal's own scrollback; an edit approved in the dialog
 //! changes the file and a refused one tells the model; Esc cancels a slow tool; the grant
 //! prompt widens one call only; resizes, NO_COLOR, and the terminal restored on every way
-//! out. Tool cards, their pager and a resumed session's cards are in [`cards`].
+//! out; hostile text (the model's, a plugin's, a file name) is shown escaped, never obeyed. Tool cards, their pager and a resumed session's cards are in [`cards`].
 
 #[path = "tui_cards.rs"]
 mod cards;
@@ -251,6 +251,34 @@ fn hostile_text_from_the_model_and_a_plugin_cannot_drive_the_terminal() {
     pty.wait_text("after the attack", LIMIT);
     let raw = String::from_utf8_lossy(&pty.raw_output()).into_owned();
     for bad in ["\x1b[2J", "\x1b]52", "\x1b]0;", "\u{202e}", "\x07"] {
+        assert!(!raw.contains(bad), "the terminal got {bad:?} raw");
+    }
+    quit(pty);
+}
+
+#[test]
+fn a_hostile_file_name_in_the_approval_dialog_is_shown_escaped() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    // A bidi isolate and override that would show `notes.txt` for `txt.seton`, and an SGR
+    // sequence, in the name of the file an edit asks to write.
+    let name = "notes\u{2066}\u{202e}txt.\x1b[31mexe";
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": name, "content": "x\n"}))]));
+    mock.push_turn(Turn::text("after the name"));
+    let mut pty = open(&s, &mock, &[], 100, 30);
+    pty.send("write it\r");
+    let escaped = r"notes\u{2066}\u{202e}txt.\x1b[31mexe";
+    let shown = pty.wait_for("the dialog", LIMIT, |s| s.contains("Cancel this call") && s.contains(escaped));
+    let create = shown.lines().find(|l| l.contains("create: ")).unwrap_or_default();
+    assert!(create.contains(&format!("/{escaped}")), "the dialog names the file escaped:\n{shown}");
+    // Cancel the batch: nothing is written, the turn ends; the session goes on.
+    pty.send("\x1b");
+    pty.wait_text("cancelled", LIMIT);
+    pty.send("next\r");
+    pty.wait_text("after the name", LIMIT);
+    assert!(s.read(name).is_none(), "nothing was written");
+    let raw = String::from_utf8_lossy(&pty.raw_output()).into_owned();
+    for bad in ["\u{2066}", "\u{202e}", "\x1b[31mexe"] {
         assert!(!raw.contains(bad), "the terminal got {bad:?} raw");
     }
     quit(pty);

@@ -3,8 +3,9 @@
 //!
 //! Invariants: the choices and the sandbox section are always drawn (the content area above
 //! them shrinks and scrolls); Esc never allows anything (it cancels the batch, or leaves the
-//! refusal input); every string from the model or a plugin is [`clean`]ed, so a path or a
-//! command cannot draw a line of its own. A command line shows first, above everything that
+//! refusal input); every string from the model or a plugin is a `Shown` (the question as the
+//! protocol shows it), cleaned again as one line where it is drawn, so a path or a command
+//! cannot draw a line of its own. A command line shows first, above everything that
 //! scrolls, every command it runs, riskiest first, and the warnings; the whole line follows
 //! in a box, wrapped, never cut; "always" is offered only when the view says so.
 
@@ -19,7 +20,7 @@ use ratatui::widgets::{Block, Borders, Widget};
 
 use crate::dialog::{choice_lines, clean, draw, field, fit, hint, wrap_marked};
 use crate::style::Theme;
-use crate::view::{ApprovalChoice, ApprovalView, CommandRow, Confirm, DiffView, SandboxView};
+use crate::view::{ApprovalChoice, ApprovalView, CommandRow, Confirm, FileChange, Risk, Sandbox, Shown};
 
 /// What the user answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,11 +61,11 @@ impl ApprovalDialog {
     pub fn choices(&self) -> Vec<ApprovalChoice> {
         use ApprovalChoice::*;
         let mut out = vec![Once];
-        if self.view.always {
+        if self.view.question.always {
             out.extend([AlwaysForSession, AlwaysSaved]);
         }
         out.push(ToolForSession);
-        if self.view.editable {
+        if self.view.question.editable {
             out.push(Modify);
         }
         out.extend([Refuse, CancelBatch]);
@@ -145,7 +146,7 @@ impl ApprovalDialog {
         if area.width == 0 || area.height == 0 {
             return;
         }
-        let mut title = format!(" Allow `{}`? ", fit(&clean(&self.view.tool), 30));
+        let mut title = format!(" Allow `{}`? ", fit(&clean(&self.view.question.tool), 30));
         if self.view.queued > 0 {
             let s = if self.view.queued == 1 { "" } else { "s" };
             title.push_str(&format!("· {} more call{s} waiting ", self.view.queued));
@@ -164,11 +165,11 @@ impl ApprovalDialog {
         // Allot rows from the bottom up: the answers first, then the sandbox, then the rest.
         let bottom = self.bottom_lines(w, theme);
         let bottom_h = bottom.len().min(rows);
-        let description = Line::styled(fit(&clean(&self.view.description), w), theme.strong());
+        let description = Line::styled(fit(&clean(&self.view.question.description), w), theme.strong());
         let (head, body) = self.content(w, theme);
         // A command line's commands come before the plugin's description, and its header and
         // riskiest command keep their rows even when the sandbox must give up some.
-        let commands_first = matches!(self.view.confirm, Confirm::Exec { .. }) && !head.is_empty();
+        let commands_first = matches!(self.view.question.confirm, Confirm::Exec { .. }) && !head.is_empty();
         let reserved = if commands_first { head.len().min(2).min(rows - bottom_h) } else { 0 };
         let sandbox = self.sandbox_lines(w, theme);
         let sandbox_h = sandbox.len().min(rows - bottom_h - reserved);
@@ -219,7 +220,7 @@ impl ApprovalDialog {
 
     /// The fixed head and the scrolling body of what the call asks.
     fn content(&self, w: usize, theme: &Theme) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-        match &self.view.confirm {
+        match &self.view.question.confirm {
             Confirm::Edit(diff) => {
                 let what = if diff.is_new_file { "create" } else { "edit" };
                 let head = field(what, &diff.path, theme.strong(), w, theme);
@@ -238,7 +239,7 @@ impl ApprovalDialog {
                 let mut body = command_box(command, w, theme);
                 body.extend(field("root command", root_command, theme.strong(), w, theme));
                 body.extend(field("folder", directory, theme.text(), w, theme));
-                body.extend(field("risk", risk, risk_style(risk, theme), w, theme));
+                body.extend(field("risk", risk.as_str(), risk_style(*risk, theme), w, theme));
                 (Vec::new(), body)
             }
             Confirm::Info { prompt, urls } => {
@@ -260,7 +261,7 @@ impl ApprovalDialog {
     }
 
     fn sandbox_lines(&self, w: usize, theme: &Theme) -> Vec<Line<'static>> {
-        sandbox_lines(&self.view.sandbox, w, theme)
+        sandbox_lines(&self.view.question.sandbox, w, theme)
     }
 
     fn bottom_lines(&self, w: usize, theme: &Theme) -> Vec<Line<'static>> {
@@ -288,8 +289,8 @@ impl ApprovalDialog {
                 hint(&fit("esc: back to the choices", w), theme),
             ];
         }
-        let scope = clean(&self.view.scope);
-        let tool = clean(&self.view.tool);
+        let scope = clean(&self.view.question.scope);
+        let tool = clean(&self.view.question.tool);
         let mut out = Vec::new();
         for (i, c) in self.choices().into_iter().enumerate() {
             let key = if c == ApprovalChoice::CancelBatch { "c/⎋".to_string() } else { shortcut(c).to_string() };
@@ -323,14 +324,11 @@ fn label(choice: ApprovalChoice, scope: &str, tool: &str) -> String {
     }
 }
 
-fn risk_style(risk: &str, theme: &Theme) -> Style {
-    let r = risk.to_ascii_lowercase();
-    if r.contains("high") || r.contains("danger") || r.contains("critical") {
-        theme.error()
-    } else if r.contains("low") || r.contains("safe") {
-        theme.success()
-    } else {
-        theme.warning()
+fn risk_style(risk: Risk, theme: &Theme) -> Style {
+    match risk {
+        Risk::High => theme.error(),
+        Risk::Medium => theme.warning(),
+        Risk::Low => theme.success(),
     }
 }
 
@@ -360,17 +358,17 @@ fn boxed(rows: Vec<String>, w: usize, theme: &Theme) -> Vec<Line<'static>> {
 
 /// The commands of a line, riskiest first, then the warnings: the part of the dialog that never
 /// scrolls away.
-fn command_rows(commands: &[CommandRow], warnings: &[String], w: usize, theme: &Theme) -> Vec<Line<'static>> {
+fn command_rows(commands: &[CommandRow], warnings: &[Shown], w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let s = if commands.len() == 1 { "" } else { "s" };
     let mut out =
         vec![Line::styled(fit(&format!("Runs {} command{s}, riskiest first:", commands.len()), w), theme.strong())];
     for row in commands {
         let allowed = if row.allowed { " · allowed by a rule" } else { "" };
         let text = format!("{} — {}{allowed}", clean(&row.text), clean(&row.why));
-        let label = format!("{:<6} ", clean(&row.risk));
+        let label = format!("{:<6} ", row.risk.as_str());
         for (i, piece) in wrap_marked(&text, w.saturating_sub(label.len()).max(8)).into_iter().enumerate() {
             let lead = if i == 0 {
-                Span::styled(label.clone(), risk_style(&row.risk, theme))
+                Span::styled(label.clone(), risk_style(row.risk, theme))
             } else {
                 Span::raw(" ".repeat(label.len()))
             };
@@ -386,13 +384,13 @@ fn command_rows(commands: &[CommandRow], warnings: &[String], w: usize, theme: &
 }
 
 /// The whole line in a box, each of its rows wrapped with a `↪` marker, never cut.
-fn line_box(rows: &[String], w: usize, theme: &Theme) -> Vec<Line<'static>> {
+fn line_box(rows: &[Shown], w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let inner = w.saturating_sub(4).max(1);
     boxed(rows.iter().flat_map(|row| wrap_marked(&clean(row), inner)).collect(), w, theme)
 }
 
 /// "This call's sandbox will hold:" and its folders, network, environment and limits.
-pub(crate) fn sandbox_lines(sb: &SandboxView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn sandbox_lines(sb: &Sandbox, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![Line::styled(fit("This call's sandbox will hold:", w), theme.strong())];
     if sb.folders.is_empty() {
         out.push(Line::from(fit("  no folders", w)));
@@ -404,7 +402,7 @@ pub(crate) fn sandbox_lines(sb: &SandboxView, w: usize, theme: &Theme) -> Vec<Li
             out.push(Line::from(vec![Span::raw("  "), mode, Span::raw(" "), Span::raw(row)]));
         }
     }
-    let list = |label: &str, items: &[String], none: &str| {
+    let list = |label: &str, items: &[Shown], none: &str| {
         if items.is_empty() {
             none.to_string()
         } else {
@@ -442,9 +440,9 @@ fn bytes(n: u64) -> String {
 
 /// A coloured unified diff of `diff`, each row fitted to `width`, at most `max` rows (then
 /// one row saying how many were left out). The shared `diff` module replaces this later.
-fn diff_lines(diff: &DiffView, width: u16, theme: &Theme, max: usize) -> Vec<Line<'static>> {
+fn diff_lines(diff: &FileChange, width: u16, theme: &Theme, max: usize) -> Vec<Line<'static>> {
     let w = width as usize;
-    let text = similar::TextDiff::from_lines(&diff.original, &diff.proposed);
+    let text = similar::TextDiff::from_lines(diff.original.as_str(), diff.proposed.as_str());
     let mut out = Vec::new();
     let mut total = 0usize;
     for group in text.grouped_ops(3) {

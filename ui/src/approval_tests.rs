@@ -5,10 +5,10 @@ use ratatui::style::{Color, Modifier};
 
 use super::*;
 use crate::dialog::{HOSTILE, assert_no_controls, buffer_text};
-use crate::view::{CommandRow, Folder};
+use crate::view::{CommandRow, Folder, Question, Risk};
 
-fn sandbox() -> SandboxView {
-    SandboxView {
+fn sandbox() -> Sandbox {
+    Sandbox {
         folders: vec![
             Folder { path: "/home/ann/project".into(), writable: true },
             Folder { path: "/home/ann/.cache/cargo".into(), writable: false },
@@ -25,18 +25,22 @@ fn sandbox() -> SandboxView {
 
 fn edit_view(original: &str, proposed: &str) -> ApprovalView {
     ApprovalView {
-        tool: "write_file".into(),
-        description: "Write src/main.rs (3 lines changed)".into(),
-        confirm: Confirm::Edit(DiffView {
-            path: "src/main.rs".into(),
-            original: original.into(),
-            proposed: proposed.into(),
-            is_new_file: false,
-        }),
-        sandbox: sandbox(),
-        scope: "`write_file` on src/main.rs".into(),
-        always: true,
-        editable: true,
+        question: Question {
+            id: 1,
+            call_id: "c1".into(),
+            tool: "write_file".into(),
+            description: "Write src/main.rs (3 lines changed)".into(),
+            confirm: Confirm::Edit(FileChange {
+                path: "src/main.rs".into(),
+                original: Shown::block(original),
+                proposed: Shown::block(proposed),
+                is_new_file: false,
+            }),
+            sandbox: sandbox(),
+            scope: "`write_file` on src/main.rs".into(),
+            always: true,
+            editable: true,
+        },
         queued: 0,
     }
 }
@@ -47,50 +51,59 @@ fn small_edit() -> ApprovalView {
 
 fn exec_view() -> ApprovalView {
     ApprovalView {
-        tool: "shell".into(),
-        description: "Run the tests".into(),
-        confirm: Confirm::Exec {
-            command: "cargo test --workspace --locked -- --test-threads 2 && rm -rf target/debug/incremental/airlock-*"
-                .into(),
-            root_command: "cargo".into(),
-            directory: "/home/ann/project".into(),
-            risk: "high: deletes files".into(),
-            commands: Vec::new(),
-            rows: Vec::new(),
-            warnings: Vec::new(),
+        question: Question {
+            id: 1,
+            call_id: "c1".into(),
+            tool: "shell".into(),
+            description: "Run the tests".into(),
+            confirm: Confirm::Exec {
+                command:
+                    "cargo test --workspace --locked -- --test-threads 2 && rm -rf target/debug/incremental/airlock-*"
+                        .into(),
+                root_command: "cargo".into(),
+                directory: "/home/ann/project".into(),
+                risk: Risk::High,
+                commands: Vec::new(),
+                rows: Vec::new(),
+                warnings: Vec::new(),
+            },
+            sandbox: Sandbox {
+                folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
+                commands: Some("programs it starts run under Landlock ABI 7 + seccomp, no network".into()),
+                ..sandbox()
+            },
+            scope: "`shell` running `cargo`".into(),
+            always: true,
+            editable: false,
         },
-        sandbox: SandboxView {
-            folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
-            commands: Some("programs it starts run under Landlock ABI 7 + seccomp, no network".into()),
-            ..sandbox()
-        },
-        scope: "`shell` running `cargo`".into(),
-        always: true,
-        editable: false,
         queued: 0,
     }
 }
 
 fn info_view() -> ApprovalView {
     ApprovalView {
-        tool: "web_fetch".into(),
-        description: "Fetch two pages".into(),
-        confirm: Confirm::Info {
-            prompt: "Summarise the release notes of ratatui\nand compare them with the changelog".into(),
-            urls: vec![
-                "https://ratatui.rs/highlights/v030/".into(),
-                "https://github.com/ratatui/ratatui/releases".into(),
-            ],
+        question: Question {
+            id: 1,
+            call_id: "c1".into(),
+            tool: "web_fetch".into(),
+            description: "Fetch two pages".into(),
+            confirm: Confirm::Info {
+                prompt: Shown::block("Summarise the release notes of ratatui\nand compare them with the changelog"),
+                urls: vec![
+                    "https://ratatui.rs/highlights/v030/".into(),
+                    "https://github.com/ratatui/ratatui/releases".into(),
+                ],
+            },
+            sandbox: Sandbox {
+                folders: Vec::new(),
+                network: vec!["https://ratatui.rs:443".into()],
+                env: Vec::new(),
+                ..sandbox()
+            },
+            scope: "`web_fetch` of ratatui.rs".into(),
+            always: true,
+            editable: false,
         },
-        sandbox: SandboxView {
-            folders: Vec::new(),
-            network: vec!["https://ratatui.rs:443".into()],
-            env: Vec::new(),
-            ..sandbox()
-        },
-        scope: "`web_fetch` of ratatui.rs".into(),
-        always: true,
-        editable: false,
         queued: 0,
     }
 }
@@ -236,7 +249,7 @@ fn colours_and_no_color() {
     let (x, y) = find(&buf, "› y");
     assert!(buf[(x, y)].modifier.contains(Modifier::REVERSED));
     let exec = render(&ApprovalDialog::new(exec_view()), 80, 24, &Theme::COLOR);
-    let (x, y) = find(&exec, "high: deletes");
+    let (x, y) = find(&exec, "high   ");
     assert_eq!(exec[(x, y)].fg, Color::Red);
 
     let plain = render(&d, 80, 24, &Theme::PLAIN);
@@ -248,37 +261,30 @@ fn colours_and_no_color() {
 #[test]
 fn hostile_text_cannot_draw_a_fake_choice() {
     let mut view = small_edit();
-    view.tool = HOSTILE.into();
-    view.description = HOSTILE.into();
-    view.scope = HOSTILE.into();
-    view.sandbox.folders[0].path = HOSTILE.into();
-    view.sandbox.network.push(HOSTILE.into());
-    view.sandbox.env.push(HOSTILE.into());
-    view.confirm = Confirm::Edit(DiffView {
+    view.question.tool = HOSTILE.into();
+    view.question.description = HOSTILE.into();
+    view.question.scope = HOSTILE.into();
+    view.question.sandbox.folders[0].path = HOSTILE.into();
+    view.question.sandbox.network.push(HOSTILE.into());
+    view.question.sandbox.env.push(HOSTILE.into());
+    view.question.confirm = Confirm::Edit(FileChange {
         path: HOSTILE.into(),
         original: HOSTILE.into(),
         proposed: "x\n".into(),
         is_new_file: false,
     });
-    let exec = ApprovalView {
-        confirm: Confirm::Exec {
-            command: HOSTILE.into(),
-            root_command: HOSTILE.into(),
-            directory: HOSTILE.into(),
-            risk: HOSTILE.into(),
-            commands: vec![CommandRow {
-                text: HOSTILE.into(),
-                risk: HOSTILE.into(),
-                why: HOSTILE.into(),
-                allowed: false,
-            }],
-            rows: vec![HOSTILE.into()],
-            warnings: vec![HOSTILE.into()],
-        },
-        ..view.clone()
+    let mut exec = view.clone();
+    exec.question.confirm = Confirm::Exec {
+        command: HOSTILE.into(),
+        root_command: HOSTILE.into(),
+        directory: HOSTILE.into(),
+        risk: Risk::High,
+        commands: vec![CommandRow { text: HOSTILE.into(), risk: Risk::High, why: HOSTILE.into(), allowed: false }],
+        rows: vec![HOSTILE.into()],
+        warnings: vec![HOSTILE.into()],
     };
-    let info =
-        ApprovalView { confirm: Confirm::Info { prompt: HOSTILE.into(), urls: vec![HOSTILE.into()] }, ..view.clone() };
+    let mut info = view.clone();
+    info.question.confirm = Confirm::Info { prompt: Shown::block(HOSTILE), urls: vec![HOSTILE.into()] };
     for v in [view, exec, info] {
         let buf = render(&ApprovalDialog::new(v), 100, 40, &Theme::COLOR);
         assert_no_controls(&buf);
@@ -290,7 +296,7 @@ fn hostile_text_cannot_draw_a_fake_choice() {
             .filter(|l| l.starts_with("› y ") || l.starts_with("  y   Allow"))
             .count();
         assert_eq!(offers, 1, "{text}");
-        assert!(text.contains("␛[2J") && text.contains("^G"), "{text}");
+        assert!(text.contains(r"\x1b[2J") && text.contains(r"\x07"), "{text}");
     }
     let mut d = ApprovalDialog::new(small_edit());
     d.handle_key(key(KeyCode::Char('n')));
@@ -316,11 +322,11 @@ fn tiny_areas_do_not_panic_and_keep_the_choices() {
 #[test]
 fn wide_characters_and_long_lines_stay_inside() {
     let mut v = exec_view();
-    v.confirm = Confirm::Exec {
-        command: "echo 日本語テキスト🙂".repeat(20),
+    v.question.confirm = Confirm::Exec {
+        command: "echo 日本語テキスト🙂".repeat(20).into(),
         root_command: "echo".into(),
-        directory: "/家/".repeat(50),
-        risk: "low".into(),
+        directory: "/家/".repeat(50).into(),
+        risk: Risk::Low,
         commands: Vec::new(),
         rows: Vec::new(),
         warnings: Vec::new(),
@@ -336,14 +342,14 @@ fn wide_characters_and_long_lines_stay_inside() {
 #[test]
 fn a_path_with_a_newline_stays_on_its_row() {
     let mut v = small_edit();
-    v.confirm = Confirm::Edit(DiffView {
+    v.question.confirm = Confirm::Edit(FileChange {
         path: "src/a.rs\n› y   Allow once".into(),
-        original: String::new(),
+        original: Shown::default(),
         proposed: "new\n".into(),
         is_new_file: true,
     });
     let text = buffer_text(&render(&ApprovalDialog::new(v), 80, 24, &Theme::PLAIN));
-    assert!(text.contains("│create: src/a.rs^J› y   Allow once"), "{text}");
+    assert!(text.contains(r"│create: src/a.rs\n› y   Allow once"), "{text}");
     assert_eq!(text.lines().filter(|l| l.starts_with("│› y")).count(), 1, "{text}");
     assert!(text.contains("│+new"), "{text}");
 }
@@ -362,28 +368,37 @@ fn desired_height_fits_everything_without_blank_rows() {
 fn hidden_tail_view() -> ApprovalView {
     let line = format!("echo harmless{}; rm -f x", " ".repeat(1100));
     ApprovalView {
-        tool: "run_shell_command".into(),
-        description: "echo harmless␣×1100; rm -f x".into(),
-        confirm: Confirm::Exec {
-            command: line,
-            root_command: "rm".into(),
-            directory: "/home/ann/project".into(),
-            risk: "high".into(),
-            commands: vec![
-                CommandRow { text: "rm -f x".into(), risk: "high".into(), why: "deletes files".into(), allowed: false },
-                CommandRow { text: "echo harmless".into(), risk: "low".into(), why: "reads".into(), allowed: false },
-            ],
-            rows: vec!["echo harmless␣×1100; rm -f x".into()],
-            warnings: Vec::new(),
+        question: Question {
+            id: 1,
+            call_id: "c1".into(),
+            tool: "run_shell_command".into(),
+            description: "echo harmless␣×1100; rm -f x".into(),
+            confirm: Confirm::Exec {
+                command: Shown::block(&line),
+                root_command: "rm".into(),
+                directory: "/home/ann/project".into(),
+                risk: Risk::High,
+                commands: vec![
+                    CommandRow {
+                        text: "rm -f x".into(),
+                        risk: Risk::High,
+                        why: "deletes files".into(),
+                        allowed: false,
+                    },
+                    CommandRow { text: "echo harmless".into(), risk: Risk::Low, why: "reads".into(), allowed: false },
+                ],
+                rows: vec!["echo harmless␣×1100; rm -f x".into()],
+                warnings: Vec::new(),
+            },
+            sandbox: Sandbox {
+                folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
+                commands: Some("programs it starts run under Landlock ABI 7 + seccomp, no network".into()),
+                ..sandbox()
+            },
+            scope: "`run_shell_command` running `rm …` · `echo …`".into(),
+            always: true,
+            editable: false,
         },
-        sandbox: SandboxView {
-            folders: vec![Folder { path: "/home/ann/project".into(), writable: true }],
-            commands: Some("programs it starts run under Landlock ABI 7 + seccomp, no network".into()),
-            ..sandbox()
-        },
-        scope: "`run_shell_command` running `rm …` · `echo …`".into(),
-        always: true,
-        editable: false,
         queued: 0,
     }
 }
@@ -407,9 +422,9 @@ fn a_command_hidden_behind_blanks_is_named_first_on_the_first_screen() {
 #[test]
 fn warnings_show_and_always_is_offered_only_when_the_view_says_so() {
     let mut view = hidden_tail_view();
-    view.always = false;
-    view.scope = "not offered (airlock cannot name every command of this line)".into();
-    if let Confirm::Exec { warnings, .. } = &mut view.confirm {
+    view.question.always = false;
+    view.question.scope = "not offered (airlock cannot name every command of this line)".into();
+    if let Confirm::Exec { warnings, .. } = &mut view.question.confirm {
         warnings.push("airlock cannot tell which commands this line runs: `${!ref}` reads a variable".into());
     }
     let mut d = ApprovalDialog::new(view);

@@ -15,7 +15,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::composer::clean;
 use crate::diff::{self, cut};
 use crate::style::Theme;
-use crate::view::{CallState, Card, CommandView, Cost};
+use crate::view::{CallStatus, Card, CommandView, Cost};
 
 /// Spinner frames while a call executes.
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -35,19 +35,19 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     let w = usize::from(width.max(8));
     let failed = card.failed();
     let (glyph, glyph_style) = match card.state {
-        CallState::Validating | CallState::Scheduled => ("o".to_string(), theme.dim()),
-        CallState::AwaitingApproval => ("?".to_string(), theme.warning()),
-        CallState::Executing => (SPINNER[card.spinner % SPINNER.len()].to_string(), theme.accent()),
-        CallState::Success | CallState::Error if failed => ("x".to_string(), theme.error()),
-        CallState::Success | CallState::Error => ("✓".to_string(), theme.success()),
-        CallState::Cancelled => ("-".to_string(), theme.dim()),
+        CallStatus::Validating | CallStatus::Scheduled => ("o".to_string(), theme.dim()),
+        CallStatus::AwaitingApproval => ("?".to_string(), theme.warning()),
+        CallStatus::Executing => (SPINNER[card.spinner % SPINNER.len()].to_string(), theme.accent()),
+        CallStatus::Success | CallStatus::Error if failed => ("x".to_string(), theme.error()),
+        CallStatus::Success | CallStatus::Error => ("✓".to_string(), theme.success()),
+        CallStatus::Cancelled => ("-".to_string(), theme.dim()),
     };
     let mut tool_style = theme.strong();
-    if card.state == CallState::Cancelled {
+    if card.state == CallStatus::Cancelled {
         tool_style = tool_style.add_modifier(Modifier::CROSSED_OUT);
     }
     let tool = clean(&card.tool);
-    let running = matches!(card.state, CallState::Executing | CallState::AwaitingApproval);
+    let running = matches!(card.state, CallStatus::Executing | CallStatus::AwaitingApproval);
     let right = if running { format!(" {}", duration(card.elapsed)) } else { String::new() };
     let used = 2 + UnicodeWidthStr::width(tool.as_str()) + 1 + UnicodeWidthStr::width(right.as_str());
     let description = cut(&clean(&card.description), w.saturating_sub(used));
@@ -63,8 +63,8 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     let indent =
         |text: String, style| Line::from(vec![Span::raw("  "), Span::styled(cut(&text, w.saturating_sub(2)), style)]);
     match card.state {
-        CallState::AwaitingApproval => out.push(indent("waiting for your answer".into(), theme.warning())),
-        CallState::Executing => {
+        CallStatus::AwaitingApproval => out.push(indent("waiting for your answer".into(), theme.warning())),
+        CallStatus::Executing => {
             for line in card.live_tail.iter().rev().take(LIVE_LINES).rev() {
                 out.push(indent(clean(line), theme.dim()));
             }
@@ -73,7 +73,7 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     }
     let style = match card.state {
         _ if failed => theme.error(),
-        CallState::Cancelled => theme.dim(),
+        CallStatus::Cancelled => theme.dim(),
         _ => theme.text(),
     };
     if let Some(summary) = &card.summary {
@@ -100,7 +100,7 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
         for line in &card.tail[card.tail.len() - shown..] {
             out.push(indent(clean(line), tail_style));
         }
-    } else if card.state == CallState::Cancelled {
+    } else if card.state == CallStatus::Cancelled {
         out.push(indent("cancelled".into(), theme.dim()));
     }
     if let Some(diff) = &card.diff {

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::view::{CommandView, DiffView};
+use crate::view::{CommandView, FileChange, Shown};
 
 fn text(lines: &[Line<'static>]) -> String {
     lines
@@ -11,7 +11,7 @@ fn text(lines: &[Line<'static>]) -> String {
         .join("\n")
 }
 
-fn card(state: CallState) -> Card {
+fn card(state: CallStatus) -> Card {
     Card {
         elapsed: Duration::from_millis(1_234),
         spinner: 3,
@@ -22,11 +22,11 @@ fn card(state: CallState) -> Card {
 /// A `run_shell_command` card that ended: the last lines of `lines` output lines and how the
 /// command ended.
 fn command_card(lines: usize, ending: &str, failed: bool) -> Card {
-    let mut c = card(CallState::Success);
+    let mut c = card(CallStatus::Success);
     c.tool = "run_shell_command".into();
     c.description = "python3 build.py".into();
     let shown = lines.min(10);
-    c.tail = (lines - shown + 1..=lines).map(|n| format!("output line {n}")).collect();
+    c.tail = (lines - shown + 1..=lines).map(|n| format!("output line {n}").into()).collect();
     c.earlier_lines = lines - shown;
     c.command =
         Some(CommandView { ending: ending.into(), failed, cpu: Duration::from_millis(840), peak_memory: 45 << 20 });
@@ -41,30 +41,30 @@ fn cost() -> Cost {
 #[test]
 fn a_card_in_every_state() {
     let mut out = String::new();
-    let mut executing = card(CallState::Executing);
+    let mut executing = card(CallStatus::Executing);
     executing.tool = "run_build".into();
-    executing.live_tail = (1..=8).map(|i| format!("compiling crate {i}")).collect();
-    let mut success = card(CallState::Success);
-    success.summary = Some("fn main() {}\nline two\nline three\nline four".into());
+    executing.live_tail = (1..=8).map(|i| format!("compiling crate {i}").into()).collect();
+    let mut success = card(CallStatus::Success);
+    success.summary = Some(Shown::block("fn main() {}\nline two\nline three\nline four"));
     success.cost = Some(cost());
-    let mut edited = card(CallState::Success);
+    let mut edited = card(CallStatus::Success);
     edited.tool = "write_file".into();
-    edited.diff = Some(DiffView {
+    edited.diff = Some(FileChange {
         path: "notes.txt".into(),
-        original: "a\nb\nc\n".into(),
-        proposed: "a\nB\nc\nd\n".into(),
+        original: Shown::block("a\nb\nc\n"),
+        proposed: Shown::block("a\nB\nc\nd\n"),
         is_new_file: false,
     });
     edited.cost = Some(cost());
-    let mut error = card(CallState::Error);
+    let mut error = card(CallStatus::Error);
     error.tail = vec!["cannot read src/main.rs: No such file or directory".into()];
     error.cost = Some(cost());
-    let mut cancelled = card(CallState::Cancelled);
+    let mut cancelled = card(CallStatus::Cancelled);
     cancelled.tail = vec!["the run was cancelled".into()];
     for (name, c) in [
-        ("validating", card(CallState::Validating)),
-        ("awaiting approval", card(CallState::AwaitingApproval)),
-        ("scheduled", card(CallState::Scheduled)),
+        ("validating", card(CallStatus::Validating)),
+        ("awaiting approval", card(CallStatus::AwaitingApproval)),
+        ("scheduled", card(CallStatus::Scheduled)),
         ("executing", executing),
         ("success", success),
         ("success with diff", edited),
@@ -78,9 +78,9 @@ fn a_card_in_every_state() {
 
 #[test]
 fn a_narrow_card_keeps_within_its_width() {
-    let mut c = card(CallState::Executing);
+    let mut c = card(CallStatus::Executing);
     c.description = "a very long description of what this call is going to do to the workspace".into();
-    c.live_tail = vec!["x".repeat(100)];
+    c.live_tail = vec!["x".repeat(100).into()];
     let shown = lines(&c, 40, &Theme::PLAIN);
     insta::assert_snapshot!("card_40", text(&shown));
     assert!(shown.iter().all(|l| l.width() <= 40), "{}", text(&shown));
@@ -92,17 +92,18 @@ fn a_narrow_card_keeps_within_its_width() {
 #[test]
 fn state_colours_and_hostile_text() {
     let theme = Theme::COLOR;
-    let mut error = card(CallState::Error);
+    let mut error = card(CallStatus::Error);
     error.summary = Some("bad \x1b[2J thing".into());
     error.tail = vec!["tail \x1b]0;title\x07".into()];
     error.description = "desc \x1b]52;c;AAAA\x07".into();
     let shown = lines(&error, 80, &theme);
     assert_eq!(shown[0].spans[0].style, theme.error(), "an error's glyph is red");
     let all = text(&shown);
-    assert!(all.contains("bad ␛[2J thing") && !all.chars().any(|c| c.is_control() && c != '\n'), "{all}");
-    let ok = lines(&card(CallState::Success), 80, &theme);
+    assert!(all.contains(r"bad \x1b[2J thing"), "{all}");
+    assert!(!all.chars().any(|c| airlock_protocol::shown::is_hidden(c) && c != '\n'), "{all}");
+    let ok = lines(&card(CallStatus::Success), 80, &theme);
     assert_eq!(ok[0].spans[0].style, theme.success());
-    let plain = lines(&card(CallState::Success), 80, &Theme::PLAIN);
+    let plain = lines(&card(CallStatus::Success), 80, &Theme::PLAIN);
     assert!(plain.iter().flat_map(|l| l.spans.iter()).all(|s| s.style.fg.is_none()));
 }
 
@@ -155,7 +156,7 @@ fn a_failed_command_is_marked_failed_though_the_tool_succeeded() {
 
 #[test]
 fn a_tool_without_a_summary_shows_the_end_of_its_output() {
-    let mut c = card(CallState::Success);
+    let mut c = card(CallStatus::Success);
     c.tail = vec!["second to last".into(), "the last line".into()];
     c.earlier_lines = 12;
     let shown = text(&lines(&c, 80, &Theme::PLAIN));

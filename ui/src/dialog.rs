@@ -2,10 +2,11 @@
 //! fitting it to a width without hiding that it was cut or wrapped, and drawing lines into
 //! an area without ever writing outside it.
 //!
-//! Invariant: every string that comes from a model or a plugin passes through [`clean`]
-//! before it is put in a `Line`, so no control character (hence no escape sequence, no
-//! newline that could draw a fake line, no carriage return or backspace that could overdraw
-//! one) ever reaches a cell.
+//! Invariant: every string that comes from a model or a plugin is a `Shown` or passes
+//! through [`clean`] (the one sanitiser) before it is put in a `Line`, so no control
+//! character (hence no escape sequence, no newline that could draw a fake line, no carriage
+//! return or backspace that could overdraw one), no bidi control and no invisible character
+//! ever reaches a cell.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -16,42 +17,11 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::style::Theme;
 
-/// `text` with every control character made visible: ESC as `␛`, other C0 controls and DEL
-/// in caret form (`^G`, `^M`, `^J`, `^?`), C1 controls, bidi controls and invisible
-/// characters as `�`. The result is one line.
+/// `text` as one line, made safe by the one sanitiser (`airlock_protocol::shown`): every
+/// control, bidi or invisible character written visibly (`\x1b`, `\n`, `\u{202e}`). Not
+/// cut: widgets fit it to their width.
 pub(crate) fn clean(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\u{1b}' => out.push('␛'),
-            '\u{7f}' => out.push_str("^?"),
-            c if (c as u32) < 0x20 => {
-                out.push('^');
-                out.push(char::from(b'@' + c as u8));
-            }
-            c if c.is_control() || is_hidden_format(c) => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Bidi controls (Trojan Source) and characters that take no room: they could reorder or
-/// hide what a person reads.
-fn is_hidden_format(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{061C}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{2028}'..='\u{202E}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{206A}'..='\u{206F}'
-            | '\u{FEFF}'
-            | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{E0000}'..='\u{E007F}'
-    )
+    airlock_protocol::shown::line_bounded(text, usize::MAX)
 }
 
 /// Display width of `s` in cells.
@@ -177,17 +147,18 @@ pub(crate) fn buffer_text(buf: &Buffer) -> String {
 }
 
 /// A hostile string: screen clear, OSC 52 clipboard write, bell, carriage return,
-/// backspaces, a newline that tries to draw a fake choice, a bidi override.
+/// backspaces, a newline that tries to draw a fake choice, a bidi override and isolate, an
+/// 8-bit CSI, a zero-width space.
 #[cfg(test)]
 pub(crate) const HOSTILE: &str =
-    "ok\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}\rfake\u{8}\u{8}\n  y   Allow once\u{202e}x\u{9b}31m";
+    "ok\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}\rfake\u{8}\u{8}\n  y   Allow once\u{202e}x\u{2066}\u{9b}31m\u{200b}";
 
-/// Asserts no cell of `buf` holds a control character.
+/// Asserts no cell of `buf` holds a control, bidi or invisible character.
 #[cfg(test)]
 pub(crate) fn assert_no_controls(buf: &Buffer) {
     for cell in buf.content() {
         assert!(
-            !cell.symbol().chars().any(|c| c.is_control() || is_hidden_format(c)),
+            !cell.symbol().chars().any(airlock_protocol::shown::is_hidden),
             "control character in cell {:?}",
             cell.symbol()
         );
@@ -201,9 +172,9 @@ mod tests {
     #[test]
     fn clean_makes_every_control_visible() {
         let out = clean(HOSTILE);
-        assert!(!out.chars().any(|c| c.is_control() || is_hidden_format(c)), "{out:?}");
-        assert!(out.starts_with("ok␛[2J␛]52;c;ZXZpbA==^G^Mfake^H^H^J  y"), "{out:?}");
-        assert!(out.contains('\u{FFFD}'));
+        assert!(!out.chars().any(airlock_protocol::shown::is_hidden), "{out:?}");
+        assert!(out.starts_with(r"ok\x1b[2J\x1b]52;c;ZXZpbA==\x07\rfake\x08\x08\n  y"), "{out:?}");
+        assert!(out.ends_with(r"\u{202e}x\u{2066}\u{9b}31m\u{200b}"), "{out:?}");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! A coloured unified diff of a [`DiffView`]: a header with the path, hunks with old and new
+//! A coloured unified diff of a [`FileChange`]: a header with the path, hunks with old and new
 //! line numbers in a gutter, `+` lines in the added colour and `-` lines in the removed one,
 //! three lines of context, tabs expanded, long lines cut with `…`, and a note of what was
 //! left out past `max_lines`.
@@ -9,15 +9,15 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::composer::clean;
 use crate::style::Theme;
-use crate::view::DiffView;
+use crate::view::FileChange;
 
 /// The diff as lines at most `width` columns wide, at most `max_lines` of them (plus a note).
-pub fn lines(diff: &DiffView, width: u16, theme: &Theme, max_lines: usize) -> Vec<Line<'static>> {
+pub fn lines(diff: &FileChange, width: u16, theme: &Theme, max_lines: usize) -> Vec<Line<'static>> {
     let width = usize::from(width.max(12));
     let mut out = Vec::new();
     let header = if diff.is_new_file { format!("{} (new file)", clean(&diff.path)) } else { clean(&diff.path) };
     out.push(Line::from(Span::styled(header, theme.strong())));
-    let text_diff = TextDiff::from_lines(&diff.original, &diff.proposed);
+    let text_diff = TextDiff::from_lines(diff.original.as_str(), diff.proposed.as_str());
     let mut body = Vec::new();
     for (index, group) in text_diff.grouped_ops(3).iter().enumerate() {
         if index > 0 {

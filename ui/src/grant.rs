@@ -3,8 +3,8 @@
 //! or the policy file).
 //!
 //! Invariants: the choices are always drawn (the list of what is missing shrinks first); Esc
-//! answers No; every string from the plugin is cleaned, so a line of `missing` cannot draw a
-//! choice of its own.
+//! answers No; every string from the plugin is a `Shown`, cleaned again as one line where it
+//! is drawn, so a line of `missing` cannot draw a choice of its own.
 
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -14,23 +14,23 @@ use ratatui::widgets::{Block, Borders, Widget};
 
 use crate::dialog::{choice_lines, clean, draw, hint, wrap_marked};
 use crate::style::Theme;
-use crate::view::{GrantChoice, GrantView};
+use crate::view::{GrantChoice, GrantQuestion};
 
 const CHOICES: [GrantChoice; 4] = [GrantChoice::ThisCall, GrantChoice::Session, GrantChoice::Always, GrantChoice::No];
 
 /// The grant prompt of one failed call.
 #[derive(Debug)]
 pub struct GrantPrompt {
-    view: GrantView,
+    view: GrantQuestion,
     selected: usize,
 }
 
 impl GrantPrompt {
-    pub fn new(view: GrantView) -> Self {
+    pub fn new(view: GrantQuestion) -> Self {
         Self { view, selected: 0 }
     }
 
-    pub fn view(&self) -> &GrantView {
+    pub fn view(&self) -> &GrantQuestion {
         &self.view
     }
 
@@ -159,8 +159,10 @@ mod tests {
     use super::*;
     use crate::dialog::{HOSTILE, assert_no_controls, buffer_text};
 
-    fn view() -> GrantView {
-        GrantView {
+    fn view() -> GrantQuestion {
+        GrantQuestion {
+            id: 1,
+            call_id: "c1".into(),
             reason: None,
             plugin: "notes".into(),
             tool: "save_note".into(),
@@ -190,7 +192,7 @@ mod tests {
     /// A command the sandbox blocked: the prompt says so, and what running it again adds.
     #[test]
     fn a_blocked_command_prompt_says_what_the_sandbox_blocked() {
-        let p = GrantPrompt::new(GrantView {
+        let p = GrantPrompt::new(GrantQuestion {
             plugin: "run-shell-command".into(),
             tool: "run_shell_command".into(),
             missing: vec!["net https://*:*".into()],
@@ -241,12 +243,13 @@ mod tests {
 
     #[test]
     fn hostile_plugin_text_cannot_draw_a_choice() {
-        let p = GrantPrompt::new(GrantView {
+        let p = GrantPrompt::new(GrantQuestion {
             plugin: HOSTILE.into(),
             tool: HOSTILE.into(),
             missing: vec![HOSTILE.into(), "x\n  o   For this call only".into()],
             policy_file: HOSTILE.into(),
             reason: Some(HOSTILE.into()),
+            ..view()
         });
         let buf = render(&p, 100, 30, &Theme::COLOR);
         assert_no_controls(&buf);
@@ -257,13 +260,15 @@ mod tests {
             .filter(|l| l.starts_with("› o ") || l.starts_with("  o "))
             .count();
         assert_eq!(offers, 1, "{text}");
-        assert!(text.contains("^J  o   For this call only"), "{text}");
+        assert!(text.contains(r"x\n  o   For this call only"), "{text}");
     }
 
     #[test]
     fn tiny_areas_keep_the_choices() {
-        let p =
-            GrantPrompt::new(GrantView { missing: (0..30).map(|i| format!("read-only ./dir{i}")).collect(), ..view() });
+        let p = GrantPrompt::new(GrantQuestion {
+            missing: (0..30).map(|i| format!("read-only ./dir{i}").into()).collect(),
+            ..view()
+        });
         for (w, h) in [(0, 0), (10, 3), (1, 1), (80, 2), (3, 30)] {
             render(&p, w, h, &Theme::COLOR);
         }

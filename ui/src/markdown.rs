@@ -9,7 +9,7 @@
 //! a blank line between blocks keeps each block whole, so what the stream hands out is what
 //! rendering the whole text gives, block by block.
 //!
-//! Every char a line holds is shown, never obeyed: control characters become `␛` / `^X`.
+//! Every char a line holds is shown, never obeyed: control characters become `\x1b`, `\u{202e}`.
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};

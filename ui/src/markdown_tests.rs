@@ -77,7 +77,7 @@ fn hostile_text_is_shown_not_obeyed_and_tiny_widths_do_not_panic() {
             }
         }
     }
-    assert!(text(&render(hostile, 80, &Theme::PLAIN)).contains("␛[2J"));
+    assert!(text(&render(hostile, 80, &Theme::PLAIN)).contains(r"\x1b[2J"));
 }
 
 #[test]

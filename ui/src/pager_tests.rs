@@ -4,6 +4,7 @@ use ratatui::layout::Rect;
 
 use super::*;
 use crate::dialog::{HOSTILE, assert_no_controls, buffer_text};
+use crate::view::Shown;
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
@@ -11,7 +12,7 @@ fn key(code: KeyCode) -> KeyEvent {
 
 fn forty() -> OutputView {
     let text = (1..=40).map(|n| format!("line {n:02} of the build")).collect::<Vec<_>>().join("\n");
-    OutputView { title: "run_shell_command · seq 40".into(), text, failed: false }
+    OutputView { title: "run_shell_command · seq 40".into(), text: Shown::block(&text), failed: false }
 }
 
 fn render(pager: &mut Pager, width: u16, height: u16) -> Buffer {
@@ -63,7 +64,11 @@ fn keys_close_the_pager_or_move_to_another_card() {
 
 #[test]
 fn long_lines_wrap_and_a_failed_call_says_so() {
-    let view = OutputView { title: "python3 x.py".into(), text: format!("{}\nend", "ab".repeat(50)), failed: true };
+    let view = OutputView {
+        title: "python3 x.py".into(),
+        text: Shown::block(&format!("{}\nend", "ab".repeat(50))),
+        failed: true,
+    };
     let mut pager = Pager::new(view, 0, 1);
     let text = buffer_text(&render(&mut pager, 40, 8));
     insta::assert_snapshot!("pager_wrapped_failed", text);
@@ -72,19 +77,23 @@ fn long_lines_wrap_and_a_failed_call_says_so() {
 
 #[test]
 fn hostile_output_cannot_reach_the_terminal_raw() {
-    let view = OutputView { title: HOSTILE.into(), text: format!("{HOSTILE}\n\tindented\n{HOSTILE}"), failed: false };
+    let view = OutputView {
+        title: HOSTILE.into(),
+        text: Shown::block(&format!("{HOSTILE}\n\tindented\n{HOSTILE}")),
+        failed: false,
+    };
     let mut pager = Pager::new(view, 0, 1);
     for (w, h) in [(80, 10), (5, 3), (1, 1), (0, 0)] {
         let buf = render(&mut pager, w, h);
         assert_no_controls(&buf);
     }
     let text = buffer_text(&render(&mut pager, 80, 10));
-    assert!(text.contains("ok␛[2J") && text.contains("    indented"), "{text}");
+    assert!(text.contains(r"ok\x1b[2J") && text.contains("    indented"), "{text}");
 }
 
 #[test]
 fn an_empty_output_says_so() {
-    let view = OutputView { title: "true".into(), text: String::new(), failed: false };
+    let view = OutputView { title: "true".into(), text: Shown::default(), failed: false };
     let text = buffer_text(&render(&mut Pager::new(view, 0, 1), 60, 5));
     assert!(text.contains("(no output)"), "{text}");
 }

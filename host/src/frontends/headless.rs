@@ -7,6 +7,8 @@
 //! forge another); the JSON modes are data and are escaped by JSON itself. Streaming tools'
 //! live output shows on stderr in `text` mode too ([`super::live`]), and when stdout and
 //! stderr share a terminal a line of stderr never starts where the model's text left off.
+//! The JSON modes print the protocol's types (`airlock_protocol`), converted from the
+//! engine's values by [`super::protocol`].
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
@@ -17,8 +19,10 @@ use airlock_engine::events::{CallStatus, Event};
 use airlock_engine::sanitize;
 use airlock_model::ModelError;
 
+use airlock_protocol::{ErrorBody, JsonOutput, ResultLine, ResultType, RunStatus, StampedEvent, Summary};
+
 use super::ExitCode;
-use super::json::{self, ErrorBody, JsonOutput, ResultLine, StampedEvent, Summary};
+use super::json;
 use super::live::LiveOutput;
 
 /// How a headless run prints (clap's kebab-case names: `text`, `json`, `stream-json`).
@@ -207,16 +211,20 @@ pub fn finish(format: OutputFormat, session: &Info, report: &Report, mut printed
         }
         OutputFormat::Json => {
             let output = JsonOutput {
-                model: &session.model,
-                provider: &session.provider,
-                response: &report.response,
+                model: session.model.clone(),
+                provider: session.provider.clone(),
+                response: report.response.clone(),
                 summary: summary(session, report, status, error.as_ref()),
-                warnings: &printed.warnings,
+                warnings: std::mem::take(&mut printed.warnings),
             };
             write_line(&mut std::io::stdout().lock(), &output);
         }
         OutputFormat::StreamJson => {
-            let result = ResultLine::now(summary(session, report, status, error.as_ref()));
+            let result = ResultLine {
+                summary: summary(session, report, status, error.as_ref()),
+                timestamp: json::now_millis(),
+                kind: ResultType::Result,
+            };
             write_line(&mut std::io::stdout().lock(), &result);
         }
     }
@@ -228,13 +236,13 @@ pub fn finish(format: OutputFormat, session: &Info, report: &Report, mut printed
     code
 }
 
-/// The exit code, status word and error (type, message) of a run.
-fn outcome(report: &Report) -> (ExitCode, &'static str, Option<(&'static str, String)>) {
+/// The exit code, status and error (type, message) of a run.
+fn outcome(report: &Report) -> (ExitCode, RunStatus, Option<(&'static str, String)>) {
     match &report.outcome {
-        Outcome::Completed => (ExitCode::Success, "success", None),
+        Outcome::Completed => (ExitCode::Success, RunStatus::Success, None),
         Outcome::MaxTurns(turns) => (
             ExitCode::TurnLimit,
-            "max_turns",
+            RunStatus::MaxTurns,
             Some((
                 "max_turns",
                 format!(
@@ -244,7 +252,7 @@ fn outcome(report: &Report) -> (ExitCode, &'static str, Option<(&'static str, St
         ),
         Outcome::LoopDetected(what) => (
             ExitCode::LoopDetected,
-            "loop_detected",
+            RunStatus::LoopDetected,
             Some((
                 "loop_detected",
                 format!(
@@ -253,30 +261,35 @@ fn outcome(report: &Report) -> (ExitCode, &'static str, Option<(&'static str, St
                 ),
             )),
         ),
-        Outcome::Cancelled => (ExitCode::Cancelled, "cancelled", Some(("cancelled", "the run was cancelled".into()))),
+        Outcome::Cancelled => {
+            (ExitCode::Cancelled, RunStatus::Cancelled, Some(("cancelled", "the run was cancelled".into())))
+        }
         Outcome::ModelFailed(error @ ModelError::Auth { .. }) => {
-            (ExitCode::Auth, "error", Some(("auth", error.to_string())))
+            (ExitCode::Auth, RunStatus::Error, Some(("auth", error.to_string())))
         }
-        Outcome::ModelFailed(error) => (ExitCode::Failure, "error", Some(("model", error.to_string()))),
+        Outcome::ModelFailed(error) => (ExitCode::Failure, RunStatus::Error, Some(("model", error.to_string()))),
         Outcome::Unusable(unusable @ Unusable::Blocked { .. }) => {
-            (ExitCode::Failure, "blocked", Some((unusable.kind(), unusable.to_string())))
+            (ExitCode::Failure, RunStatus::Blocked, Some((unusable.kind(), unusable.to_string())))
         }
-        Outcome::Unusable(unusable) => (ExitCode::Failure, "error", Some((unusable.kind(), unusable.to_string()))),
+        Outcome::Unusable(unusable) => {
+            (ExitCode::Failure, RunStatus::Error, Some((unusable.kind(), unusable.to_string())))
+        }
     }
 }
 
-fn summary<'a>(
-    session: &'a Info,
-    report: &'a Report,
-    status: &'a str,
-    error: Option<&'a (&'static str, String)>,
-) -> Summary<'a> {
-    let error = error.map(|(kind, message)| ErrorBody { message, kind });
-    Summary::new(&session.id, report, status, error)
+fn summary(session: &Info, report: &Report, status: RunStatus, error: Option<&(&'static str, String)>) -> Summary {
+    let error = error.map(|(kind, message)| ErrorBody { message: message.clone(), kind: (*kind).to_string() });
+    super::protocol::summary(&session.id, report, status, error)
 }
 
-fn stamped(event: &Event) -> StampedEvent<'_> {
-    StampedEvent::now(event)
+/// `event` as stream-json prints it: the protocol's event, stamped now. A card's text for
+/// people is left out: the line carries the call's output, display and error whole.
+fn stamped(event: &Event) -> StampedEvent {
+    let mut event = super::protocol::event(event);
+    if let airlock_protocol::Event::ToolCall(call) = &mut event {
+        call.shown = None;
+    }
+    StampedEvent { event, timestamp: json::now_millis() }
 }
 
 /// Writes one JSON line; a closed stdout is not the run's failure.

@@ -5,7 +5,7 @@
 //!
 //! Invariants: the cursor is always on a char boundary of the text; a paste placeholder is
 //! edited as one unit (one Backspace removes it) and is expanded back to the pasted text on
-//! submit; what is drawn never holds a control character (they are shown as `␛` or `^X`),
+//! submit; what is drawn never holds a control character (they are shown as the one sanitiser writes them: `\x1b`, `\u{202e}`),
 //! while what is submitted keeps the pasted text exactly (but CRLF, which becomes LF).
 
 mod history;
@@ -465,26 +465,10 @@ fn styled_row(row: &str, pastes: &[(String, String)], theme: &Theme) -> Vec<Span
     spans
 }
 
-/// `text` with control characters shown, not obeyed (a tab is four spaces).
+/// `text` with control characters shown, not obeyed (a tab is four spaces): the one
+/// sanitiser, as every widget's.
 pub(crate) fn clean(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\t' => out.push_str("    "),
-            '\x1b' => out.push('␛'),
-            c if c.is_control() => {
-                let code = c as u32;
-                if code < 0x20 {
-                    out.push('^');
-                    out.push(char::from(b'@' + code as u8));
-                } else {
-                    out.push('�');
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    crate::dialog::clean(&text.replace('\t', "    "))
 }
 
 /// The `@paths` of `text` (`@"a b.txt"` quoted when they hold spaces).

@@ -160,7 +160,8 @@ pub struct Row {
     pub wrapped: bool,
 }
 
-/// Columns `s` takes (control characters count as shown: tab 4, others 2).
+/// Columns `s` takes (hidden characters count as the sanitiser shows them: tab 4, `\x1b` 4,
+/// `\u{202e}` 8).
 pub fn width(s: &str) -> usize {
     s.chars().map(char_width).sum()
 }
@@ -168,7 +169,7 @@ pub fn width(s: &str) -> usize {
 fn char_width(c: char) -> usize {
     match c {
         '\t' => 4,
-        c if c.is_control() => 2,
+        c if airlock_protocol::shown::is_hidden(c) => airlock_protocol::shown::line(&c.to_string()).len(),
         c => c.width().unwrap_or(0),
     }
 }

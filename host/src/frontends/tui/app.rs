@@ -383,7 +383,7 @@ impl App {
         }
         self.commit_cards();
         self.status.running_calls =
-            self.cards.iter().filter(|c| c.card.state == airlock_ui::view::CallState::Executing).count();
+            self.cards.iter().filter(|c| c.card.state == airlock_ui::view::CallStatus::Executing).count();
     }
 
     /// Moves the finished cards at the front to the transcript.
@@ -402,7 +402,7 @@ impl App {
         // A turn that ended leaves no call running: any card still live ended with it.
         for card in &mut self.cards {
             if !card.is_done() {
-                card.card.state = airlock_ui::view::CallState::Cancelled;
+                card.card.state = airlock_ui::view::CallStatus::Cancelled;
                 card.card.summary.get_or_insert_with(|| "the turn ended before this call did".into());
             }
         }

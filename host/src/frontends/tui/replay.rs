@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use airlock_ui::view::{CallState, Card};
+use airlock_ui::view::{CallStatus, Card, Shown as Text};
 use airlock_ui::{card, markdown, transcript};
 use ratatui::text::Line;
 
@@ -81,15 +81,15 @@ pub fn replay(app: &mut App, replay: &Replay) {
 fn card_of(call: &FunctionCall, recorded: Option<&RecordedCall>, response: Option<&FunctionResponse>) -> Card {
     let mut card = Card::new(
         call.id.clone(),
-        sanitize::line(&call.name),
-        sanitize::line_bounded(&call.arguments, 200),
-        CallState::Cancelled,
+        Text::line(&call.name),
+        Text::line_bounded(&call.arguments, 200),
+        CallStatus::Cancelled,
     );
     match (recorded, response) {
         (Some(recorded), _) => {
             card.state = views::state(recorded.status);
             if let Some(description) = &recorded.description {
-                card.description = sanitize::line(description);
+                card.description = Text::line(description);
             }
             let run = recorded.run_ms.map(Duration::from_millis);
             card.elapsed = run.unwrap_or_default();
@@ -98,7 +98,7 @@ fn card_of(call: &FunctionCall, recorded: Option<&RecordedCall>, response: Optio
             views::show(&mut card, &recorded.shown);
         }
         (None, Some(response)) => {
-            card.state = if response.is_error { CallState::Error } else { CallState::Success };
+            card.state = if response.is_error { CallStatus::Error } else { CallStatus::Success };
             views::show(&mut card, &Shown::new(None, &response.content));
         }
         // No answer was recorded (the session stopped mid-batch): the call never ended.

@@ -93,14 +93,14 @@ fn a_replayed_card_is_the_card_the_live_session_drew() {
 #[test]
 fn a_call_without_a_record_is_drawn_from_its_answer() {
     let ok = card_of(&function_call(), None, Some(&response(&output(12), false)));
-    assert_eq!(ok.state, CallState::Success);
+    assert_eq!(ok.state, airlock_ui::view::CallStatus::Success);
     let shown = text(&card::lines(&ok, 80, &Theme::PLAIN));
     assert!(shown.contains("7 earlier lines") && shown.ends_with("test line 12"), "{shown}");
     assert!(shown.contains(r#"{"command":"python3 x.py"}"#), "the arguments stand for the description: {shown}");
     let failed = card_of(&function_call(), None, Some(&response("execution: it broke", true)));
-    assert_eq!(failed.state, CallState::Error);
+    assert_eq!(failed.state, airlock_ui::view::CallStatus::Error);
     let unanswered = card_of(&function_call(), None, None);
-    assert_eq!(unanswered.tail, ["no result was recorded"]);
+    assert_eq!(unanswered.tail, [Text::line("no result was recorded")]);
 }
 
 #[test]

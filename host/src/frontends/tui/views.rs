@@ -1,37 +1,26 @@
 //! Engine outputs turned into the widgets' view data (`airlock_ui::view`). Every string a
-//! plugin or the model wrote passes through [`sanitize`] here, before any widget sees it
-//! (the widgets escape control characters too: two locks on one door).
+//! plugin or the model wrote becomes a `Shown` here (the one sanitiser), before any widget
+//! sees it; the questions are the protocol's, built at the front ends' edge
+//! ([`crate::frontends::protocol`]). The widgets clean each line again where they draw it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use airlock_ui::view::{
-    self, ApprovalView, CallState, Card, CommandRow, CommandView, Confirm, Cost, DiffView, Folder, GrantView,
-    OutputView, SandboxView,
-};
+use airlock_ui::view::{self, ApprovalView, Card, CommandView, Cost, FileChange, GrantQuestion, OutputView, Shown};
 
-use airlock_engine::contract::{Confirmation, Display, Risk};
-use airlock_engine::engine::{GrantQuestion, Question};
-use airlock_engine::events::{CallCost, CallStatus, CallUpdate, CommandRun, Shown};
-use airlock_engine::sanitize;
+use airlock_engine::contract::Display;
+use airlock_engine::engine::{self, Question};
+use airlock_engine::events::{self, CallCost, CallStatus, CallUpdate, CommandRun};
+use crate::frontends::protocol;
 
 /// Lines of live output a card keeps.
 const LIVE_TAIL: usize = 5;
-/// Most lines of a summary kept.
-const SUMMARY_LINES: usize = 20;
 /// Most lines of an output the pager shows (each line is bounded by the sanitizer).
 const PAGER_LINES: usize = 20_000;
 
-pub fn state(status: CallStatus) -> CallState {
-    match status {
-        CallStatus::Validating => CallState::Validating,
-        CallStatus::AwaitingApproval => CallState::AwaitingApproval,
-        CallStatus::Scheduled => CallState::Scheduled,
-        CallStatus::Executing => CallState::Executing,
-        CallStatus::Success => CallState::Success,
-        CallStatus::Error => CallState::Error,
-        CallStatus::Cancelled => CallState::Cancelled,
-    }
+/// A call's state as its card shows it.
+pub fn state(status: CallStatus) -> view::CallStatus {
+    protocol::status(status)
 }
 
 /// What a call's execution cost, its time being `run` (the execution's own).
@@ -56,19 +45,20 @@ pub fn command(run: &CommandRun) -> CommandView {
 }
 
 /// Puts what a person reads of an ended call on its card, made safe.
-pub fn show(card: &mut Card, shown: &Shown) {
-    card.summary = shown.summary.as_deref().map(|text| sanitize::block_bounded(text.trim(), SUMMARY_LINES));
-    card.tail = shown.tail.iter().map(|line| sanitize::line(line)).collect();
-    card.earlier_lines = shown.earlier_lines;
+pub fn show(card: &mut Card, shown: &events::Shown) {
+    let text = protocol::card_text(shown);
+    card.summary = text.summary;
+    card.tail = text.tail;
+    card.earlier_lines = text.earlier_lines;
 }
 
 /// The pager's view of a call's whole output, made safe.
 pub fn output_view(card: &Card, text: &str) -> OutputView {
     let title = match card.description.is_empty() {
         true => card.tool.clone(),
-        false => format!("{} · {}", card.tool, card.description),
+        false => Shown::line(&format!("{} · {}", card.tool, card.description)),
     };
-    OutputView { title, text: sanitize::block_bounded(text, PAGER_LINES), failed: card.failed() }
+    OutputView { title, text: Shown::block_bounded(text, PAGER_LINES), failed: card.failed() }
 }
 
 /// A live card: the view and what it needs to tick.
@@ -86,28 +76,28 @@ pub struct LiveCard {
 impl LiveCard {
     pub fn new(update: &CallUpdate) -> Self {
         let description = match &update.args {
-            Some(args) => sanitize::line_bounded(&args.to_string(), 200),
-            None => String::new(),
+            Some(args) => Shown::line_bounded(&args.to_string(), 200),
+            None => Shown::default(),
         };
-        let card = Card::new(update.call_id.clone(), sanitize::line(&update.name), description, state(update.status));
+        let card = Card::new(update.call_id.clone(), Shown::line(&update.name), description, state(update.status));
         Self { card, started: Instant::now(), partial: String::new(), full_output: None }
     }
 
     pub fn is_done(&self) -> bool {
-        matches!(self.card.state, CallState::Success | CallState::Error | CallState::Cancelled)
+        self.card.state.is_terminal()
     }
 
     /// Takes a state change.
     pub fn update(&mut self, update: &CallUpdate) {
         let card = &mut self.card;
-        if update.status == CallStatus::Executing && card.state != CallState::Executing {
+        if update.status == CallStatus::Executing && card.state != view::CallStatus::Executing {
             // The time shown is the call's own run, not its wait for the batch's approvals.
             self.started = Instant::now();
             card.elapsed = Duration::ZERO;
         }
         card.state = state(update.status);
         if let Some(description) = &update.description {
-            card.description = sanitize::line(description);
+            card.description = Shown::line(description);
         }
         if let Some(run) = update.run {
             card.elapsed = run;
@@ -117,10 +107,10 @@ impl LiveCard {
         }
         card.command = update.command.as_ref().map(command);
         if let Some(Display::Diff { path, original, proposed }) = &update.display {
-            card.diff = Some(DiffView {
-                path: sanitize::line(path),
-                original: sanitize::block_bounded(original, 2_000),
-                proposed: sanitize::block_bounded(proposed, 2_000),
+            card.diff = Some(FileChange {
+                path: Shown::line(path),
+                original: Shown::block_bounded(original, 2_000),
+                proposed: Shown::block_bounded(proposed, 2_000),
                 is_new_file: original.is_empty(),
             });
         }
@@ -138,11 +128,11 @@ impl LiveCard {
         self.partial.push_str(chunk);
         while let Some(end) = self.partial.find('\n') {
             let line: String = self.partial.drain(..=end).collect();
-            self.card.live_tail.push(sanitize::line_bounded(line.trim_end_matches(['\n', '\r']), 300));
+            self.card.live_tail.push(Shown::line_bounded(line.trim_end_matches(['\n', '\r']), 300));
         }
         if self.partial.len() > 4096 {
             let line = std::mem::take(&mut self.partial);
-            self.card.live_tail.push(sanitize::line_bounded(&line, 300));
+            self.card.live_tail.push(Shown::line_bounded(&line, 300));
         }
         let extra = self.card.live_tail.len().saturating_sub(LIVE_TAIL);
         self.card.live_tail.drain(..extra);
@@ -157,103 +147,14 @@ impl LiveCard {
     }
 }
 
-fn risk(risk: Risk) -> &'static str {
-    match risk {
-        Risk::Low => "low",
-        Risk::Medium => "medium",
-        Risk::High => "high",
-    }
-}
-
 /// The approval dialog's view of `question`, `queued` more waiting behind it.
 pub fn approval(question: &Question, queued: usize) -> ApprovalView {
-    let request = &question.request;
-    let confirm = match &request.confirmation {
-        Confirmation::Edit { path, original, proposed, is_new_file } => Confirm::Edit(DiffView {
-            path: sanitize::line(path),
-            original: sanitize::block_bounded(original, 5_000),
-            proposed: sanitize::block_bounded(proposed, 5_000),
-            is_new_file: *is_new_file,
-        }),
-        Confirmation::Exec { command, root_command, directory, risk: level } => {
-            let line = request.line.as_ref();
-            Confirm::Exec {
-                command: sanitize::block_bounded(command, 50),
-                root_command: sanitize::line(root_command),
-                directory: sanitize::line(directory),
-                risk: risk(*level).to_string(),
-                commands: line.map_or_else(Vec::new, |view| {
-                    view.commands
-                        .iter()
-                        .map(|c| CommandRow {
-                            text: c.text.clone(),
-                            risk: c.risk.as_str().to_string(),
-                            why: c.why.clone(),
-                            allowed: c.allowed,
-                        })
-                        .collect()
-                }),
-                rows: line.map_or_else(Vec::new, |view| view.rows.clone()),
-                warnings: line.map_or_else(Vec::new, exec_warnings),
-            }
-        }
-        Confirmation::Info { prompt, urls } => Confirm::Info {
-            prompt: sanitize::block_bounded(prompt, 30),
-            urls: urls.iter().take(20).map(|u| sanitize::line(u)).collect(),
-        },
-    };
-    let held = &request.sandbox;
-    let sandbox = SandboxView {
-        folders: held
-            .folders
-            .iter()
-            .map(|f| Folder { path: sanitize::line(&f.path.display().to_string()), writable: f.writable })
-            .collect(),
-        network: held.network.iter().map(|n| sanitize::line(n)).collect(),
-        env: held.env.iter().map(|n| sanitize::line(n)).collect(),
-        memory_mb: held.memory_bytes >> 20,
-        timeout_secs: held.timeout_secs,
-        output_bytes: held.output_bytes,
-        commands: held.commands.as_deref().map(sanitize::line),
-    };
-    ApprovalView {
-        tool: sanitize::line(&request.tool),
-        // Blank runs collapsed, so a description cannot push what follows off the first screen.
-        description: airlock_engine::policy::line_view::shown(&request.description),
-        confirm,
-        sandbox,
-        scope: question.scope.describe(&request.tool),
-        always: question.scope.offered(),
-        editable: question.editable,
-        queued,
-    }
-}
-
-/// What to know before allowing a command line (the `--ask` text says the same).
-fn exec_warnings(view: &airlock_engine::policy::LineView) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if let Some(why) = &view.uncertain {
-        warnings.push(format!("airlock cannot tell which commands this line runs: {}", sanitize::line(why)));
-    }
-    if !view.repo_programs.is_empty() {
-        warnings.push(format!(
-            "git here runs programs this repository names (they run if you allow the line): {}",
-            view.repo_programs.join("; ")
-        ));
-    }
-    warnings
+    ApprovalView { question: protocol::question(question), queued }
 }
 
 /// The grant prompt's view of `question`.
-pub fn grant(question: &GrantQuestion) -> GrantView {
-    let request = &question.request;
-    GrantView {
-        plugin: sanitize::line(&request.plugin),
-        tool: sanitize::line(&request.tool),
-        missing: request.missing.iter().map(|m| sanitize::line(m)).collect(),
-        policy_file: sanitize::line(&request.policy_file.display().to_string()),
-        reason: request.reason.as_deref().map(sanitize::line),
-    }
+pub fn grant(question: &engine::GrantQuestion) -> GrantQuestion {
+    protocol::grant_question(question)
 }
 
 /// The answer a dialog choice stands for.

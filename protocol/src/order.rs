@@ -1,0 +1,123 @@
+//! Orders: what a front end sends the engine. Only a front end sends them — a person's
+//! keys, a script's flags, an MCP or ACP client — never the model.
+//!
+//! Invariants (the engine's, restated for front ends): one user turn runs at a time;
+//! `interrupt`, `approve`, `grant`, `set_mode` and `add_dir` act at once; `user_turn`,
+//! `compress`, `resume`, `new_session`, `set_model` and `reload_plugins` wait, in the order
+//! sent, until the running turn ends; `interrupt` stops everything sent before it and
+//! nothing sent after it.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// An order from a front end, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Order {
+    /// Run a user prompt to its end; answered by a `turn_done` output.
+    UserTurn {
+        /// The prompt.
+        text: String,
+    },
+    /// Cancel the running work and the orders put off before this one.
+    Interrupt,
+    /// A person's answer to approval question `id`.
+    Approve {
+        /// The question's id.
+        id: u64,
+        /// The choice.
+        answer: Answer,
+    },
+    /// Change the approval mode for the following calls and model requests.
+    SetMode {
+        /// The new mode.
+        mode: ApprovalMode,
+    },
+    /// Summarise older history now.
+    Compress,
+    /// Continue a recorded session (`latest`, an id or the start of one) in place of the
+    /// current conversation.
+    Resume {
+        /// Which session.
+        session: String,
+    },
+    /// A person's answer to grant question `id`.
+    Grant {
+        /// The question's id.
+        id: u64,
+        /// The choice.
+        answer: GrantAnswer,
+    },
+    /// Use another model of the same provider from the next turn on.
+    SetModel {
+        /// The model's name.
+        model: String,
+    },
+    /// Start a new, empty conversation recorded to a new session file.
+    NewSession,
+    /// Load the plugin folders anew.
+    ReloadPlugins,
+    /// Let the built-in tools read a folder outside the workspace for the rest of the
+    /// session (`DIR`, `DIR:read`), or also write it (`DIR:read-write`, each write asked
+    /// about).
+    AddDir {
+        /// The folder and its access.
+        folder: String,
+    },
+    /// Cancel what runs and end the session.
+    Shutdown,
+}
+
+/// A person's choice for an approval question, tagged by `choice`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "choice", rename_all = "snake_case")]
+pub enum Answer {
+    /// Run it this once.
+    Once,
+    /// Run it, and calls within the question's scope, without asking, for the session.
+    AlwaysForSession,
+    /// As `always_for_session`, and saved as a rule in the user's `policy.toml`.
+    AlwaysSaved,
+    /// Run every call of this tool without asking, for the session.
+    ToolForSession,
+    /// Run it with this content instead of the proposal (editable questions only).
+    Modify {
+        /// The content to write.
+        proposed: String,
+    },
+    /// Do not run it; the model is told `message`.
+    Refuse {
+        /// What the model is told.
+        message: String,
+    },
+    /// Cancel this call and the rest of its batch.
+    Cancel,
+}
+
+/// A person's choice for a grant question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantAnswer {
+    /// For this call only: it runs again with the grant, which reverts after it.
+    ThisCall,
+    /// For the plugin, for the rest of the session.
+    Session,
+    /// Written to the policy file, and for the session.
+    Always,
+    /// Not granted.
+    No,
+}
+
+/// How much runs without asking, least to most permissive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalMode {
+    /// Read-only tools only; the others are not offered to the model.
+    Plan,
+    /// Read-only tools run; everything else asks.
+    Default,
+    /// File edits are approved too; other changes ask.
+    AutoEdit,
+    /// Everything is approved.
+    Yolo,
+}
