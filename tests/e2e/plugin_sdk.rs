@@ -7,16 +7,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use airlock_tests::{MockModel, Session, Turn, Wire, call, function_responses};
+use airlock_tests::kits::root;
+use airlock_tests::{MockModel, Turn, Wire, call, function_responses};
 use serde_json::{Value, json};
+
+use crate::session;
 
 /// Where the README's dependency line points; the test puts the real path there.
 const SDK_PLACEHOLDER: &str = "/path/to/airlock/plugin-sdk/rust";
-
-fn root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
-}
 
 /// The fenced code blocks of `language` in `markdown`, in order.
 fn blocks(markdown: &str, language: &str) -> Vec<String> {
@@ -84,10 +82,6 @@ fn build_readme_plugin(dir: &Path) -> PathBuf {
         String::from_utf8_lossy(&output.stderr)
     );
     target.join("wasm32-wasip2/release/hello.wasm")
-}
-
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
 }
 
 /// Installs `component` as the README says and has the model call both of its tools.
