@@ -10,6 +10,7 @@ use airlock_tests::kits::root;
 
 /// Runs `cargo test` on the guest workspace at `manifest`; returns how many tests passed.
 fn cargo_test(manifest: &str) -> usize {
+    let _slot = crate::shared();
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo.args(["test", "--locked", "--manifest-path"]).arg(root().join(manifest));
     // Settings meant for the outer build must not leak into this one.

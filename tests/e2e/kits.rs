@@ -32,6 +32,7 @@ struct Example {
 
 /// The example's component, built from source.
 fn build(example: &Example) -> PathBuf {
+    let _slot = crate::shared();
     let kit = root().join("plugin-sdk").join(example.lang);
     let project = kit.join("examples").join(example.example);
     let inputs = [kit.clone(), root().join("plugin-sdk/wit")];

@@ -41,6 +41,7 @@ fn blocks(markdown: &str, language: &str) -> Vec<String> {
 /// Writes the README's plugin into `dir` (one crate with both of its tools) and builds it
 /// as the README says; returns the component.
 fn build_readme_plugin(dir: &Path) -> PathBuf {
+    let _slot = crate::shared();
     let readme =
         std::fs::read_to_string(root().join("plugin-sdk/rust/README.md")).unwrap_or_else(|e| panic!("README: {e}"));
     let manifest = blocks(&readme, "toml").into_iter().next().unwrap_or_else(|| panic!("no toml block"));
