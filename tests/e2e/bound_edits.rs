@@ -20,7 +20,7 @@ const ORIGINAL: &str = "a typo\n";
 const PROPOSED: &str = "no typo\n";
 
 fn session() -> Session {
-    let s = Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"));
+    let s = crate::session();
     s.install_plugin(fixtures::EDIT_HOSTILE);
     std::fs::write(s.airlock_home().join("policy.toml"), "[grants.edit_hostile]\nfiles = [\".:read-write\"]\n")
         .unwrap();

@@ -2,16 +2,13 @@
 //! the prompt comes from and that an open standard input never holds a `-p` run, exit 2 for
 //! a wrong command line, and a reader that closes stdout early is a normal end.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, run_bounded};
 use serde_json::Value;
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+use crate::session;
 
 /// The user message of the first request the model received.
 fn first_prompt(mock: &MockModel) -> String {

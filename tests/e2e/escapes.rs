@@ -15,16 +15,9 @@ use std::time::{Duration, Instant};
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, climbing, fixtures, function_responses};
 use serde_json::{Value, json};
 
+use crate::{session, write_policy};
+
 const SECRET: &str = "TOP-SECRET-41c9";
-
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
-
-fn write_policy(s: &Session, text: &str) {
-    std::fs::create_dir_all(s.airlock_home()).unwrap();
-    std::fs::write(s.airlock_home().join("policy.toml"), text).unwrap();
-}
 
 /// A folder outside the workspace, canonical, holding `secret.txt` (mode 0600).
 struct Outside {

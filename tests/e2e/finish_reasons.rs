@@ -6,14 +6,10 @@
 //! turn is continued; a cut stream is retried while nothing of it was shown. Every failure
 //! in `-o json` is also one `airlock:` line on stderr.
 
-use std::path::Path;
-
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire};
 use serde_json::{Value, json};
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+use crate::session;
 
 /// Runs `airlock -o json -p hi` and parses its one JSON line.
 fn run_json(s: &Session, mock: &MockModel) -> (Finished, Value) {

@@ -15,12 +15,10 @@ use airlock_tests::pty::Pty;
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses, run_bounded};
 use serde_json::{Value, json};
 
+use crate::session;
+
 const LIMIT: Duration = Duration::from_secs(120);
 const REFUSED: &str = "needs the user's approval";
-
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
 
 /// A folder outside the workspace holding `notes.txt`, canonical.
 fn outside() -> (tempfile::TempDir, PathBuf) {

@@ -6,25 +6,10 @@
 // Set-up helpers unwrap: a failed set-up step should fail the test loudly.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses};
 use serde_json::{Value, json};
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
-
-fn run_args(s: &Session, args: &[&str]) -> Finished {
-    let mut command = s.bare_command();
-    command.args(args).arg("--workspace").arg(&s.workspace);
-    Session::run(command)
-}
-
-fn write_policy(s: &Session, text: &str) {
-    std::fs::create_dir_all(s.airlock_home()).unwrap();
-    std::fs::write(s.airlock_home().join("policy.toml"), text).unwrap();
-}
+use crate::{run_args, session, write_policy};
 
 fn read_policy(s: &Session) -> String {
     std::fs::read_to_string(s.airlock_home().join("policy.toml")).unwrap_or_default()

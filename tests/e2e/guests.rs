@@ -4,16 +4,13 @@
 //! crates build for `wasm32-wasip2` in workspaces of their own. They run here on the host
 //! target, each workspace with its own lock file.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
-}
+use airlock_tests::kits::root;
 
 /// Runs `cargo test` on the guest workspace at `manifest`; returns how many tests passed.
 fn cargo_test(manifest: &str) -> usize {
+    let _slot = crate::shared();
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo.args(["test", "--locked", "--manifest-path"]).arg(root().join(manifest));
     // Settings meant for the outer build must not leak into this one.

@@ -2,16 +2,12 @@
 //! formats, streamed. Each test asserts on what the binary printed and on what the model
 //! was sent (the tool results).
 
-use std::path::Path;
-
 use airlock_tests::{MockModel, Session, Turn, Wire, call, declared_tools, fixtures, function_responses};
 use serde_json::{Value, json};
 
-const WIRES: [Wire; 2] = [Wire::Gemini, Wire::OpenAi];
+use crate::session;
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+const WIRES: [Wire; 2] = [Wire::Gemini, Wire::OpenAi];
 
 /// The function responses of the `n`th request (0-based).
 fn responses(mock: &MockModel, n: usize) -> Vec<(String, String)> {

@@ -4,7 +4,7 @@
 //! a capped result, the host must stay up (the scripted next turn happens and the run exits
 //! 0), and nothing outside the grant may be touched or leak into what the model is sent.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use airlock_tests::{
@@ -12,18 +12,11 @@ use airlock_tests::{
 };
 use serde_json::{Value, json};
 
+// Grants are what this suite writes into the user's `policy.toml`.
+use crate::{session, write_policy as grant};
+
 const SECRET: &str = "TOP-SECRET-7f3a9c";
 const HOST_KEY: &str = "sk-fake-host-key";
-
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
-
-/// Writes the user's `policy.toml`.
-fn grant(s: &Session, policy: &str) {
-    std::fs::create_dir_all(s.airlock_home()).unwrap_or_else(|e| panic!("mkdir $AIRLOCK_HOME: {e}"));
-    std::fs::write(s.airlock_home().join("policy.toml"), policy).unwrap_or_else(|e| panic!("write policy.toml: {e}"));
-}
 
 /// Runs one headless prompt with every call approved, the host's environment holding a
 /// fake API key and a variable a grant may name.

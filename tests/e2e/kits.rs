@@ -6,15 +6,13 @@
 //! Python and JavaScript components are compiled once per run (the tests share one compile
 //! cache).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use airlock_tests::kits::{self, root};
 use airlock_tests::{MockModel, Session, Turn, Wire, call, function_responses};
 use serde_json::{Value, json};
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+use crate::session;
 
 /// One kit's example.
 struct Example {
@@ -34,6 +32,7 @@ struct Example {
 
 /// The example's component, built from source.
 fn build(example: &Example) -> PathBuf {
+    let _slot = crate::shared();
     let kit = root().join("plugin-sdk").join(example.lang);
     let project = kit.join("examples").join(example.example);
     let inputs = [kit.clone(), root().join("plugin-sdk/wit")];

@@ -1,14 +1,10 @@
 //! Faulty plugins through the real binary: the session goes on, the model learns what
 //! happened, and nothing a plugin prints reaches the terminal.
 
-use std::path::Path;
-
 use airlock_tests::{MockModel, Session, Turn, Wire, call, fixtures, function_responses};
 use serde_json::json;
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+use crate::session;
 
 #[test]
 fn trapping_spinning_and_memory_hungry_plugins_become_errors_and_the_session_goes_on() {

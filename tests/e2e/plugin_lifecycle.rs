@@ -9,17 +9,11 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use airlock_tests::kits::root;
 use airlock_tests::{MockModel, Session, Turn, Wire, call, fixtures, function_responses};
 use serde_json::json;
 
-fn root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
-}
-
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+use crate::session;
 
 /// `airlock plugins ARGS` with no model.
 fn plugins(s: &Session, args: &[&str]) -> airlock_tests::Finished {

@@ -7,16 +7,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use airlock_tests::{MockModel, Session, Turn, Wire, call, function_responses};
+use airlock_tests::kits::root;
+use airlock_tests::{MockModel, Turn, Wire, call, function_responses};
 use serde_json::{Value, json};
+
+use crate::session;
 
 /// Where the README's dependency line points; the test puts the real path there.
 const SDK_PLACEHOLDER: &str = "/path/to/airlock/plugin-sdk/rust";
-
-fn root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
-}
 
 /// The fenced code blocks of `language` in `markdown`, in order.
 fn blocks(markdown: &str, language: &str) -> Vec<String> {
@@ -43,6 +41,7 @@ fn blocks(markdown: &str, language: &str) -> Vec<String> {
 /// Writes the README's plugin into `dir` (one crate with both of its tools) and builds it
 /// as the README says; returns the component.
 fn build_readme_plugin(dir: &Path) -> PathBuf {
+    let _slot = crate::shared();
     let readme =
         std::fs::read_to_string(root().join("plugin-sdk/rust/README.md")).unwrap_or_else(|e| panic!("README: {e}"));
     let manifest = blocks(&readme, "toml").into_iter().next().unwrap_or_else(|| panic!("no toml block"));
@@ -84,10 +83,6 @@ fn build_readme_plugin(dir: &Path) -> PathBuf {
         String::from_utf8_lossy(&output.stderr)
     );
     target.join("wasm32-wasip2/release/hello.wasm")
-}
-
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
 }
 
 /// Installs `component` as the README says and has the model call both of its tools.

@@ -11,20 +11,7 @@ use std::process::Stdio;
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, declared_tools, fixtures, function_responses};
 use serde_json::{Value, json};
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
-
-fn run_args(s: &Session, args: &[&str]) -> Finished {
-    let mut command = s.bare_command();
-    command.args(args).arg("--workspace").arg(&s.workspace);
-    Session::run(command)
-}
-
-fn write_policy(s: &Session, text: &str) {
-    std::fs::create_dir_all(s.airlock_home()).unwrap();
-    std::fs::write(s.airlock_home().join("policy.toml"), text).unwrap();
-}
+use crate::{run_args, session, write_policy};
 
 /// Installs `component` in the workspace's own plugin folder.
 fn install_in_workspace(s: &Session, component: &str) {

@@ -4,17 +4,14 @@
 //! for the model. Plus named provider tables from `config.toml`: kind, key variable,
 //! extra headers, and the errors for unknown names and missing keys.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use airlock_tests::{FAST_RETRIES, Finished, MockModel, Session, Turn, Wire, call, function_responses};
 use serde_json::json;
 
-const WIRES: [Wire; 3] = [Wire::Gemini, Wire::OpenAi, Wire::Anthropic];
+use crate::session;
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+const WIRES: [Wire; 3] = [Wire::Gemini, Wire::OpenAi, Wire::Anthropic];
 
 /// Runs `airlock -p <prompt>` against `mock` (with the session's config).
 fn run(s: &Session, mock: &MockModel, prompt: &str) -> Finished {

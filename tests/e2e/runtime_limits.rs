@@ -2,14 +2,10 @@
 //! the terminal capped, and a plugin that calls `exit()` is named as such, while the session
 //! goes on.
 
-use std::path::Path;
-
 use airlock_tests::{MockModel, Session, Turn, Wire, call, fixtures, function_responses};
 use serde_json::json;
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+use crate::session;
 
 #[test]
 fn huge_errors_and_exits_reach_the_model_and_the_terminal_capped() {

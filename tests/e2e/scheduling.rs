@@ -17,9 +17,7 @@ use std::time::{Duration, Instant};
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses, run_bounded};
 use serde_json::{Value, json};
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+use crate::session;
 
 /// A session with `sched_probe` installed and granted the workspace read-write.
 fn probe_session() -> Session {

@@ -9,9 +9,7 @@ use std::time::{Duration, SystemTime};
 use airlock_tests::{MockModel, Session, Turn, Wire, call, function_responses};
 use serde_json::{Value, json};
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+use crate::session;
 
 /// Runs one turn of `calls` and returns what each call sent back to the model.
 fn results(s: &Session, calls: Vec<(&str, Value)>) -> Vec<String> {

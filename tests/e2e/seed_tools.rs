@@ -3,22 +3,13 @@
 //! host's network rules decide what is reached — by default only public addresses, so the
 //! local server only through a grant that names its address.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use airlock_tests::http_server::WebServer;
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, function_responses};
 use serde_json::json;
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
-
-/// Writes the user's `policy.toml`.
-fn policy(s: &Session, text: &str) {
-    std::fs::create_dir_all(s.airlock_home()).unwrap_or_else(|e| panic!("mkdir $AIRLOCK_HOME: {e}"));
-    std::fs::write(s.airlock_home().join("policy.toml"), text).unwrap_or_else(|e| panic!("write policy.toml: {e}"));
-}
+use crate::{session, write_policy as policy};
 
 /// Grants `web_fetch` the local server's address beside what it requests (every host at a
 /// public address), as `airlock plugins grant web-fetch --net http://127.0.0.1:PORT` writes.

@@ -13,11 +13,9 @@ use airlock_tests::{
 };
 use serde_json::{Value, json};
 
-const WIRES: [Wire; 3] = [Wire::Gemini, Wire::OpenAi, Wire::Anthropic];
+use crate::session;
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+const WIRES: [Wire; 3] = [Wire::Gemini, Wire::OpenAi, Wire::Anthropic];
 
 /// The binary pointed at `mock` with `workspace` instead of the session's own.
 fn command_in(s: &Session, mock: &MockModel, workspace: &Path) -> Command {

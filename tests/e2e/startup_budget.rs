@@ -6,21 +6,16 @@
 // Set-up helpers unwrap: a failed set-up step should fail the test loudly.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, declared_tools, run_bounded, variants};
+
+use crate::{alone, session_with_cache};
 
 /// How many plugin files a workspace may bring.
 const WORKSPACE_PLUGINS: usize = 16;
 /// How many instances the process runs at once, so how many describes at a time.
 const LIVE_INSTANCES: usize = 16;
-
-/// A session with a compile cache of its own: descriptions (and remembered faults) are
-/// cached with the code, and this test must start with none.
-fn session(cache: &Path) -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), cache)
-}
 
 /// Writes `count` plugins whose `describe` spins, the first 16 into the workspace, the rest
 /// into the user's folder; returns their file names. Each run of the test makes new ones.
@@ -63,12 +58,17 @@ fn warning<'a>(done: &'a Finished, file: &str) -> &'a str {
 
 #[test]
 fn spinning_describes_delay_the_first_request_by_one_budget_once() {
+    // Each start is measured against the start-up budget: no other test may compete for the
+    // cores meanwhile (one did, and starved the describes before they could run).
+    let _alone = alone();
     // New digests every run: a fault remembered by an earlier run must not skip the wait.
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
     let run = format!("{:x}", now.as_nanos() % (1 << 40));
     for (count, trusted) in [(20, false), (40, true)] {
         let cache = tempfile::tempdir().unwrap();
-        let s = session(cache.path());
+        // A compile cache of its own: descriptions (and remembered faults) are cached with
+        // the code, and this test must start with none.
+        let s = session_with_cache(cache.path());
         let files = spinning(&s, count, &run);
         if trusted {
             let mut command = s.bare_command();

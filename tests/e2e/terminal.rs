@@ -6,19 +6,16 @@
 //! as exactly what it says. A `$ref`-doubling schema is a load problem, and the run still
 //! answers promptly (every run here is bounded by a timeout and killed past it).
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use airlock_engine::sanitize::is_hidden;
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, fixtures, function_responses, run_bounded};
 use serde_json::{Value, json};
 
+use crate::session;
+
 /// The line a hostile string tries to forge.
 const FORGED: &str = "✓ read_file · README.md";
-
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
 
 const LIMIT: Duration = Duration::from_secs(120);
 

@@ -16,7 +16,7 @@ use serde_json::json;
 const SECRET: &str = "the secret";
 
 fn session() -> Session {
-    let s = Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"));
+    let s = crate::session();
     s.write("secret.txt", SECRET);
     s
 }

@@ -8,7 +8,6 @@
 #[path = "tui_cards.rs"]
 mod cards;
 
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -16,11 +15,9 @@ use airlock_tests::pty::Pty;
 use airlock_tests::{MockModel, Session, Turn, Wire, call, fixtures, function_responses};
 use serde_json::json;
 
-const LIMIT: Duration = Duration::from_secs(90);
+use crate::session;
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+const LIMIT: Duration = Duration::from_secs(90);
 
 /// The UI of `s` pointed at `mock`, in a `cols` x `rows` terminal, ready for input.
 fn open(s: &Session, mock: &MockModel, extra: &[&str], cols: u16, rows: u16) -> Pty {

@@ -26,6 +26,8 @@ pub struct Session {
     pub workspace: PathBuf,
     binary: PathBuf,
     cache: PathBuf,
+    /// What the test keeps while the session lives ([`Session::holding`]).
+    held: Vec<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 /// What a finished run printed.
@@ -43,13 +45,20 @@ impl Session {
         let home = tempfile::tempdir().unwrap_or_else(|e| panic!("temp home: {e}"));
         let workspace_dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temp workspace: {e}"));
         let workspace = workspace_dir.path().canonicalize().unwrap_or_else(|e| panic!("canonical workspace: {e}"));
-        let session = Self { home, workspace_dir, workspace, binary: binary.into(), cache: cache.into() };
+        let session =
+            Self { home, workspace_dir, workspace, binary: binary.into(), cache: cache.into(), held: Vec::new() };
         session.write_config(FAST_RETRIES);
         // airlock tags its compile cache with a key kept in the home; sessions that share one
         // cache must share that key too, or each would throw the others' entries away.
         let key = session.airlock_home().join("cache.key");
         std::fs::write(&key, SHARED_CACHE_KEY).unwrap_or_else(|e| panic!("write {}: {e}", key.display()));
         session
+    }
+
+    /// The session, keeping `held` (a guard, say) until it is dropped.
+    pub fn holding(mut self, held: impl std::any::Any + Send + Sync) -> Self {
+        self.held.push(Box::new(held));
+        self
     }
 
     /// Replaces `$AIRLOCK_HOME/config.toml` with `text`.

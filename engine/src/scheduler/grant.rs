@@ -17,7 +17,8 @@
 use std::path::Path;
 
 use super::Scheduler;
-use super::call::{Access, Run};
+use super::call::Run;
+use super::sandboxing::Access;
 use crate::capability::net::NetRule;
 use crate::capability::{FileGrant, Grant};
 use crate::contract::Access as FileAccess;

@@ -8,9 +8,10 @@
 //! Validation ([`validation`]: registry lookup, JSON-Schema check, the plugin's `validate`,
 //! `describe-call` and `confirm`) runs for all calls at once; approval then runs call by call
 //! in the order the model gave ([`approval`]), and execution ([`call`]) starts only when no
-//! call is still awaiting approval. Calls then run in that order, in groups ([`groups`]): consecutive
-//! parallel-safe calls run together unless two of them may write one file, and any other
-//! call runs alone. One call's failure never touches its siblings, every state change is an
+//! call is still awaiting approval. Calls then run in that order, in groups ([`groups`]):
+//! consecutive parallel-safe calls run together unless two of them may write one file, and
+//! any other call runs alone. What each instance of a call holds, in each phase, is built in
+//! [`sandboxing`]. One call's failure never touches its siblings, every state change is an
 //! [`Event`], and every call ends in a terminal state with a response for the model, also
 //! when cancelled.
 
@@ -21,6 +22,7 @@ mod finish;
 mod grant;
 mod groups;
 mod output;
+mod sandboxing;
 mod validation;
 
 use std::collections::HashSet;
@@ -36,12 +38,12 @@ use crate::cancel::Cancellation;
 use crate::capability::CallLimits;
 use crate::contract::{ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, EventSink};
+use airlock_model::{FunctionCall, FunctionResponse};
 use crate::policy::{Approver, Policy};
 use crate::registry::Registry;
 use crate::runtime::Runtime;
-use airlock_model::{FunctionCall, FunctionResponse};
 use airlock_sandbox::folders::{self, CommandView, HostEnv};
-use call::{Approved, Ready};
+use call::{Approved, Prepared};
 use validation::Validated;
 
 /// A finished call.
@@ -245,7 +247,7 @@ impl Scheduler {
         validated: Vec<Option<Validated>>,
         events: &EventSink,
         cancel: &Cancellation,
-    ) -> (Vec<Option<CompletedCall>>, Vec<(usize, Ready)>) {
+    ) -> (Vec<Option<CompletedCall>>, Vec<(usize, Prepared)>) {
         const BATCH_CANCELLED: &str = "the user cancelled another call of this batch";
         let mut slots: Vec<Option<CompletedCall>> = Vec::with_capacity(validated.len());
         let mut runnable = Vec::new();

@@ -297,15 +297,15 @@ async fn a_cancelled_question_asks_no_more() {
 fn every_question_says_what_commands_run_under_and_names_a_missing_landlock() {
     use airlock_sandbox::Support;
     let full = Support { landlock_abi: Some(7), seccomp: true };
-    let confined = call::commands_sandbox_under(full, Ok(()), false);
+    let confined = sandboxing::commands_sandbox_under(full, Ok(()), false);
     assert_eq!(
         confined,
         "programs it starts run in a read-only view of the system with your secrets hidden, under Landlock ABI 7 \
          + seccomp, no network"
     );
-    let flat = call::commands_sandbox_under(full, Err("unshare: Operation not permitted"), false);
+    let flat = sandboxing::commands_sandbox_under(full, Err("unshare: Operation not permitted"), false);
     assert!(flat.contains("WITHOUT the read-only view of the system (unshare: Operation not permitted)"), "{flat}");
-    let open = call::commands_sandbox_under(Support { landlock_abi: None, seccomp: true }, Ok(()), true);
+    let open = sandboxing::commands_sandbox_under(Support { landlock_abi: None, seccomp: true }, Ok(()), true);
     assert!(open.contains("WITHOUT a file-system sandbox") && open.ends_with("with the network"), "{open}");
 }
 

@@ -1,55 +1,31 @@
 //! The validating step: a call's tool looked up and offered, its arguments parsed and
 //! checked against the tool's schema, then the plugin's `validate`, `describe-call` and
 //! `confirm` run in one read-only instance. Runs for all the calls of a batch at once; what
-//! passes waits for approval ([`super::approval`]) as a [`Pending`] call, the rest ends here.
+//! passes waits for approval ([`super::approval`]) as a [`Prepared`] call, the rest ends here.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::bound::BoundEdit;
-use super::call::{Access, EditTarget, Writes};
+use super::call::Prepared;
 use super::finish::{cancelled, fault_error, finish, finish_metered};
+use super::sandboxing::{Access, EditTarget, InstanceOf, Writes};
 use super::{CompletedCall, Scheduler};
 use crate::cancel::Cancellation;
 use crate::capability::Phase;
 use crate::contract::{Confirmation, ErrorKind, ToolError};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
+use airlock_model::FunctionCall;
 use crate::policy::Verdict;
 use crate::policy::rules::CallFacts;
 use crate::registry::{ArgsProblem, Origin, RegisteredTool};
-use crate::runtime::{Instance, Parked};
-use airlock_model::FunctionCall;
+use crate::runtime::Instance;
 
 /// The outcome of validation: a call to approve, or one that already ended.
 pub(super) enum Validated {
-    Pending(Box<Pending>),
+    Pending(Box<Prepared>),
     Done(Box<CompletedCall>),
-}
-
-/// A call that passed validation and waits for its verdict (and perhaps the user).
-pub(super) struct Pending {
-    pub call: FunctionCall,
-    pub tool: Arc<RegisteredTool>,
-    pub args: String,
-    pub started: Instant,
-    pub writes: Writes,
-    pub access: Access,
-    pub description: String,
-    pub confirmation: Option<Confirmation>,
-    /// The path the call touches, for rules.
-    pub path: Option<String>,
-    /// The command of an exec confirmation, for rules.
-    pub command: Option<String>,
-    /// The check instance, kept for the execution when both hold the same sandbox.
-    pub kept: Option<Parked>,
-}
-
-impl Pending {
-    pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
-        let error = Err(ToolError::new(ErrorKind::Cancelled, reason));
-        finish_metered(&self.call, self.started, error, events, Some(&self.access.meter))
-    }
 }
 
 impl Scheduler {
@@ -63,7 +39,7 @@ impl Scheduler {
     }
 
     /// Takes a call through `validating` ([`Scheduler::validating`] said so): to a
-    /// [`Pending`] call, or to its end.
+    /// [`Prepared`] call, or to its end.
     pub(super) async fn validate(&self, call: &FunctionCall, events: &EventSink, cancel: &Cancellation) -> Validated {
         let started = Instant::now();
         let parsed = parse_args(&call.arguments);
@@ -110,24 +86,22 @@ impl Scheduler {
                 return Validated::Done(Box::new(finish_metered(call, started, error, events, Some(&access.meter))));
             }
         };
-        let kept = self.keep_for_execution(instance, &tool, call, &access, &writes, cancel);
+        let kept =
+            self.keep_for_execution(instance, InstanceOf { tool: &tool, call, access: &access, cancel }, &writes);
         let path = touched_path(confirmation.as_ref(), &args, &self.workspace, tool.info.kind.is_read_only());
-        let command = match &confirmation {
-            Some(Confirmation::Exec { command, .. }) => Some(command.clone()),
-            _ => None,
-        };
-        Validated::Pending(Box::new(Pending {
+        Validated::Pending(Box::new(Prepared {
             call: call.clone(),
             tool,
             args,
             started,
-            writes,
-            access,
             description,
             confirmation,
             path,
-            command,
+            writes,
+            access,
             kept,
+            modified: false,
+            approved_line: None,
         }))
     }
 
@@ -164,7 +138,7 @@ impl Scheduler {
         access: &Access,
         cancel: &Cancellation,
     ) -> Result<(Instance, String, Option<Confirmation>), ToolError> {
-        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None, None).await?;
+        let mut instance = self.instance(InstanceOf { tool, call, access, cancel }, Phase::Check).await?;
         let name = &tool.info.name;
         instance.validate(name, args).await.map_err(|f| fault_error(tool, f))??;
         let description = one_line(&instance.describe_call(name, args).await.map_err(|f| fault_error(tool, f))?);
@@ -182,7 +156,7 @@ impl Scheduler {
         access: &Access,
         cancel: &Cancellation,
     ) -> Result<String, ToolError> {
-        let mut instance = self.instance(tool, call, access, Phase::Check, cancel, None, None).await?;
+        let mut instance = self.instance(InstanceOf { tool, call, access, cancel }, Phase::Check).await?;
         let name = &tool.info.name;
         let new_args = instance.modify_args(name, args, proposed).await.map_err(|f| fault_error(tool, f))??;
         let parsed = parse_args(&new_args).map_err(|reason| {

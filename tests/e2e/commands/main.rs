@@ -22,17 +22,7 @@ mod toolchains;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use airlock_tests::Session;
-
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
-
-/// Writes the user's `policy.toml`.
-fn write_policy(s: &Session, text: &str) {
-    std::fs::create_dir_all(s.airlock_home()).unwrap_or_else(|e| panic!("mkdir $AIRLOCK_HOME: {e}"));
-    std::fs::write(s.airlock_home().join("policy.toml"), text).unwrap_or_else(|e| panic!("write policy.toml: {e}"));
-}
+use crate::{session, write_policy};
 
 /// Whether a process runs (a zombie waiting for its parent does not count).
 fn pid_alive(pid: u32) -> bool {

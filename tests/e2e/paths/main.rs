@@ -13,9 +13,7 @@ use std::path::{Path, PathBuf};
 
 use airlock_tests::Session;
 
-fn session() -> Session {
-    Session::new(env!("CARGO_BIN_EXE_airlock"), &Path::new(env!("CARGO_TARGET_TMPDIR")).join("airlock-cache"))
-}
+use crate::session;
 
 /// `airlock ARGS` with no model.
 fn airlock(s: &Session, args: &[&str]) -> airlock_tests::Finished {

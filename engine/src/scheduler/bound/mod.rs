@@ -30,7 +30,7 @@ use std::time::Duration;
 use scratch::Changes;
 pub use scratch::Scratch;
 
-use super::call::EditTarget;
+use super::sandboxing::EditTarget;
 use crate::contract::{ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::runtime::MAX_EDIT_CONTENT;
 use airlock_files::FileError;
