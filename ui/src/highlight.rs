@@ -19,9 +19,9 @@ use crate::composer::clean;
 use crate::style::Theme;
 use grammars::Category;
 
-/// Blocks above this size are drawn plain. Highlighting ran at 4.4 MB/s on real Rust
-/// sources and 1.3 MB/s on minified JavaScript on the loaded 2-core machine, so the largest
-/// block costs 30–100 ms; a block still streaming is highlighted again on each render, which
+/// Blocks above this size are drawn plain. Highlighting ran at 3.7 MB/s on real Rust
+/// sources and 1.5 MB/s on minified JavaScript on the loaded 2-core machine, so the largest
+/// block costs 35–90 ms. A block still streaming is highlighted again on each render, which
 /// is why the cap is a quarter of codex's 512 KB. A whole source file pasted into an answer
 /// (the host's largest is 30 KB) stays coloured.
 pub const MAX_HIGHLIGHT_BYTES: usize = 128 * 1024;

@@ -29,7 +29,6 @@ pub(super) const CAPTURES: &[(&str, Category)] = &[
     ("comment", Category::Comment),
     ("string", Category::Str),
     ("string.special", Category::Str),
-    ("string.special.key", Category::Type),
     ("escape", Category::Str),
     ("number", Category::Number),
     ("boolean", Category::Number),
