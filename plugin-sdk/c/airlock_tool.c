@@ -240,78 +240,35 @@ char *airlock_json_escape(const char *s) {
 }
 
 /* ==== JSON reader ==================================================================
- * Strict RFC 8259, iterative (an explicit stack of at most JSON_MAX_DEPTH containers, no
- * recursion), every read bounds-checked against len. Strings are decoded into one buffer
- * of len + 1 bytes (a decoded string plus its NUL never exceeds its quoted source). */
+ * cJSON (cjson/, version and source in README.md) parses; this layer copies its tree into
+ * the kit's own nodes, which know their key's and string's lengths, and adds what cJSON does
+ * not check: the text must be UTF-8, nothing but whitespace may follow the value, and a
+ * string may not hold a NUL (`\u0000`), because cJSON's C strings would silently end there
+ * and the tool would read less than the host checked. Nesting deeper than JSON_MAX_DEPTH is
+ * refused by cJSON itself (CJSON_NESTING_LIMIT), so its recursion stays shallow.
+ * cJSON is compiled into this file, so every build of airlock_tool.c (build.sh, the native
+ * tests, a project's own scripts) gets it without a new source to list. */
 
 #define JSON_MAX_DEPTH 64
+#define CJSON_NESTING_LIMIT JSON_MAX_DEPTH
+#include "cjson/cJSON.c"
 
 struct airlock_json {
     airlock_json_type type;
     bool boolean;
     double number;
-    const char *str; /* decoded string value */
+    const char *str; /* the string value (cJSON's copy) */
     size_t str_len;
     const char *key; /* member key when inside an object */
-    size_t key_len;  /* its length in bytes (a key may hold an escaped NUL) */
     size_t count;    /* children */
-    size_t first_i, next_i, last_i; /* indices while parsing (0 = none; the root is 0) */
     const airlock_json *first, *next;
 };
 
 struct airlock_json_doc {
+    cJSON *tree; /* owns the strings the nodes point into */
     airlock_json *nodes;
-    size_t count, cap;
-    char *strings;
-    size_t strings_used;
+    size_t count;
 };
-
-typedef struct {
-    const unsigned char *s;
-    size_t len, pos;
-    airlock_json_doc *doc;
-    const char *error;
-} json_parser;
-
-static size_t json_new_node(json_parser *p, airlock_json_type type) {
-    airlock_json_doc *d = p->doc;
-    if (d->count == d->cap) {
-        d->cap = d->cap ? d->cap * 2 : 16;
-        d->nodes = xrealloc(d->nodes, d->cap * sizeof(airlock_json));
-    }
-    airlock_json *n = &d->nodes[d->count];
-    memset(n, 0, sizeof *n);
-    n->type = type;
-    return d->count++;
-}
-
-static void json_ws(json_parser *p) {
-    while (p->pos < p->len) {
-        unsigned char c = p->s[p->pos];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
-        p->pos++;
-    }
-}
-
-static int hexval(unsigned char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static bool json_hex4(json_parser *p, unsigned *out) {
-    if (p->len - p->pos < 4) return false;
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        int h = hexval(p->s[p->pos + i]);
-        if (h < 0) return false;
-        v = v * 16 + (unsigned)h;
-    }
-    p->pos += 4;
-    *out = v;
-    return true;
-}
 
 /* Length of the valid UTF-8 sequence at s[0..avail), or 0. */
 static size_t utf8_seq(const unsigned char *s, size_t avail) {
@@ -332,232 +289,90 @@ static size_t utf8_seq(const unsigned char *s, size_t avail) {
     return n;
 }
 
-/* Parses the string at p->pos (which is '"') into the string buffer. */
-static bool json_string(json_parser *p, const char **out, size_t *out_len) {
-    char *dst = p->doc->strings + p->doc->strings_used;
-    size_t n = 0;
-    p->pos++; /* opening quote */
-    for (;;) {
-        if (p->pos >= p->len) { p->error = "unterminated string"; return false; }
-        unsigned char c = p->s[p->pos];
-        if (c == '"') { p->pos++; break; }
-        if (c < 0x20) { p->error = "control character in a string"; return false; }
-        if (c == '\\') {
-            if (++p->pos >= p->len) { p->error = "unterminated string"; return false; }
-            unsigned char e = p->s[p->pos++];
-            unsigned cp;
-            switch (e) {
-            case '"': dst[n++] = '"'; continue;
-            case '\\': dst[n++] = '\\'; continue;
-            case '/': dst[n++] = '/'; continue;
-            case 'b': dst[n++] = '\b'; continue;
-            case 'f': dst[n++] = '\f'; continue;
-            case 'n': dst[n++] = '\n'; continue;
-            case 'r': dst[n++] = '\r'; continue;
-            case 't': dst[n++] = '\t'; continue;
-            case 'u':
-                if (!json_hex4(p, &cp)) { p->error = "bad \\u escape"; return false; }
-                if (cp >= 0xdc00 && cp <= 0xdfff) { p->error = "lone surrogate in \\u escape"; return false; }
-                if (cp >= 0xd800 && cp <= 0xdbff) {
-                    unsigned lo;
-                    if (p->len - p->pos < 2 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u') {
-                        p->error = "lone surrogate in \\u escape";
-                        return false;
-                    }
-                    p->pos += 2;
-                    if (!json_hex4(p, &lo) || lo < 0xdc00 || lo > 0xdfff) {
-                        p->error = "lone surrogate in \\u escape";
-                        return false;
-                    }
-                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                }
-                if (cp < 0x80) dst[n++] = (char)cp;
-                else if (cp < 0x800) {
-                    dst[n++] = (char)(0xc0 | (cp >> 6));
-                    dst[n++] = (char)(0x80 | (cp & 0x3f));
-                } else if (cp < 0x10000) {
-                    dst[n++] = (char)(0xe0 | (cp >> 12));
-                    dst[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                    dst[n++] = (char)(0x80 | (cp & 0x3f));
-                } else {
-                    dst[n++] = (char)(0xf0 | (cp >> 18));
-                    dst[n++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-                    dst[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                    dst[n++] = (char)(0x80 | (cp & 0x3f));
-                }
-                continue;
-            default: p->error = "bad escape in a string"; return false;
-            }
+/* The first thing this layer refuses in text before cJSON reads it (invalid UTF-8, or a
+ * `\u0000` escape: a backslash run of odd length before `u0000`), or NULL; *at is its byte. */
+static const char *json_precheck(const unsigned char *s, size_t len, size_t *at) {
+    size_t backslashes = 0;
+    for (size_t i = 0; i < len;) {
+        size_t k = utf8_seq(s + i, len - i);
+        if (!k) { *at = i; return "invalid UTF-8"; }
+        if (s[i] == 'u' && backslashes % 2 == 1 && len - i >= 5 && memcmp(s + i + 1, "0000", 4) == 0) {
+            *at = i - 1;
+            return "a string holds a NUL character (\\u0000)";
         }
-        size_t k = utf8_seq(p->s + p->pos, p->len - p->pos);
-        if (!k) { p->error = "invalid UTF-8 in a string"; return false; }
-        memcpy(dst + n, p->s + p->pos, k);
-        n += k;
-        p->pos += k;
+        backslashes = s[i] == '\\' ? backslashes + 1 : 0;
+        i += k;
     }
-    dst[n] = 0;
-    p->doc->strings_used += n + 1;
-    *out = dst;
-    *out_len = n;
-    return true;
+    return NULL;
 }
 
-static bool json_number(json_parser *p, double *out) {
-    size_t start = p->pos;
-    const unsigned char *s = p->s;
-#define DIGIT(i) ((i) < p->len && s[i] >= '0' && s[i] <= '9')
-    if (p->pos < p->len && s[p->pos] == '-') p->pos++;
-    if (p->pos < p->len && s[p->pos] == '0') p->pos++;
-    else if (DIGIT(p->pos)) { while (DIGIT(p->pos)) p->pos++; }
-    else { p->error = "bad number"; return false; }
-    if (p->pos < p->len && s[p->pos] == '.') {
-        p->pos++;
-        if (!DIGIT(p->pos)) { p->error = "bad number"; return false; }
-        while (DIGIT(p->pos)) p->pos++;
-    }
-    if (p->pos < p->len && (s[p->pos] == 'e' || s[p->pos] == 'E')) {
-        p->pos++;
-        if (p->pos < p->len && (s[p->pos] == '+' || s[p->pos] == '-')) p->pos++;
-        if (!DIGIT(p->pos)) { p->error = "bad number"; return false; }
-        while (DIGIT(p->pos)) p->pos++;
-    }
-#undef DIGIT
-    size_t n = p->pos - start;
-    char small[64];
-    char *tmp = n < sizeof small ? small : xmalloc(n + 1);
-    memcpy(tmp, s + start, n);
-    tmp[n] = 0;
-    *out = strtod(tmp, NULL);
-    if (tmp != small) free(tmp);
-    return true;
+static size_t json_count(const cJSON *item) {
+    size_t n = 1;
+    for (const cJSON *c = item->child; c; c = c->next) n += json_count(c);
+    return n;
 }
 
-static bool json_literal(json_parser *p, const char *word) {
-    size_t n = strlen(word);
-    if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n) != 0) {
-        p->error = "unexpected character";
-        return false;
+/* Copies item (and its children, depth first) into doc->nodes; returns its node. */
+static airlock_json *json_copy(airlock_json_doc *doc, const cJSON *item) {
+    airlock_json *n = &doc->nodes[doc->count++];
+    memset(n, 0, sizeof *n);
+    switch (item->type & 0xff) {
+    case cJSON_False: n->type = AIRLOCK_JSON_BOOL; break;
+    case cJSON_True: n->type = AIRLOCK_JSON_BOOL; n->boolean = true; break;
+    case cJSON_Number: n->type = AIRLOCK_JSON_NUMBER; n->number = item->valuedouble; break;
+    case cJSON_String:
+        n->type = AIRLOCK_JSON_STRING;
+        n->str = item->valuestring;
+        n->str_len = strlen(item->valuestring);
+        break;
+    case cJSON_Array: n->type = AIRLOCK_JSON_ARRAY; break;
+    case cJSON_Object: n->type = AIRLOCK_JSON_OBJECT; break;
+    default: n->type = AIRLOCK_JSON_NULL; break;
     }
-    p->pos += n;
-    return true;
-}
-
-static void json_attach(json_parser *p, size_t parent, size_t child, const char *key, size_t key_len) {
-    airlock_json *nodes = p->doc->nodes;
-    nodes[child].key = key;
-    nodes[child].key_len = key_len;
-    if (nodes[parent].count == 0) nodes[parent].first_i = child;
-    else nodes[nodes[parent].last_i].next_i = child;
-    nodes[parent].last_i = child;
-    nodes[parent].count++;
+    airlock_json *last = NULL;
+    for (const cJSON *c = item->child; c; c = c->next) {
+        airlock_json *child = json_copy(doc, c);
+        child->key = c->string;
+        if (last) last->next = child;
+        else n->first = child;
+        last = child;
+        n->count++;
+    }
+    return n;
 }
 
 airlock_json_doc *airlock_json_parse(const char *text, size_t len, char *error, size_t error_size) {
-    airlock_json_doc *doc = xmalloc(sizeof *doc);
-    memset(doc, 0, sizeof *doc);
-    doc->strings = xmalloc(len + 1);
-    json_parser p = {(const unsigned char *)text, len, 0, doc, NULL};
-    size_t stack[JSON_MAX_DEPTH];
-    size_t depth = 0;
-    const char *key = NULL;
-    size_t key_len = 0;
-    bool expect_key = false, after_value = false;
-
-    for (;;) {
-        json_ws(&p);
-        if (after_value) {
-            if (depth == 0) {
-                if (p.pos != p.len) p.error = "trailing characters after the value";
-                break;
-            }
-            size_t top = stack[depth - 1];
-            bool is_object = doc->nodes[top].type == AIRLOCK_JSON_OBJECT;
-            if (p.pos >= p.len) { p.error = "unexpected end of input"; break; }
-            unsigned char c = p.s[p.pos];
-            if (c == ',') {
-                p.pos++;
-                after_value = false;
-                expect_key = is_object;
-                continue;
-            }
-            if ((c == '}' && is_object) || (c == ']' && !is_object)) {
-                p.pos++;
-                depth--;
-                continue;
-            }
-            p.error = is_object ? "expected ',' or '}'" : "expected ',' or ']'";
-            break;
+    const unsigned char *s = (const unsigned char *)text;
+    size_t at = 0;
+    const char *refused = json_precheck(s, len, &at);
+    cJSON *tree = NULL;
+    if (!refused) {
+        const char *end = NULL;
+        tree = cJSON_ParseWithLengthOpts(text, len, &end, false);
+        at = end ? (size_t)(end - text) : 0;
+        if (!tree) refused = "malformed JSON";
+        else {
+            while (at < len && (s[at] == ' ' || s[at] == '\t' || s[at] == '\n' || s[at] == '\r')) at++;
+            if (at != len) refused = "trailing characters after the value";
         }
-        if (p.pos >= p.len) { p.error = "unexpected end of input"; break; }
-        unsigned char c = p.s[p.pos];
-        if (expect_key) {
-            if (c != '"') { p.error = "expected a string key"; break; }
-            if (!json_string(&p, &key, &key_len)) break;
-            json_ws(&p);
-            if (p.pos >= p.len || p.s[p.pos] != ':') { p.error = "expected ':'"; break; }
-            p.pos++;
-            expect_key = false;
-            continue;
-        }
-        /* A value. */
-        size_t node;
-        if (c == '{' || c == '[') {
-            if (depth == JSON_MAX_DEPTH) { p.error = "nested too deeply"; break; }
-            node = json_new_node(&p, c == '{' ? AIRLOCK_JSON_OBJECT : AIRLOCK_JSON_ARRAY);
-            if (depth) json_attach(&p, stack[depth - 1], node, key, key_len);
-            stack[depth++] = node;
-            p.pos++;
-            json_ws(&p);
-            if (p.pos < p.len && p.s[p.pos] == (c == '{' ? '}' : ']')) {
-                p.pos++;
-                depth--;
-                after_value = true;
-            } else {
-                expect_key = c == '{';
-            }
-            key = NULL;
-            continue;
-        }
-        node = json_new_node(&p, AIRLOCK_JSON_NULL);
-        bool ok = true;
-        if (c == '"') {
-            doc->nodes[node].type = AIRLOCK_JSON_STRING;
-            ok = json_string(&p, &doc->nodes[node].str, &doc->nodes[node].str_len);
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            doc->nodes[node].type = AIRLOCK_JSON_NUMBER;
-            ok = json_number(&p, &doc->nodes[node].number);
-        } else if (c == 't' || c == 'f') {
-            doc->nodes[node].type = AIRLOCK_JSON_BOOL;
-            doc->nodes[node].boolean = c == 't';
-            ok = json_literal(&p, c == 't' ? "true" : "false");
-        } else if (c == 'n') {
-            ok = json_literal(&p, "null");
-        } else {
-            p.error = "unexpected character";
-            ok = false;
-        }
-        if (!ok) break;
-        if (depth) json_attach(&p, stack[depth - 1], node, key, key_len);
-        key = NULL;
-        after_value = true;
     }
-    if (p.error) {
-        if (error && error_size) snprintf(error, error_size, "%s at byte %zu", p.error, p.pos);
-        airlock_json_free(doc);
+    if (refused) {
+        if (error && error_size) snprintf(error, error_size, "%s at byte %zu", refused, at);
+        cJSON_Delete(tree);
         return NULL;
     }
-    for (size_t i = 0; i < doc->count; i++) {
-        airlock_json *n = &doc->nodes[i];
-        n->first = n->count ? &doc->nodes[n->first_i] : NULL;
-        n->next = n->next_i ? &doc->nodes[n->next_i] : NULL;
-    }
+    airlock_json_doc *doc = xmalloc(sizeof *doc);
+    doc->tree = tree;
+    doc->nodes = xmalloc(json_count(tree) * sizeof(airlock_json));
+    doc->count = 0;
+    json_copy(doc, tree);
     return doc;
 }
 
 void airlock_json_free(airlock_json_doc *doc) {
     if (!doc) return;
+    cJSON_Delete(doc->tree);
     free(doc->nodes);
-    free(doc->strings);
     free(doc);
 }
 
@@ -582,10 +397,8 @@ const char *airlock_json_type_name(airlock_json_type t) {
 const airlock_json *airlock_json_get(const airlock_json *object, const char *key) {
     if (!object || object->type != AIRLOCK_JSON_OBJECT) return NULL;
     const airlock_json *found = NULL;
-    size_t n = strlen(key);
-    /* Compared with the key's full length: "path\u0000x" is not "path". */
     for (const airlock_json *c = object->first; c; c = c->next)
-        if (c->key_len == n && memcmp(c->key, key, n) == 0) found = c; /* the last one wins, as in serde_json */
+        if (strcmp(c->key, key) == 0) found = c; /* the last one wins, as in serde_json */
     return found;
 }
 
@@ -677,7 +490,6 @@ bool airlock_args_has(const airlock_args *args, const char *field) { return fiel
 
 static bool get_string(airlock_args *args, const char *field, const airlock_json *v, const char **out) {
     if (v->type != AIRLOCK_JSON_STRING) return mistyped(args, field, "a string", v);
-    if (strlen(v->str) != v->str_len) return airlock_args_reject(args, field, "contains a NUL character");
     *out = v->str;
     return true;
 }
@@ -761,11 +573,10 @@ bool airlock_args_strings(airlock_args *args, const char *field, const char *con
     const char **list = xmalloc((v->count + 1) * sizeof(char *));
     size_t i = 0;
     for (const airlock_json *c = v->first; c; c = c->next, i++) {
-        if (c->type != AIRLOCK_JSON_STRING || strlen(c->str) != c->str_len) {
+        if (c->type != AIRLOCK_JSON_STRING) {
             free(list);
             char name[160];
             snprintf(name, sizeof name, "%s[%zu]", field, i);
-            if (c->type == AIRLOCK_JSON_STRING) return airlock_args_reject(args, name, "contains a NUL character");
             return mistyped(args, name, "a string", c);
         }
         list[i] = c->str;

@@ -157,8 +157,11 @@ typedef enum {
 typedef struct airlock_json airlock_json; /* a value inside a parsed document */
 typedef struct airlock_json_doc airlock_json_doc;
 
-/* Parses text (len bytes). Returns NULL and a static message in *error on malformed JSON
- * (strict RFC 8259; nesting deeper than 64 levels and lone surrogates are refused). */
+/* Parses text (len bytes) with cJSON (cjson/). Returns NULL and a message in *error on
+ * malformed JSON, text that is not UTF-8, nesting deeper than 64 levels, lone surrogates,
+ * trailing characters and strings holding a NUL (\u0000). cJSON is lenient where RFC 8259
+ * is not but the meaning is plain: leading zeros (01), a bare point (1.), control
+ * characters inside strings. */
 airlock_json_doc *airlock_json_parse(const char *text, size_t len, char *error, size_t error_size);
 void airlock_json_free(airlock_json_doc *doc);
 const airlock_json *airlock_json_root(const airlock_json_doc *doc);
@@ -173,7 +176,7 @@ size_t airlock_json_len(const airlock_json *v);
 const airlock_json *airlock_json_at(const airlock_json *array, size_t i);
 /* Member i of an object (its key in *key), or NULL. */
 const airlock_json *airlock_json_member(const airlock_json *object, size_t i, const char **key);
-/* The decoded string (NUL-terminated; *len, if given, counts embedded NULs), or NULL. */
+/* The decoded string (NUL-terminated, never holding a NUL; *len, if given, is its length), or NULL. */
 const char *airlock_json_string(const airlock_json *v, size_t *len);
 double airlock_json_number(const airlock_json *v);
 bool airlock_json_bool(const airlock_json *v);

@@ -171,12 +171,17 @@ async fn a_corrupt_cache_entry_is_replaced() {
 }
 
 #[test]
-fn edit_distance_counts_single_edits() {
-    use names::edit_distance;
-    assert_eq!(edit_distance("read_fil", "read_file"), 1);
-    assert_eq!(edit_distance("reed_file", "read_file"), 1);
-    assert_eq!(edit_distance("", "abc"), 3);
-    assert_eq!(edit_distance("glob", "glob"), 0);
+fn did_you_mean_suggests_names_one_typo_away_and_nothing_far() {
+    let tools = ["read_file", "write_file", "glob", "ls"];
+    let closest = |name| names::closest_name(tools.iter().copied(), name);
+    assert_eq!(closest("read_fil"), Some("read_file"), "a deletion");
+    assert_eq!(closest("reed_file"), Some("read_file"), "a substitution");
+    assert_eq!(closest("raed_file"), Some("read_file"), "a swap of neighbours is two edits, within half");
+    assert_eq!(closest("wirte_file"), Some("write_file"));
+    assert_eq!(closest("globb"), Some("glob"));
+    assert_eq!(closest("cd"), None, "two edits from `ls` is more than half of two letters");
+    assert_eq!(closest("grep"), None, "three edits from `glob`");
+    assert_eq!(closest(""), None);
 }
 
 // ---- Hostile caches, names, budgets and slow describes (issue 7, items 3, 5, 6, 13).

@@ -117,6 +117,18 @@ pub fn find<'a>(plugins: &[&'a Arc<Plugin>], name: &str) -> Result<Found<'a>, Na
     }
 }
 
+/// How far apart two names are: the Levenshtein distance in chars (`strsim`), which counts
+/// an insertion, a deletion or a substitution as one edit.
+fn distance(a: &str, b: &str) -> usize {
+    strsim::levenshtein(a, b)
+}
+
+/// Whether `name` is close enough to `candidate` to suggest it: at most half the longer of
+/// the two names away, so `cd` never suggests `ls` but `read_fil` suggests `read_file`.
+fn close(name: &str, candidate: &str, distance: usize) -> bool {
+    distance <= candidate.len().max(name.len()) / 2
+}
+
 /// The plugin whose name, tool or file stem is closest to `name`, if any is close.
 fn closest(plugins: &[&Arc<Plugin>], name: &str) -> Option<String> {
     plugins
@@ -127,36 +139,19 @@ fn closest(plugins: &[&Arc<Plugin>], name: &str) -> Option<String> {
             std::iter::once(plugin.info.name.clone())
                 .chain(tools)
                 .chain(std::iter::once(stem))
-                .map(move |candidate| (edit_distance(name, &candidate), candidate.len(), &plugin.info.name))
+                .map(move |candidate| (distance(name, &candidate), candidate, &plugin.info.name))
         })
-        .filter(|(distance, len, _)| *distance <= (*len).max(name.len()) / 2)
+        .filter(|(distance, candidate, _)| close(name, candidate, *distance))
         .min_by_key(|(distance, _, _)| *distance)
         .map(|(_, _, plugin)| plugin.clone())
 }
 
-/// The name among `candidates` closest to `name`, if one is close (at most half its length
-/// away).
+/// The name among `candidates` closest to `name`, if one is close (see [`close`]).
 pub fn closest_name<'a>(candidates: impl IntoIterator<Item = &'a str>, name: &str) -> Option<&'a str> {
     candidates
         .into_iter()
-        .map(|candidate| (edit_distance(name, candidate), candidate))
-        .filter(|(distance, candidate)| *distance <= candidate.len().max(name.len()) / 2)
+        .map(|candidate| (distance(name, candidate), candidate))
+        .filter(|(distance, candidate)| close(name, candidate, *distance))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance, for short names.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = if ca == *cb { previous } else { 1 + previous.min(row[j]).min(row[j + 1]) };
-            previous = current;
-        }
-    }
-    row[b.len()]
 }

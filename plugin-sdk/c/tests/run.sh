@@ -12,7 +12,10 @@ cc_test() { # OUT SOURCES...
     # shellcheck disable=SC2086
     "$HOSTCC" -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -g $SANITIZE -I "$KIT" -o "$BIN/$out" "$@" "$KIT/airlock_tool.c"
 }
-cc_test helper "$KIT/tests/helper_test.c" && "$BIN/helper"
+# One command per line: under `set -e` a failure on the left of `&&` would not stop the script.
+cc_test helper "$KIT/tests/helper_test.c"
+"$BIN/helper"
 E="$KIT/examples/checksum"
-cc_test checksum -I "$E" "$E/test.c" "$E/checksum.c" "$E/hashes.c" && "$BIN/checksum"
+cc_test checksum -I "$E" "$E/test.c" "$E/checksum.c" "$E/hashes.c"
+"$BIN/checksum"
 "$KIT/template/test.sh"
