@@ -16,7 +16,9 @@
 //!   "always" is offered, since the same line would be asked about again.
 
 use crate::sanitize;
-use airlock_shell::risk::{self, Risk};
+use airlock_shell::risk;
+/// How risky a command of the line looks (the front ends show it).
+pub use airlock_shell::risk::Risk;
 use airlock_shell::{Command, Line};
 
 /// Most characters of one command's row; the whole line is shown below the rows.

@@ -123,8 +123,8 @@ pub fn risk(risk: contract::Risk) -> wire::Risk {
     }
 }
 
-fn command_risk(risk: airlock_shell::risk::Risk) -> wire::Risk {
-    use airlock_shell::risk::Risk as R;
+fn command_risk(risk: airlock_engine::policy::line_view::Risk) -> wire::Risk {
+    use airlock_engine::policy::line_view::Risk as R;
     match risk {
         R::Low => wire::Risk::Low,
         R::Medium => wire::Risk::Medium,
