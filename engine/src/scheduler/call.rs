@@ -20,9 +20,9 @@ use crate::capability::Effective;
 use crate::capability::net::{self, NetRule};
 use crate::contract::{Confirmation, ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
-use airlock_model::FunctionCall;
 use crate::registry::RegisteredTool;
 use crate::runtime::{ApprovedLine, Instance, Parked};
+use airlock_model::FunctionCall;
 use airlock_sandbox::explain::Blocked;
 
 /// The outcome of the steps before execution.

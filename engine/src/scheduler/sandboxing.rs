@@ -16,9 +16,9 @@ use crate::cancel::Cancellation;
 use crate::capability::net::NetRule;
 use crate::capability::{CallLimits, Effective, Phase, Preopen};
 use crate::contract::{ErrorKind, ToolError};
-use airlock_model::FunctionCall;
 use crate::registry::RegisteredTool;
 use crate::runtime::{ApprovedLine, Gate, Instance, Parked, ProcessAccess, Sandbox, UsageMeter};
+use airlock_model::FunctionCall;
 
 /// What an approved call may write while it executes.
 pub(super) enum Writes {

@@ -16,11 +16,11 @@ use crate::cancel::Cancellation;
 use crate::capability::Phase;
 use crate::contract::{Confirmation, ErrorKind, ToolError};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
-use airlock_model::FunctionCall;
 use crate::policy::Verdict;
 use crate::policy::rules::CallFacts;
 use crate::registry::{ArgsProblem, Origin, RegisteredTool};
 use crate::runtime::Instance;
+use airlock_model::FunctionCall;
 
 /// The outcome of validation: a call to approve, or one that already ended.
 pub(super) enum Validated {

@@ -14,8 +14,8 @@ use airlock_engine::agent::Report;
 use airlock_engine::contract;
 use airlock_engine::engine::{self, GrantQuestion, Op};
 use airlock_engine::events::{self, CallUpdate, Event};
-use airlock_model::{Usage, UsageKind};
 use airlock_engine::policy::ApprovalMode;
+use airlock_model::{Usage, UsageKind};
 
 /// Most lines of a summary kept on a card.
 const SUMMARY_LINES: usize = 20;

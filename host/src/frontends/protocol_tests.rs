@@ -99,7 +99,9 @@ fn a_cards_text_is_made_safe() {
 
 fn approval(confirmation: Confirmation) -> engine::Question {
     let mut sandbox = airlock_engine::capability::Held::default();
-    sandbox.folders.push(airlock_engine::capability::HeldFolder { path: format!("/w/{HOSTILE}").into(), writable: true });
+    sandbox
+        .folders
+        .push(airlock_engine::capability::HeldFolder { path: format!("/w/{HOSTILE}").into(), writable: true });
     sandbox.network.push(HOSTILE.into());
     sandbox.env.push(HOSTILE.into());
     sandbox.commands = Some(HOSTILE.into());

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use airlock_ui::view::{self, ApprovalView, Card, CommandView, Cost, FileChange, GrantQuestion, OutputView, Shown};
 
+use crate::frontends::protocol;
 use airlock_engine::contract::Display;
 use airlock_engine::engine::{self, Question};
 use airlock_engine::events::{self, CallCost, CallStatus, CallUpdate, CommandRun};
-use crate::frontends::protocol;
 
 /// Lines of live output a card keeps.
 const LIVE_TAIL: usize = 5;
