@@ -13,7 +13,8 @@
 //!     ├──▶ airlock-model: providers, the neutral conversation format
 //!     ├──▶ airlock-shell: command lines read the way bash reads them
 //!     ├──▶ airlock-process ──▶ airlock-sandbox: the programs plugins start, in the OS sandbox
-//!     └──▶ airlock-files: handle-based, no-follow file access (under shell and sandbox too)
+//!     ├──▶ airlock-files: handle-based, no-follow file access (under shell and sandbox too)
+//!     └──▶ airlock-protocol: the front ends' vocabulary and the one sanitiser (`sanitize`)
 //! ```
 //!
 //! Each arrow is a dependency in a `Cargo.toml`, so a use against it does not compile: no
@@ -77,7 +78,7 @@
 //! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
 //! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_sandbox`, `airlock_shell`
-//! - `sanitize`: (none)
+//! - `sanitize`: `airlock_protocol`
 //! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `policy`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_process`, `airlock_sandbox`
 //! - `session`: `events`, `scheduler`, `airlock_model`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
