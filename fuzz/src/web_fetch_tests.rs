@@ -1,5 +1,5 @@
-//! Findings in web_fetch's converter, which has no tests of its own (the guest builds for
-//! wasm32-wasip2 only): each input once crashed or blew up the conversion.
+//! Findings in web_fetch's converter (its own tests are in `plugins/web-fetch/src/page/`,
+//! run by the corpus crate): each input once crashed or blew up the conversion.
 
 use super::*;
 
@@ -8,7 +8,7 @@ use super::*;
 /// fetch of it fail.
 #[test]
 fn an_attribute_without_a_name_before_a_multibyte_character_converts() {
-    let base = Url::parse(BASE).unwrap_or_else(|e| panic!("{e}"));
+    let base = url::Url::parse(BASE).unwrap_or_else(|e| panic!("{e}"));
     for page in ["<h=\"x\"é>text</h>", "<p ='a'→b>text", "<a =\"\"\u{1F600}href=x>link</a>"] {
         let converted = to_markdown(page, &base);
         assert!(
