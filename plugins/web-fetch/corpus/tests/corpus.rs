@@ -17,18 +17,20 @@ fn judged() -> Vec<(String, Reference, Judgement)> {
     let dir = corpus_dir();
     let mut judged = Vec::new();
     let mut judge_one = |name: String, bytes: Vec<u8>, content_type: &str, source: &str| {
-        let original = std::fs::read_to_string(dir.join("pages").join(format!("{source}.html"))).unwrap();
+        let original = std::fs::read_to_string(dir.join("pages").join(format!("{source}.html")))
+            .unwrap_or_else(|e| panic!("{source}: {e}"));
         let reference = judge::reference(&original);
-        let (_, markdown) = read(&bytes, content_type).unwrap();
+        let (_, markdown) = read(&bytes, content_type).unwrap_or_else(|| panic!("{name}: the base does not parse"));
         let judgement = judge::judge(&reference, &markdown);
         judged.push((name, reference, judgement));
     };
     for name in judge::pages(&dir) {
-        let bytes = std::fs::read(dir.join("pages").join(format!("{name}.html"))).unwrap();
+        let bytes =
+            std::fs::read(dir.join("pages").join(format!("{name}.html"))).unwrap_or_else(|e| panic!("{name}: {e}"));
         judge_one(name.clone(), bytes, UTF8, &name);
     }
     for (file, source, content_type) in LEGACY {
-        let bytes = std::fs::read(dir.join("legacy").join(file)).unwrap();
+        let bytes = std::fs::read(dir.join("legacy").join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         judge_one(file.to_string(), bytes, content_type, source);
     }
     assert!(judged.len() >= 40, "the corpus has {} pages", judged.len());
