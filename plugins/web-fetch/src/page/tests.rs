@@ -137,6 +137,17 @@ fn a_cell_spanning_columns_counts_them_in_the_header_line() {
 }
 
 #[test]
+fn a_table_of_empty_cells_leaves_nothing() {
+    let out = md(
+        "<p>before</p><table><tr><td> </td><td><img src=\"spacer.gif\"></td></tr><tr><td></td></tr></table><p>after</p>",
+    );
+    assert_eq!(out, "before\n\nafter");
+    let icons = md("<table><tr><td><a href=\"/x\"><img src=\"x.png\"></a></td><td>|</td></tr></table>text");
+    assert_eq!(icons, "| | \\| |\n| --- | --- |\n\ntext");
+    assert_eq!(md("<table><tr><td><a href=\"/x\"><img src=\"x.png\"></a></td></tr></table>text"), "text");
+}
+
+#[test]
 fn a_table_holding_a_table_is_laid_out_as_blocks() {
     let out = md("<table><tr><td><h2>Menu</h2><table><tr><td>x</td><td>1</td></tr></table></td>\
          <td><p>Story</p></td></tr></table>");

@@ -17,6 +17,8 @@ pub struct Table {
     columns: usize,
     /// Whether a cell is open.
     in_cell: bool,
+    /// Where the table starts in `out`: a table with no text in any cell is taken back.
+    start: usize,
 }
 
 /// An emphasis or code mark just written: taken back if its closing mark comes next.
@@ -215,7 +217,9 @@ impl Writer {
 
     pub fn close_link(&mut self) {
         let Some(link) = self.link.take() else { return };
-        let text = self.out[link.start..].trim().to_string();
+        // Whatever takes text back (a table of empty cells) keeps a link's start in `out`;
+        // were it not so, the link would be dropped here rather than the page.
+        let Some(text) = self.out.get(link.start..).map(|text| text.trim().to_string()) else { return };
         if text.is_empty() {
             // A link with no text (an icon): nothing of it stays, not even the line's marker.
             self.out.truncate(link.before);
@@ -233,14 +237,18 @@ impl Writer {
     pub fn open_table(&mut self, layout: bool) {
         self.close_cell();
         self.newline(true);
-        self.tables.push(Table { layout, rows: 0, columns: 0, in_cell: false });
+        self.tables.push(Table { layout, rows: 0, columns: 0, in_cell: false, start: self.out.len() });
     }
 
     pub fn close_table(&mut self) {
         self.end_row();
-        if self.tables.pop().is_some() {
-            self.newline(true);
+        let Some(table) = self.tables.pop() else { return };
+        let written = self.out.get(table.start..).unwrap_or_default();
+        if !table.layout && written.chars().all(|c| matches!(c, '|' | '-' | ' ' | '\n' | '>')) {
+            // Only empty cells: spacers and image-only layout, nothing for a reader.
+            self.out.truncate(table.start);
         }
+        self.newline(true);
     }
 
     /// A `<td>` or `<th>` spanning `span` columns.
