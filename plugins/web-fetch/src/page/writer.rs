@@ -84,6 +84,16 @@ impl Writer {
         }
     }
 
+    /// Cuts `out` back to `len`, if that is still a place in it: a link's text is written
+    /// again trimmed when the link closes, which moves what came after its start.
+    fn take_back(&mut self, len: usize) -> bool {
+        let possible = self.out.is_char_boundary(len);
+        if possible {
+            self.out.truncate(len);
+        }
+        possible
+    }
+
     /// Ends the current line and leaves `blank` empty lines (0 or 1) after it; on a line
     /// that cannot end, a space.
     pub fn newline(&mut self, blank: bool) {
@@ -187,9 +197,8 @@ impl Writer {
     /// An emphasis or code mark (`**`, `*`, `` ` ``), opening or closing as the last one left.
     pub fn mark(&mut self, mark: &'static str) {
         if let Some(open) = self.mark.take_if(|m| m.mark == mark) {
-            if open.after == self.out.len() {
+            if open.after == self.out.len() && self.take_back(open.before) {
                 // Nothing between the marks.
-                self.out.truncate(open.before);
                 self.pending = open.pending;
                 return;
             }
@@ -220,11 +229,10 @@ impl Writer {
         // Whatever takes text back (a table of empty cells) keeps a link's start in `out`;
         // were it not so, the link would be dropped here rather than the page.
         let Some(text) = self.out.get(link.start..).map(|text| text.trim().to_string()) else { return };
-        if text.is_empty() {
+        if text.is_empty() && self.take_back(link.before) {
             // A link with no text (an icon): nothing of it stays, not even the line's marker.
-            self.out.truncate(link.before);
             self.pending = link.pending;
-        } else {
+        } else if !text.is_empty() {
             self.out.truncate(link.start);
             self.out.push_str(&text);
             self.out.push_str("](");
@@ -243,10 +251,11 @@ impl Writer {
     pub fn close_table(&mut self) {
         self.end_row();
         let Some(table) = self.tables.pop() else { return };
-        let written = self.out.get(table.start..).unwrap_or_default();
-        if !table.layout && written.chars().all(|c| matches!(c, '|' | '-' | ' ' | '\n' | '>')) {
+        let empty =
+            self.out.get(table.start..).is_some_and(|t| t.chars().all(|c| matches!(c, '|' | '-' | ' ' | '\n' | '>')));
+        if !table.layout && empty {
             // Only empty cells: spacers and image-only layout, nothing for a reader.
-            self.out.truncate(table.start);
+            self.take_back(table.start);
         }
         self.newline(true);
     }
