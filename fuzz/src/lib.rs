@@ -16,7 +16,8 @@
 //! - `sanitize`: what the sanitiser returns holds no hidden character, and a quoted word
 //!   reads back, through the gate's own shell reader, as the word;
 //! - `web_fetch_url`: a URL printed parses back to itself;
-//! - `web_fetch_html`: the Markdown stays within a bound of the page's size;
+//! - `web_fetch_html`: the page's bytes, decoded as their `<meta>` says, become Markdown
+//!   within a bound of the page's size;
 //! - `schema_args`: a schema the load-time checks accept validates any argument.
 //!
 //! Time and memory are bounded by the fuzzer's `-timeout` and `-rss_limit_mb` (see
@@ -36,14 +37,13 @@ pub mod trust_file;
 pub mod web_fetch;
 pub mod wire;
 
-// web_fetch's converter and URL parser, compiled natively from the guest's own files (the
-// guest itself builds for wasm32-wasip2 only). `html` names `crate::url`, so both sit at
-// the crate root; the guest's functions this crate does not call are not dead there, and
-// the guest's own workspace formats them.
+// web_fetch's page reading (charset, converter) and URL checks, compiled natively from the
+// guest's own files (the guest itself builds for wasm32-wasip2 only); the guest's functions
+// this crate does not call are not dead there, and the guest's own workspace formats them.
 #[allow(dead_code)]
 #[rustfmt::skip]
-#[path = "../../plugins/web-fetch/src/html.rs"]
-mod html;
+#[path = "../../plugins/web-fetch/src/page/mod.rs"]
+mod page;
 #[allow(dead_code)]
 #[rustfmt::skip]
 #[path = "../../plugins/web-fetch/src/url.rs"]

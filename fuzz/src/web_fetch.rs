@@ -1,12 +1,13 @@
-//! web_fetch's HTML to Markdown converter and URL parser, on a page and a `Location` a
-//! hostile server chose. They run inside the guest, under its memory cap and deadline; a
+//! web_fetch's page reading (the charset prescan, the decoding, the HTML to Markdown
+//! converter) and URL checks, on a page and a `Location` a hostile server chose. They run inside the guest, under its memory cap and deadline; a
 //! crash or a blow-up there still fails the fetch the user asked for.
 //!
 //! Checks: the Markdown stays within [`GROWTH`] times the page (plus the base URL once per
 //! byte of `<a>` it takes to make a link); a URL that parses prints as text that parses
 //! back to it, and so does a redirect target resolved against it.
 
-use crate::html::to_markdown;
+use crate::page::charset::decode;
+use crate::page::to_markdown;
 use crate::url::Url;
 
 /// How much larger than the page its Markdown may be.
@@ -16,13 +17,18 @@ pub const GROWTH: usize = 8;
 const BASE: &str = "https://example.com/docs/page.html";
 
 pub fn html(data: &[u8]) {
-    let page = String::from_utf8_lossy(data);
-    let base = match Url::parse(BASE) {
+    // Decoded as the guest decodes a page served without a charset: its `<meta>` decides.
+    let page = decode(data, "text/html", true).text;
+    let base = match url::Url::parse(BASE) {
         Ok(base) => base,
         Err(e) => panic!("the base URL does not parse: {e}"),
     };
     let converted = to_markdown(&page, &base);
-    let bound = GROWTH * page.len() + page.matches("<a").count() * (BASE.len() + 8) + 64;
+    // A link is written with the page's address, or with its `<base href>`, which may be as
+    // long as the converter takes one.
+    let lower = page.to_ascii_lowercase();
+    let base_len = if lower.contains("<base") { crate::page::html::MAX_BASE } else { BASE.len() };
+    let bound = GROWTH * page.len() + lower.matches("<a").count() * (base_len + 8) + 64;
     assert!(
         converted.markdown.len() <= bound,
         "{} bytes of page became {} bytes of Markdown",

@@ -29,14 +29,16 @@ pub enum Outcome {
 /// GETs `url`, reading at most `cap` bytes of the body.
 pub fn get(url: &Url, cap: usize) -> Result<Outcome, String> {
     let headers = Fields::new();
-    let field = |name: &str, value: &str| headers.append(name, value.as_bytes()).map_err(|e| format!("header {name}: {e:?}"));
+    let field =
+        |name: &str, value: &str| headers.append(name, value.as_bytes()).map_err(|e| format!("header {name}: {e:?}"));
     field("user-agent", concat!("airlock-web-fetch/", env!("CARGO_PKG_VERSION")))?;
     field("accept", "text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5")?;
     let request = OutgoingRequest::new(headers);
-    let scheme = if url.scheme == "https" { Scheme::Https } else { Scheme::Http };
+    let scheme = if url.scheme() == "https" { Scheme::Https } else { Scheme::Http };
     request.set_scheme(Some(&scheme)).map_err(|()| "the scheme was refused".to_string())?;
-    request.set_authority(Some(&url.authority)).map_err(|()| format!("`{}` is not a valid host", url.authority))?;
-    request.set_path_with_query(Some(&url.path)).map_err(|()| "the path was refused".to_string())?;
+    let authority = url.authority();
+    request.set_authority(Some(&authority)).map_err(|()| format!("`{authority}` is not a valid host"))?;
+    request.set_path_with_query(Some(url.path_and_query())).map_err(|()| "the path was refused".to_string())?;
     let options = RequestOptions::new();
     // The host bounds each of these by what is left of the call's time as well.
     let _ = options.set_connect_timeout(Some(15 * SECOND));
@@ -51,7 +53,12 @@ pub fn get(url: &Url, cap: usize) -> Result<Outcome, String> {
     };
     let status = response.status();
     let header = |name: &str| {
-        response.headers().get(name).first().map(|value| String::from_utf8_lossy(value).into_owned()).unwrap_or_default()
+        response
+            .headers()
+            .get(name)
+            .first()
+            .map(|value| String::from_utf8_lossy(value).into_owned())
+            .unwrap_or_default()
     };
     if matches!(status, 301 | 302 | 303 | 307 | 308) {
         let location = header("location");

@@ -1,10 +1,11 @@
 //! `web_fetch`: one web page as readable text. The page is fetched through `wasi:http`
 //! (the host checks every request, redirects included, against the grant, and reaches
 //! public addresses only unless a grant names a private one), HTML is turned into Markdown
-//! here in the guest, and the size and time are capped.
+//! here in the guest after decoding the page in the encoding it is in, and the size and
+//! time are capped.
 
-mod html;
 mod http;
+mod page;
 mod url;
 
 use airlock_plugin_sdk::prelude::*;
@@ -73,10 +74,7 @@ impl Tool for WebFetch {
             match http::get(&url, MAX_BODY).map_err(|e| ToolError::Execution(format!("{url}: {e}")))? {
                 http::Outcome::Redirect(location) => {
                     if redirects == MAX_REDIRECTS {
-                        return Err(ToolError::Execution(format!(
-                            "{}: more than {MAX_REDIRECTS} redirects",
-                            args.url
-                        )));
+                        return Err(ToolError::Execution(format!("{}: more than {MAX_REDIRECTS} redirects", args.url)));
                     }
                     redirects += 1;
                     url = url.join(&location).map_err(|e| {
@@ -103,19 +101,24 @@ fn render(url: &Url, redirects: usize, page: &http::Page) -> Result<ToolOutput, 
         || media.ends_with("+json")
         || media.ends_with("+xml")
         || matches!(media.as_str(), "application/json" | "application/xml" | "application/javascript" | "");
-    let raw = String::from_utf8_lossy(&page.body);
-    let sniffed_html = media.is_empty() && raw.trim_start().get(..15).is_some_and(|s| s.to_ascii_lowercase().starts_with("<!doctype html") || s.to_ascii_lowercase().starts_with("<html"));
+    let sniffed_html = media.is_empty() && {
+        let start = page.body.trim_ascii_start();
+        let head = &start[..start.len().min(15)];
+        head.to_ascii_lowercase().starts_with(b"<!doctype html") || head.to_ascii_lowercase().starts_with(b"<html")
+    };
     if !is_text || (media.is_empty() && page.body.contains(&0)) {
         return Ok(ToolOutput::text(format!(
             "{url} is `{media}` ({} bytes), not text: its content is not shown.",
             page.body.len()
         )));
     }
-    let (title, body) = if is_html || sniffed_html {
-        let converted = html::to_markdown(&raw, url);
+    let html = is_html || sniffed_html;
+    let decoded = page::charset::decode(&page.body, &page.content_type, html);
+    let (title, body) = if html {
+        let converted = page::to_markdown(&decoded.text, url.as_url());
         (converted.title, converted.markdown)
     } else {
-        (None, raw.into_owned())
+        (None, decoded.text.into_owned())
     };
     let mut text = String::new();
     text.push_str(&format!("URL: {url}"));
@@ -125,6 +128,9 @@ fn render(url: &Url, redirects: usize, page: &http::Page) -> Result<ToolOutput, 
     text.push('\n');
     if let Some(title) = &title {
         text.push_str(&format!("Title: {title}\n"));
+    }
+    if decoded.encoding != encoding_rs::UTF_8 {
+        text.push_str(&format!("Encoding: {} (said by {})\n", decoded.encoding.name(), decoded.source.describe()));
     }
     let mut notes = Vec::new();
     if page.truncated {
