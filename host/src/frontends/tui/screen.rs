@@ -274,12 +274,14 @@ impl Screen {
     }
 }
 
-/// The last lock before the terminal: a cell whose symbol holds a control character (a tab,
-/// an escape that slipped past every sanitizer) is drawn as a visible mark instead, so no
-/// byte from a model or a plugin can move the cursor or start an escape sequence.
+/// The last lock before the terminal: a cell whose symbol holds a character the one
+/// sanitiser never lets through raw (a tab, an escape, a bidi override or an invisible
+/// character that slipped past every widget: `airlock_protocol::shown::is_hidden`) is drawn
+/// as a visible mark instead, so no text from a model or a plugin can move the cursor, start
+/// an escape sequence or reorder what is drawn around it.
 pub fn neutralize(buffer: &mut Buffer) {
     for cell in &mut buffer.content {
-        if cell.symbol().chars().any(char::is_control) {
+        if cell.symbol().chars().any(airlock_protocol::shown::is_hidden) {
             let mark = if cell.symbol() == "\t" { " " } else { "␛" };
             cell.set_symbol(mark);
         }
@@ -315,3 +317,7 @@ pub fn hard_wrap(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
     }
     rows
 }
+
+#[cfg(test)]
+#[path = "screen_tests.rs"]
+mod tests;
