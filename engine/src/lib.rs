@@ -5,9 +5,12 @@
 //! ## The crates
 //!
 //! ```text
-//!  airlock (front ends: cli, commands, frontends; the binary)
-//!     │ engine::Session / Op / Output, and what the README's "Layout" lists
-//!     ▼
+//!  airlock (the binary: cli, the commands that manage without a session)
+//!     │                     airlock-frontends (headless, the TUI)
+//!     │                        │ names only the door, the protocol and the UI
+//!     │                     airlock-door: engine::Session wrapped, protocol orders in,
+//!     │                        │ the values of Output re-exported by name, queries
+//!     ▼                        ▼
 //!  airlock-engine (this crate)
 //!     │
 //!     ├──▶ airlock-model: providers, the neutral conversation format

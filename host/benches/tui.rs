@@ -44,7 +44,7 @@ fn main() {
 
     record_long_session(&session, 5_000);
     let mut command = session.command(&mock);
-    command.args(["--resume", "--approval-mode", "yolo"]).env("AIRLOCK_LOG", "warn,airlock::frontends::tui=debug");
+    command.args(["--resume", "--approval-mode", "yolo"]).env("AIRLOCK_LOG", "warn,airlock_frontends::tui=debug");
     let started = Instant::now();
     let mut pty = Pty::spawn(&command, 120, 40);
     pty.wait_text("resumed", LIMIT);

@@ -8,14 +8,15 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand};
 
 use crate::commands;
-use crate::frontends::headless::OutputFormat;
-use crate::frontends::{ExitCode, exec, sessions_list, show_context, tools_list, tui};
+use crate::commands::{sessions_list, show_context, tools_list};
 use airlock_engine::agent::{self, context_files};
 use airlock_engine::config;
 use airlock_engine::engine::{self, StartError, Tools};
 use airlock_engine::paths::Paths;
 use airlock_engine::policy::ApprovalMode;
 use airlock_engine::session;
+use airlock_frontends::headless::OutputFormat;
+use airlock_frontends::{ExitCode, exec, tui};
 
 /// airlock: an AI agent for the terminal whose tools are sandboxed WebAssembly components.
 #[derive(Debug, Parser)]
@@ -243,6 +244,8 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         commands: file.commands,
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
+    let session = airlock_door::Session::from(session);
+    let mode = airlock_door::edge::wire_mode(mode);
     let code = if interactive {
         let options = tui::Options { prompt: cli.interactive, mode, home };
         tui::run(session, outputs, options).await

@@ -15,6 +15,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod event;
+pub mod listing;
 pub mod order;
 pub mod output;
 pub mod question;
@@ -25,6 +26,7 @@ pub use event::{
     CallCost, CallStatus, CardText, CommandRun, Confirmation, Display, ErrorKind, Event, PluginProblem, Risk, Todo,
     TodoStatus, ToolCall, ToolError, Usage, UsageKind,
 };
+pub use listing::{FolderRow, PluginOrigin, PluginRow, SessionRow, ToolRow};
 pub use order::{Answer, ApprovalMode, GrantAnswer, Order};
 pub use output::Output;
 pub use question::{CommandRow, Confirm, FileChange, Folder, GrantQuestion, Question, Sandbox};

@@ -121,3 +121,24 @@ pub enum ApprovalMode {
     /// Everything is approved.
     Yolo,
 }
+
+impl ApprovalMode {
+    /// Every mode, least to most permissive but `plan` last: the order a picker offers them.
+    pub const ALL: [ApprovalMode; 4] =
+        [ApprovalMode::Default, ApprovalMode::AutoEdit, ApprovalMode::Yolo, ApprovalMode::Plan];
+
+    /// The mode's name, as `--approval-mode` and the JSON spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalMode::Plan => "plan",
+            ApprovalMode::Default => "default",
+            ApprovalMode::AutoEdit => "auto-edit",
+            ApprovalMode::Yolo => "yolo",
+        }
+    }
+
+    /// The mode named `name` (as [`ApprovalMode::as_str`] spells it, any case).
+    pub fn named(name: &str) -> Option<ApprovalMode> {
+        Self::ALL.into_iter().find(|mode| mode.as_str().eq_ignore_ascii_case(name.trim()))
+    }
+}

@@ -426,7 +426,7 @@ fn ctrl_c_cancels_running_calls_and_exits_cleanly() {
     assert!(started.elapsed().as_secs() < 30, "cancellation must not wait for the 60 s deadline");
 }
 
-// json_shapes: the public JSON outputs (host/src/frontends/json.rs), pinned on real runs so a
+// json_shapes: the public JSON outputs (airlock_protocol's report types; frontends/src/json.rs prints them), pinned on real runs so a
 // key cannot vanish, move or be renamed without a test saying so.
 
 /// Every key path of `value` (`a.b`, `list[].c`; an array's elements merge). Under a key of

@@ -1,7 +1,15 @@
-//! Subcommands that manage airlock rather than run a session: `airlock plugins …` and
-//! `airlock trust`. They print to stdout and never run a model.
+//! Commands that manage or list what airlock has rather than run a session: `airlock
+//! plugins …`, `airlock trust`, `airlock tools list`, `airlock sessions list` and
+//! `airlock --show-context`. They print to stdout and never run a model. They are the
+//! binary's, not front ends of a session: they read and edit the plugin folders, the policy
+//! files, the trust store and the session files directly, with no session started, so they
+//! name `airlock-engine` (README "Layout" says why they may).
 
+pub mod json;
 pub mod plugins;
+pub mod sessions_list;
+pub mod show_context;
+pub mod tools_list;
 pub mod trust;
 
 use airlock_engine::policy::PolicyError;

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use clap::Subcommand;
 
 use super::CommandError;
-use crate::frontends::json;
+use crate::commands::json;
 use airlock_engine::capability::net::NetRule;
 use airlock_engine::capability::{self, FileGrant, Grant};
 use airlock_engine::contract::Access;

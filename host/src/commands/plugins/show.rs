@@ -6,7 +6,7 @@ use std::io::Write;
 
 use super::{Context, find};
 use crate::commands::CommandError;
-use crate::frontends::json;
+use crate::commands::json;
 use airlock_engine::capability::Grant;
 use airlock_engine::contract::{Access, PluginInfo};
 use airlock_engine::policy::Granted;

@@ -27,12 +27,12 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::text::Line;
 
 use super::views::{self, LiveCard};
-use airlock_engine::agent::{Outcome, Report};
-use airlock_engine::engine::{CurrentTools, Info, Op, Orders, Output};
-use airlock_engine::events::{CallStatus, CallUpdate, Event, TodoStatus};
-use airlock_engine::policy::ApprovalMode;
-use airlock_engine::sanitize;
-use airlock_model::UsageKind;
+use airlock_door::agent::{Outcome, Report};
+use airlock_door::events::{CallStatus, CallUpdate, Event, TodoStatus};
+use airlock_door::model::UsageKind;
+use airlock_door::{Info, Orders, Output, Tools};
+use airlock_protocol::shown as sanitize;
+use airlock_protocol::{Answer, ApprovalMode, Order};
 
 /// Ended cards whose whole output the pager keeps (the latest).
 const KEPT_OUTPUTS: usize = 64;
@@ -86,7 +86,7 @@ pub struct App {
     pub theme: Theme,
     pub width: u16,
     pub orders: Orders,
-    pub tools: CurrentTools,
+    pub tools: Tools,
     pub workspace: PathBuf,
     pub home: PathBuf,
     pub status: StatusView,
@@ -124,7 +124,7 @@ pub struct App {
 impl App {
     pub fn new(
         info: &Info,
-        tools: CurrentTools,
+        tools: Tools,
         orders: Orders,
         composer: Composer,
         mode: ApprovalMode,
@@ -229,7 +229,7 @@ impl App {
         self.flush_stream();
         self.history.push(Line::default());
         self.history.extend(transcript::user_lines(&sanitize::block(shown), self.width, &self.theme));
-        self.orders.submit(Op::UserTurn { text });
+        self.orders.submit(Order::UserTurn { text });
         self.resumable = true;
         self.turns_running += 1;
         self.working_since.get_or_insert_with(Instant::now);
@@ -243,7 +243,7 @@ impl App {
                 let queued = self.dialogs.len();
                 let view = views::approval(&question, queued);
                 let (path, proposed) = match &question.request.confirmation {
-                    airlock_engine::contract::Confirmation::Edit { path, proposed, .. } if question.editable => {
+                    airlock_door::contract::Confirmation::Edit { path, proposed, .. } if question.editable => {
                         (path.clone(), Some(proposed.clone()))
                     }
                     _ => (String::new(), None),
@@ -471,7 +471,7 @@ impl App {
         match key.code {
             KeyCode::Esc if !self.composer.has_popup() => {
                 if self.turns_running > 0 {
-                    self.orders.submit(Op::Interrupt);
+                    self.orders.submit(Order::Interrupt);
                     self.hint = Some("interrupting…".into());
                 }
                 Effect::None
@@ -509,7 +509,7 @@ impl App {
         if !self.composer.is_empty() {
             self.composer.clear();
         } else if self.turns_running > 0 {
-            self.orders.submit(Op::Interrupt);
+            self.orders.submit(Order::Interrupt);
         }
         self.quit_armed = Some(Instant::now());
         self.hint = Some("press Ctrl-C again to quit".into());
@@ -529,7 +529,7 @@ impl App {
     pub fn set_mode(&mut self, mode: ApprovalMode) {
         self.mode = mode;
         self.status.mode = mode.as_str().to_string();
-        self.orders.submit(Op::SetMode(mode));
+        self.orders.submit(Order::SetMode { mode });
     }
 
     fn dialog_key(&mut self, key: KeyEvent) -> Effect {
@@ -545,19 +545,21 @@ impl App {
                         return Effect::Edit { id, path, proposed };
                     }
                     ApprovalResult::Choose(choice) => views::answer(choice, None),
-                    ApprovalResult::Refuse { reason } => airlock_engine::engine::Answer::Refuse(match reason {
-                        Some(reason) => format!("the user refused this call: {reason}"),
-                        None => "the user refused this call".into(),
-                    }),
+                    ApprovalResult::Refuse { reason } => Answer::Refuse {
+                        message: match reason {
+                            Some(reason) => format!("the user refused this call: {reason}"),
+                            None => "the user refused this call".into(),
+                        },
+                    },
                 };
                 self.dialogs.pop_front();
-                self.orders.submit(Op::Approve { id, answer });
+                self.orders.submit(Order::Approve { id, answer });
             }
             Dialog::Grant { id, prompt } => {
                 let id = *id;
                 let Some(choice) = prompt.handle_key(key) else { return Effect::None };
                 self.dialogs.pop_front();
-                self.orders.submit(Op::Grant { id, answer: views::grant_answer(choice) });
+                self.orders.submit(Order::Grant { id, answer: views::grant_answer(choice) });
             }
             Dialog::Picker { purpose, picker, values } => {
                 let Some(result) = picker.handle_key(key) else { return Effect::None };
@@ -576,12 +578,12 @@ impl App {
     /// The user's edit of question `id` came back (or failed).
     pub fn edited(&mut self, id: u64, result: std::io::Result<String>) {
         let answer = match result {
-            Ok(proposed) => airlock_engine::engine::Answer::Modify { proposed },
+            Ok(proposed) => Answer::Modify { proposed },
             Err(error) => {
                 self.notice(&format!("the editor failed ({error}); the call was not run"), NoticeKind::Error);
-                airlock_engine::engine::Answer::Refuse("the user's editor failed; the call was not run".into())
+                Answer::Refuse { message: "the user's editor failed; the call was not run".into() }
             }
         };
-        self.orders.submit(Op::Approve { id, answer });
+        self.orders.submit(Order::Approve { id, answer });
     }
 }

@@ -13,20 +13,19 @@
 //!
 //! The run's outputs (`-o json`, `-o stream-json`) are the protocol's types
 //! (`airlock_protocol`: their shapes, documentation and JSON Schema live there), built from
-//! the engine's values at the front ends' edge (`frontends::protocol`). Nested values of the
+//! the engine's values at the front ends' edge (`airlock_door::edge`). Nested values of the
 //! listings that belong to the plugin contract or the policy (capabilities, grants) keep
 //! their own `Serialize` and are documented where they are defined.
 //!
 //! Invariant — key order: every shape but [`SessionEntry`] prints its keys in alphabetical
-//! order at every depth, as it always has: [`write_line`] and [`write_pretty`] go through
-//! [`serde_json::Value`], whose maps sort their keys (serde_json is built without
+//! order at every depth, as it always has: [`write_pretty`] (`airlock_frontends::json`) goes
+//! through [`serde_json::Value`], whose maps sort their keys (serde_json is built without
 //! `preserve_order`). Fields below are declared in that order so a struct reads like its
 //! output. `sessions list` prints its entries in field order ([`write_sessions`]).
 //! Times are milliseconds (fractional), token counts are tokens.
 
 use std::io::{self, Write};
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -197,34 +196,7 @@ impl<'a> From<&'a SessionSummary> for SessionEntry<'a> {
     }
 }
 
-/// Printed instead of a shape that cannot be serialized, so a reader of the stream sees a
-/// line saying so rather than a gap.
-#[derive(Debug, Serialize)]
-struct Unprintable {
-    message: String,
-    #[serde(rename = "type")]
-    kind: &'static str,
-}
-
-/// `shape` with its keys sorted at every depth (see the module doc).
-fn sorted(shape: &impl Serialize) -> Value {
-    serde_json::to_value(shape).unwrap_or_else(|e| {
-        serde_json::to_value(Unprintable { message: e.to_string(), kind: "error" }).unwrap_or_default()
-    })
-}
-
-/// Writes `shape` as one line, keys sorted, and flushes.
-pub fn write_line(out: &mut impl Write, shape: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, &sorted(shape))?;
-    out.write_all(b"\n")?;
-    out.flush()
-}
-
-/// Writes `shape` indented, keys sorted, with a final newline.
-pub fn write_pretty(out: &mut impl Write, shape: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &sorted(shape))?;
-    writeln!(out)
-}
+pub use airlock_frontends::json::write_pretty;
 
 /// Writes `sessions list --json`: an indented array of [`SessionEntry`], keys in field order.
 pub fn write_sessions(out: &mut impl Write, sessions: &[SessionSummary]) -> io::Result<()> {
@@ -232,12 +204,3 @@ pub fn write_sessions(out: &mut impl Write, sessions: &[SessionSummary]) -> io::
     serde_json::to_writer_pretty(&mut *out, &entries)?;
     writeln!(out)
 }
-
-/// Milliseconds since the Unix epoch, for a printed line's `timestamp`.
-pub fn now_millis() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-#[cfg(test)]
-#[path = "json_tests.rs"]
-mod tests;

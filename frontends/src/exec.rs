@@ -9,9 +9,9 @@ use tokio::sync::mpsc;
 use super::ExitCode;
 use super::ask::Terminal;
 use super::headless::{self, OutputFormat, Printer};
-use airlock_engine::engine::{Answer, GrantAnswer, Op, Orders, Output, Question, Session};
-use airlock_engine::policy::{ApprovalMode, RefuseAll};
-use airlock_engine::sanitize;
+use airlock_door::{Orders, Output, Question, Session};
+use airlock_protocol::shown as sanitize;
+use airlock_protocol::{Answer, ApprovalMode, GrantAnswer, Order};
 
 /// How long the last outputs are awaited once the session ended.
 const LAST_OUTPUTS: std::time::Duration = std::time::Duration::from_secs(1);
@@ -35,7 +35,7 @@ pub async fn run(
 ) -> ExitCode {
     let info = session.info().clone();
     spawn_signal_handler(session.orders());
-    session.submit(Op::UserTurn { text: prompt });
+    session.submit(Order::UserTurn { text: prompt });
     let terminal = options.ask.then(Terminal::default);
     let mut printer = Printer::new(options.format);
     let report = loop {
@@ -51,10 +51,10 @@ pub async fn run(
                     tokio::spawn(async move {
                         let id = question.id;
                         let asked = tokio::task::spawn_blocking(move || super::ask_grant::ask(&question.request)).await;
-                        orders.submit(Op::Grant { id, answer: asked.unwrap_or(GrantAnswer::No) });
+                        orders.submit(Order::Grant { id, answer: asked.unwrap_or(GrantAnswer::No) });
                     });
                 }
-                false => session.submit(Op::Grant { id: question.id, answer: GrantAnswer::No }),
+                false => session.submit(Order::Grant { id: question.id, answer: GrantAnswer::No }),
             },
             Some(Output::TurnDone(report)) => break Some(report),
             None => break None,
@@ -87,11 +87,12 @@ fn answer(question: Question, terminal: Option<&Terminal>, mode: ApprovalMode, o
             let terminal = terminal.clone();
             tokio::spawn(async move {
                 let answer = terminal.ask(question).await;
-                orders.submit(Op::Approve { id, answer });
+                orders.submit(Order::Approve { id, answer });
             });
         }
         None => {
-            orders.submit(Op::Approve { id, answer: Answer::Refuse(RefuseAll { mode }.message(&question.request)) })
+            let message = airlock_door::queries::refusal(&question, mode);
+            orders.submit(Order::Approve { id, answer: Answer::Refuse { message } })
         }
     }
 }
@@ -105,7 +106,7 @@ fn spawn_signal_handler(orders: Orders) {
             use tokio::signal::unix::{SignalKind, signal};
             let Ok(mut terminate) = signal(SignalKind::terminate()) else {
                 let _ = tokio::signal::ctrl_c().await;
-                orders.submit(Op::Interrupt);
+                orders.submit(Order::Interrupt);
                 return;
             };
             tokio::select! {
@@ -115,6 +116,6 @@ fn spawn_signal_handler(orders: Orders) {
         }
         #[cfg(not(unix))]
         let _ = tokio::signal::ctrl_c().await;
-        orders.submit(Op::Interrupt);
+        orders.submit(Order::Interrupt);
     });
 }

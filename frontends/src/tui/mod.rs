@@ -1,5 +1,5 @@
 //! The interactive terminal UI (`airlock` on a terminal, `airlock -i PROMPT`): a front end
-//! over the same [`airlock_engine::engine`] API as the headless one. The transcript goes to the
+//! over the same [`airlock_door`] API as the headless one. The transcript goes to the
 //! terminal's own scrollback ([`screen`]); below it a live viewport shows what still
 //! changes: the streaming answer's tail, running tool cards, a dialog or the composer, and
 //! the status line. Widgets come from the `airlock-ui` crate; [`app`] keeps the state.
@@ -30,8 +30,8 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
 use super::ExitCode;
-use airlock_engine::engine::{Output, Session};
-use airlock_engine::policy::ApprovalMode;
+use airlock_door::{Output, Session};
+use airlock_protocol::ApprovalMode;
 use app::{App, Effect};
 pub use screen::restore;
 

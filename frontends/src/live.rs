@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use airlock_engine::sanitize;
+use airlock_protocol::shown as sanitize;
 
 /// Most bytes of one call's live output shown.
 const MAX_SHOWN_BYTES: usize = 8 << 10;

@@ -3,21 +3,21 @@
 //! event per line as it happens, then a `result` line.
 //!
 //! In `text` mode everything printed that a plugin, the model or a repository wrote goes
-//! through [`airlock_engine::sanitize`] (each tool-call line is one line: a newline in an error cannot
+//! through [`airlock_protocol::shown`] (each tool-call line is one line: a newline in an error cannot
 //! forge another); the JSON modes are data and are escaped by JSON itself. Streaming tools'
 //! live output shows on stderr in `text` mode too ([`super::live`]), and when stdout and
 //! stderr share a terminal a line of stderr never starts where the model's text left off.
 //! The JSON modes print the protocol's types (`airlock_protocol`), converted from the
-//! engine's values by [`super::protocol`].
+//! engine's values by `airlock_door::edge`.
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
-use airlock_engine::agent::{Outcome, Report, Unusable};
-use airlock_engine::engine::Info;
-use airlock_engine::events::{CallStatus, Event};
-use airlock_engine::sanitize;
-use airlock_model::ModelError;
+use airlock_door::Info;
+use airlock_door::agent::{Outcome, Report, Unusable};
+use airlock_door::events::{CallStatus, Event};
+use airlock_door::model::ModelError;
+use airlock_protocol::shown as sanitize;
 
 use airlock_protocol::{ErrorBody, JsonOutput, ResultLine, ResultType, RunStatus, StampedEvent, Summary};
 
@@ -175,7 +175,7 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
 /// how the last one ended and what they used (`✗ … (40.1 ms) — exit 3 · cpu 31 ms · 9.2 MiB
 /// peak`): a command that failed marks the line failed though its tool succeeded. The time
 /// is the call's own run when it ran (not its wait for the batch's approvals).
-fn call_line(update: &airlock_engine::events::CallUpdate, what: &str) -> String {
+fn call_line(update: &airlock_door::events::CallUpdate, what: &str) -> String {
     let millis = update.run.or(update.duration).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
     let command_failed = update.command.is_some_and(|command| command.failed());
     let mark = match update.status {
@@ -279,13 +279,13 @@ fn outcome(report: &Report) -> (ExitCode, RunStatus, Option<(&'static str, Strin
 
 fn summary(session: &Info, report: &Report, status: RunStatus, error: Option<&(&'static str, String)>) -> Summary {
     let error = error.map(|(kind, message)| ErrorBody { message: message.clone(), kind: (*kind).to_string() });
-    super::protocol::summary(&session.id, report, status, error)
+    airlock_door::edge::summary(&session.id, report, status, error)
 }
 
 /// `event` as stream-json prints it: the protocol's event, stamped now. A card's text for
 /// people is left out: the line carries the call's output, display and error whole.
 fn stamped(event: &Event) -> StampedEvent {
-    let mut event = super::protocol::event(event);
+    let mut event = airlock_door::edge::event(event);
     if let airlock_protocol::Event::ToolCall(call) = &mut event {
         call.shown = None;
     }

@@ -1,17 +1,17 @@
 //! Engine outputs turned into the widgets' view data (`airlock_ui::view`). Every string a
 //! plugin or the model wrote becomes a `Shown` here (the one sanitiser), before any widget
 //! sees it; the questions are the protocol's, built at the front ends' edge
-//! ([`crate::frontends::protocol`]). The widgets clean each line again where they draw it.
+//! ([`airlock_door::edge`]). The widgets clean each line again where they draw it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use airlock_ui::view::{self, ApprovalView, Card, CommandView, Cost, FileChange, GrantQuestion, OutputView, Shown};
 
-use crate::frontends::protocol;
-use airlock_engine::contract::Display;
-use airlock_engine::engine::{self, Question};
-use airlock_engine::events::{self, CallCost, CallStatus, CallUpdate, CommandRun};
+use airlock_door::Question;
+use airlock_door::contract::Display;
+use airlock_door::edge as protocol;
+use airlock_door::events::{self, CallCost, CallStatus, CallUpdate, CommandRun};
 
 /// Lines of live output a card keeps.
 const LIVE_TAIL: usize = 5;
@@ -153,13 +153,13 @@ pub fn approval(question: &Question, queued: usize) -> ApprovalView {
 }
 
 /// The grant prompt's view of `question`.
-pub fn grant(question: &engine::GrantQuestion) -> GrantQuestion {
+pub fn grant(question: &airlock_door::GrantQuestion) -> GrantQuestion {
     protocol::grant_question(question)
 }
 
 /// The answer a dialog choice stands for.
-pub fn answer(choice: view::ApprovalChoice, proposed: Option<String>) -> airlock_engine::engine::Answer {
-    use airlock_engine::engine::Answer;
+pub fn answer(choice: view::ApprovalChoice, proposed: Option<String>) -> airlock_protocol::Answer {
+    use airlock_protocol::Answer;
     use view::ApprovalChoice as C;
     match choice {
         C::Once => Answer::Once,
@@ -167,13 +167,13 @@ pub fn answer(choice: view::ApprovalChoice, proposed: Option<String>) -> airlock
         C::AlwaysSaved => Answer::AlwaysSaved,
         C::ToolForSession => Answer::ToolForSession,
         C::Modify => proposed.map_or(Answer::Cancel, |proposed| Answer::Modify { proposed }),
-        C::Refuse => Answer::Refuse("the user refused this call".into()),
+        C::Refuse => Answer::Refuse { message: "the user refused this call".into() },
         C::CancelBatch => Answer::Cancel,
     }
 }
 
-pub fn grant_answer(choice: view::GrantChoice) -> airlock_engine::engine::GrantAnswer {
-    use airlock_engine::engine::GrantAnswer;
+pub fn grant_answer(choice: view::GrantChoice) -> airlock_protocol::GrantAnswer {
+    use airlock_protocol::GrantAnswer;
     match choice {
         view::GrantChoice::ThisCall => GrantAnswer::ThisCall,
         view::GrantChoice::Session => GrantAnswer::Session,

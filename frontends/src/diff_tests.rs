@@ -29,7 +29,7 @@ fn hostile_content_and_paths_are_shown_not_obeyed() {
     let proposed = "let ok = true; // \u{202e} }\u{2066} \x1b[1A\x1b[2K\nfine\r\x1b[31m\n";
     let diff = super::unified("a\x1b]0;pwned\x07\nb.rs", original, proposed);
     for c in diff.chars() {
-        assert!(c == '\n' || !airlock_engine::sanitize::is_hidden(c), "raw {c:?} in {diff}");
+        assert!(c == '\n' || !airlock_protocol::shown::is_hidden(c), "raw {c:?} in {diff}");
     }
     assert!(diff.contains("a/a\\x1b]0;pwned\\x07\\nb.rs"), "{diff}");
     assert!(

@@ -1,4 +1,4 @@
-//! Unit tests of `protocol.rs`: the protocol prints what the engine's events always printed,
+//! Unit tests of `edge.rs`: the protocol prints what the engine's events always printed,
 //! and what a question shows is made safe.
 
 use super::*;
@@ -206,4 +206,36 @@ fn orders_read_from_json_become_the_engines_ops() {
     }
     // An order the protocol does not have is an error, never a guess.
     assert!(serde_json::from_str::<wire::Order>(r#"{"type":"grant_everything"}"#).is_err());
+}
+
+#[test]
+fn every_order_of_the_protocol_reaches_the_engine_as_its_own() {
+    let cases = [
+        (wire::Order::UserTurn { text: "hi".into() }, Op::UserTurn { text: "hi".into() }),
+        (wire::Order::Interrupt, Op::Interrupt),
+        (
+            wire::Order::Approve { id: 3, answer: wire::Answer::Refuse { message: "no".into() } },
+            Op::Approve { id: 3, answer: engine::Answer::Refuse("no".into()) },
+        ),
+        (wire::Order::SetMode { mode: wire::ApprovalMode::AutoEdit }, Op::SetMode(ApprovalMode::AutoEdit)),
+        (
+            wire::Order::Grant { id: 4, answer: wire::GrantAnswer::ThisCall },
+            Op::Grant { id: 4, answer: engine::GrantAnswer::ThisCall },
+        ),
+        (wire::Order::AddDir { folder: "/x:read".into() }, Op::AddDir { folder: "/x:read".into() }),
+        (wire::Order::Shutdown, Op::Shutdown),
+    ];
+    for (order, op) in cases {
+        assert_eq!(super::order(order), op);
+    }
+}
+
+#[test]
+fn an_approval_mode_goes_to_the_engine_and_back_unchanged() {
+    for mode in wire::ApprovalMode::ALL {
+        assert_eq!(wire_mode(approval_mode(mode)), mode);
+        assert_eq!(wire::ApprovalMode::named(mode.as_str()), Some(mode));
+    }
+    assert_eq!(wire::ApprovalMode::named("YOLO"), Some(wire::ApprovalMode::Yolo));
+    assert_eq!(wire::ApprovalMode::named("everything"), None);
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use similar::TextDiff;
 
-use airlock_engine::sanitize;
+use airlock_protocol::shown as sanitize;
 
 /// The longest a diff is searched for before a coarser one is shown.
 const DIFF_DEADLINE: Duration = Duration::from_millis(500);

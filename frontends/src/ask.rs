@@ -18,10 +18,11 @@ use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use airlock_engine::contract::Confirmation;
-use airlock_engine::engine::{Answer, Question};
-use airlock_engine::policy::{AlwaysScope, LineView};
-use airlock_engine::sanitize::{self, line};
+use airlock_door::Question;
+use airlock_door::contract::Confirmation;
+use airlock_door::policy::{AlwaysScope, LineView};
+use airlock_protocol::Answer;
+use airlock_protocol::shown::{self as sanitize, line};
 
 /// Asks on the terminal: the confirmation (a diff for edits) on stderr, one answer per line
 /// on stdin. Questions are asked one at a time; stderr is locked only while written, never
@@ -40,7 +41,7 @@ impl Terminal {
             ask_on_terminal(&question)
         })
         .await;
-        asked.unwrap_or_else(|_| Answer::Refuse("the approval prompt failed".into()))
+        asked.unwrap_or_else(|_| Answer::Refuse { message: "the approval prompt failed".into() })
     }
 }
 
@@ -62,8 +63,7 @@ fn question_text(question: &Question) -> String {
     let Question { request, scope, editable, .. } = question;
     let mut out = String::new();
     let tool = line(&request.tool);
-    let _ =
-        writeln!(out, "\n── {tool} wants to run: {}", airlock_engine::policy::line_view::shown(&request.description));
+    let _ = writeln!(out, "\n── {tool} wants to run: {}", airlock_door::policy::shown_command(&request.description));
     match &request.confirmation {
         Confirmation::Edit { path, original, proposed, .. } => {
             out.push_str(&super::diff::unified(path, original, proposed));
@@ -199,7 +199,7 @@ fn ask_on_terminal(question: &Question) -> Answer {
         match std::io::stdin().lock().read_line(&mut answer) {
             Ok(0) | Err(_) => {
                 show("\n");
-                return Answer::Refuse("the user gave no answer (input closed)".into());
+                return Answer::Refuse { message: "the user gave no answer (input closed)".into() };
             }
             Ok(_) => {}
         }
@@ -219,7 +219,7 @@ fn ask_on_terminal(question: &Question) -> Answer {
                     }
                 }
             }
-            "n" | "no" => return Answer::Refuse("the user refused this call".into()),
+            "n" | "no" => return Answer::Refuse { message: "the user refused this call".into() },
             "c" => return Answer::Cancel,
             other => show(&format!("  unknown answer {:?}\n", sanitize::line(other))),
         }

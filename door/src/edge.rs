@@ -1,5 +1,6 @@
-//! The front ends' edge: the engine's values converted to the protocol's
-//! (`airlock_protocol`), and the protocol's orders to the engine's. The headless JSON
+//! The door's edge: the engine's values converted to the protocol's
+//! (`airlock_protocol`), and the protocol's orders to the engine's ([`order`], which
+//! [`crate::Session::submit`] puts to use). The headless JSON
 //! outputs print what comes out of here; the TUI draws the questions built here; the MCP and
 //! ACP front ends will speak both directions.
 //!
@@ -430,7 +431,8 @@ pub fn grant_answer(answer: wire::GrantAnswer) -> engine::GrantAnswer {
     }
 }
 
-fn approval_mode(mode: wire::ApprovalMode) -> ApprovalMode {
+/// An approval mode of the protocol as the engine takes it.
+pub fn approval_mode(mode: wire::ApprovalMode) -> ApprovalMode {
     match mode {
         wire::ApprovalMode::Plan => ApprovalMode::Plan,
         wire::ApprovalMode::Default => ApprovalMode::Default,
@@ -440,5 +442,15 @@ fn approval_mode(mode: wire::ApprovalMode) -> ApprovalMode {
 }
 
 #[cfg(test)]
-#[path = "protocol_tests.rs"]
+#[path = "edge_tests.rs"]
 mod tests;
+
+/// The engine's approval mode in the protocol's terms.
+pub fn wire_mode(mode: ApprovalMode) -> wire::ApprovalMode {
+    match mode {
+        ApprovalMode::Plan => wire::ApprovalMode::Plan,
+        ApprovalMode::Default => wire::ApprovalMode::Default,
+        ApprovalMode::AutoEdit => wire::ApprovalMode::AutoEdit,
+        ApprovalMode::Yolo => wire::ApprovalMode::Yolo,
+    }
+}

@@ -15,11 +15,11 @@ use ratatui::text::Line;
 
 use super::app::App;
 use super::views;
-use airlock_engine::engine::Replay;
-use airlock_engine::events::Shown;
-use airlock_engine::sanitize;
-use airlock_engine::session::RecordedCall;
-use airlock_model::{FunctionCall, FunctionResponse, Part, Role};
+use airlock_door::Replay;
+use airlock_door::events::Shown;
+use airlock_door::session::RecordedCall;
+use airlock_door::session::{FunctionCall, FunctionResponse, Part, Role};
+use airlock_protocol::shown as sanitize;
 use airlock_ui::transcript::NoticeKind;
 
 /// Most messages of a resumed session shown.

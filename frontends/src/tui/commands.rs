@@ -8,12 +8,7 @@ use airlock_ui::transcript::NoticeKind;
 use ratatui::text::Line;
 
 use super::app::{App, Dialog, Effect, Pick};
-use airlock_engine::contract::Access;
-use airlock_engine::engine::Op;
-use airlock_engine::policy::ApprovalMode;
-use airlock_engine::registry::Origin;
-use airlock_engine::sanitize;
-use airlock_engine::session;
+use airlock_protocol::{ApprovalMode, Order};
 
 /// Every command, with what it does (the completion popup and `/help` show these).
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -43,7 +38,7 @@ pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
         "plugins" => plugins(app),
         "mode" => match args {
             "" => {
-                let modes = [ApprovalMode::Default, ApprovalMode::AutoEdit, ApprovalMode::Yolo, ApprovalMode::Plan];
+                let modes = ApprovalMode::ALL;
                 let items = modes
                     .iter()
                     .map(|m| PickerItem { label: m.as_str().into(), detail: mode_detail(*m).into() })
@@ -59,14 +54,14 @@ pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
         },
         "model" => match args {
             "" => app.notice(&format!("model: {} (switch with /model NAME)", app.status.model), NoticeKind::Info),
-            model => app.orders.submit(Op::SetModel { model: model.to_string() }),
+            model => app.orders.submit(Order::SetModel { model: model.to_string() }),
         },
         "resume" => resume(app, args),
-        "compress" => app.orders.submit(Op::Compress),
+        "compress" => app.orders.submit(Order::Compress),
         "clear" => {
             app.flush_stream();
             app.history.push(Line::default());
-            app.orders.submit(Op::NewSession);
+            app.orders.submit(Order::NewSession);
             app.stats.clear();
             app.tokens_in = 0;
             app.tokens_out = 0;
@@ -85,20 +80,20 @@ pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
 /// `/processes`: the commands tools left running in the background (each with its log);
 /// `/processes stop` ends them all (off the UI's thread: reaping may take a moment).
 fn processes(app: &mut App, args: &str) {
-    let running = airlock_process::background();
+    let running = airlock_door::queries::background();
     if running.is_empty() {
         app.notice("no command runs in the background", NoticeKind::Info);
         return;
     }
     match args {
         "stop" => {
-            std::thread::spawn(airlock_process::stop_background);
+            std::thread::spawn(airlock_door::queries::stop_background);
             app.notice(&format!("stopping {} background command(s)", running.len()), NoticeKind::Info);
         }
         "" => {
-            for (pid, command, log) in running {
-                let line = format!("pid {pid}: {} (output: {})", command, log.display());
-                app.notice(&sanitize::line(&line), NoticeKind::Info);
+            for run in running {
+                let line = format!("pid {}: {} (output: {})", run.pid, run.command, run.log.display());
+                app.notice(&airlock_protocol::shown::line(&line), NoticeKind::Info);
             }
         }
         other => {
@@ -111,10 +106,10 @@ fn processes(app: &mut App, args: &str) {
 /// or a warning); without a folder, lists the folders added so far.
 fn add_dir(app: &mut App, args: &str) {
     if !args.is_empty() {
-        app.orders.submit(Op::AddDir { folder: args.to_string() });
+        app.orders.submit(Order::AddDir { folder: args.to_string() });
         return;
     }
-    let added = app.tools.get().policy.added_folders();
+    let added = app.tools.added_folders();
     if added.is_empty() {
         let usage = "no folder is added: /add-dir DIR lets the tools read one, /add-dir DIR:read-write write it too";
         app.notice(usage, NoticeKind::Info);
@@ -122,7 +117,8 @@ fn add_dir(app: &mut App, args: &str) {
     }
     let mut text = String::from("Folders added to this session:\n");
     for folder in added {
-        text.push_str(&format!("  {}\n", folder.describe()));
+        let access = if folder.writable { "read-write" } else { "read" };
+        text.push_str(&format!("  {} ({access})\n", folder.path));
     }
     app.notice(text.trim_end(), NoticeKind::Info);
 }
@@ -130,12 +126,12 @@ fn add_dir(app: &mut App, args: &str) {
 /// A picker's choice.
 pub fn picked(app: &mut App, purpose: Pick, value: &str) {
     match purpose {
-        Pick::Mode => match <ApprovalMode as clap::ValueEnum>::from_str(value, true) {
-            Ok(mode) => app.set_mode(mode),
-            Err(_) => app
+        Pick::Mode => match ApprovalMode::named(value) {
+            Some(mode) => app.set_mode(mode),
+            None => app
                 .notice(&format!("no approval mode {value:?}: default, auto-edit, yolo or plan"), NoticeKind::Warning),
         },
-        Pick::Session => app.orders.submit(Op::Resume { session: value.to_string() }),
+        Pick::Session => app.orders.submit(Order::Resume { session: value.to_string() }),
     }
 }
 
@@ -149,45 +145,28 @@ fn mode_detail(mode: ApprovalMode) -> &'static str {
 }
 
 fn tools(app: &mut App) {
-    let registry = app.tools.get().registry;
     let mut text = String::from("Tools the model can call:\n");
-    for tool in registry.tools() {
-        let first = tool.info.description.lines().next().unwrap_or_default();
-        text.push_str(&format!(
-            "  {} ({}, plugin {}): {}\n",
-            tool.info.name,
-            tool.info.kind.as_str(),
-            tool.plugin.info.name,
-            sanitize::line_bounded(first, 100)
-        ));
+    for tool in app.tools.tools() {
+        text.push_str(&format!("  {} ({}, plugin {}): {}\n", tool.name, tool.kind, tool.plugin, tool.description));
     }
     app.notice(text.trim_end(), NoticeKind::Info);
 }
 
 fn plugins(app: &mut App) {
-    let tools = app.tools.get();
-    let (registry, policy) = (tools.registry, tools.policy);
     let mut text = String::from("Plugins and their grants:\n");
-    for plugin in registry.plugins() {
-        let origin = match plugin.source.origin {
-            Origin::Builtin => "built-in",
-            Origin::User => "user",
-            Origin::Workspace => "workspace",
-        };
-        let grant = policy.grant(plugin).grant;
-        let files: Vec<String> = grant
-            .files
-            .iter()
-            .map(|f| format!("{} {}", f.path, if f.access == Access::ReadWrite { "rw" } else { "r" }))
-            .collect();
-        let network: Vec<String> = grant.network.iter().map(ToString::to_string).collect();
+    for plugin in app.tools.plugins() {
+        let files: Vec<String> =
+            plugin.files.iter().map(|f| format!("{} {}", f.path, if f.writable { "rw" } else { "r" })).collect();
+        let network: Vec<String> = plugin.network.iter().map(ToString::to_string).collect();
+        let env: Vec<String> = plugin.env.iter().map(ToString::to_string).collect();
         let list = |items: &[String]| if items.is_empty() { "none".to_string() } else { items.join(", ") };
         text.push_str(&format!(
-            "  {} ({origin}) files: {} · network: {} · env: {}\n",
-            plugin.info.name,
+            "  {} ({}) files: {} · network: {} · env: {}\n",
+            plugin.name,
+            plugin.origin.as_str(),
             list(&files),
             list(&network),
-            list(&grant.env)
+            list(&env)
         ));
     }
     app.notice(text.trim_end(), NoticeKind::Info);
@@ -195,10 +174,10 @@ fn plugins(app: &mut App) {
 
 fn resume(app: &mut App, args: &str) {
     if !args.is_empty() {
-        app.orders.submit(Op::Resume { session: args.to_string() });
+        app.orders.submit(Order::Resume { session: args.to_string() });
         return;
     }
-    let sessions = match session::list(&session::dir(&app.home)) {
+    let sessions = match airlock_door::queries::sessions(&app.home) {
         Ok(sessions) => sessions,
         Err(error) => {
             app.notice(&format!("cannot list sessions: {error}"), NoticeKind::Error);
@@ -212,7 +191,7 @@ fn resume(app: &mut App, args: &str) {
         .iter()
         .map(|s| PickerItem {
             label: format!("{}  {}", &s.id[..s.id.len().min(8)], s.updated),
-            detail: sanitize::line_bounded(&s.first_prompt, 60),
+            detail: airlock_protocol::shown::line_bounded(s.first_prompt.as_str(), 60),
         })
         .collect();
     let values = mine.iter().map(|s| s.id.clone()).collect();

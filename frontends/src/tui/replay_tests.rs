@@ -3,8 +3,8 @@ use std::time::Duration;
 use airlock_ui::style::Theme;
 
 use super::*;
-use crate::frontends::tui::views::LiveCard;
-use airlock_engine::events::{CallCost, CallStatus, CallUpdate, CommandRun};
+use crate::tui::views::LiveCard;
+use airlock_door::events::{CallCost, CallStatus, CallUpdate, CommandRun};
 
 fn text(lines: &[Line<'static>]) -> String {
     lines

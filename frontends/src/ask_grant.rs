@@ -8,8 +8,9 @@
 use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
 
-use airlock_engine::engine::{GrantAnswer, GrantRequest};
-use airlock_engine::sanitize::line;
+use airlock_door::GrantRequest;
+use airlock_protocol::GrantAnswer;
+use airlock_protocol::shown::line;
 
 /// The question's text.
 pub(super) fn text(request: &GrantRequest) -> String {

@@ -1,0 +1,49 @@
+//! JSON lines and documents as airlock prints them: keys sorted at every depth, as they
+//! always have been ([`write_line`], [`write_pretty`] go through [`serde_json::Value`], whose
+//! maps sort their keys: serde_json is built without `preserve_order`). The run's outputs
+//! (`-o json`, `-o stream-json`) are the protocol's types (`airlock_protocol`); the
+//! listings of the binary's commands are the host's (`airlock::commands::json`).
+
+use std::io::{self, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Printed instead of a shape that cannot be serialized, so a reader of the stream sees a
+/// line saying so rather than a gap.
+#[derive(Debug, Serialize)]
+struct Unprintable {
+    message: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// `shape` with its keys sorted at every depth (see the module doc).
+fn sorted(shape: &impl Serialize) -> Value {
+    serde_json::to_value(shape).unwrap_or_else(|e| {
+        serde_json::to_value(Unprintable { message: e.to_string(), kind: "error" }).unwrap_or_default()
+    })
+}
+
+/// Writes `shape` as one line, keys sorted, and flushes.
+pub fn write_line(out: &mut impl Write, shape: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, &sorted(shape))?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+/// Writes `shape` indented, keys sorted, with a final newline.
+pub fn write_pretty(out: &mut impl Write, shape: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &sorted(shape))?;
+    writeln!(out)
+}
+
+/// Milliseconds since the Unix epoch, for a printed line's `timestamp`.
+pub fn now_millis() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+#[path = "json_tests.rs"]
+mod tests;
