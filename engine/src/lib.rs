@@ -45,9 +45,10 @@
 //!  shared below: events, contract (the WIT types), paths, config, sanitize, cancel
 //! ```
 //!
-//! A front end starts a session with [`engine::Session::start`] and from then on only sends
-//! [`engine::Op`]s and reads [`engine::Output`]s: a user turn, an interrupt, the answer to a
-//! question, a mode change, compress, resume. Approvals reach it as questions and come back
+//! The binary starts a session with [`engine::Session::start`] and hands a front end its
+//! door (`airlock-door`), through which the front end only sends the protocol's orders
+//! (turned into [`engine::Op`]s there) and reads [`engine::Output`]s: a user turn, an
+//! interrupt, the answer to a question, a mode change, compress, resume. Approvals reach it as questions and come back
 //! as orders, so a front end that is not a terminal can answer them whenever it likes.
 //!
 //! ## Tests
