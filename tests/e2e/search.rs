@@ -160,7 +160,8 @@ fn links_out_of_the_workspace_are_neither_followed_nor_read_by_either_tool() {
     std::os::unix::fs::symlink(outside.join("loose.rs"), s.workspace.join("loose.rs")).unwrap();
     s.write("src/inside.rs", "needle inside\n");
     std::os::unix::fs::symlink("src/inside.rs", s.workspace.join("again.rs")).unwrap();
-    let sent = results(&s, vec![("grep_search", json!({"pattern": "needle"})), ("glob", json!({"pattern": "**/*.rs"}))]);
+    let sent =
+        results(&s, vec![("grep_search", json!({"pattern": "needle"})), ("glob", json!({"pattern": "**/*.rs"}))]);
     assert!(sent[0].starts_with("Found 2 matches"), "{}", sent[0]);
     assert!(sent[0].contains("File: again.rs\nL1: needle inside"), "{}", sent[0]);
     assert!(sent[0].contains("File: src/inside.rs\nL1: needle inside"), "{}", sent[0]);
