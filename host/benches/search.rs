@@ -22,6 +22,9 @@
 //! - rg runs with its default threads (one per core) and with `-j1`: the guest has one thread
 //!   (wasm32-wasip2 has none to start). The runs are interleaved, so all three see the same
 //!   load.
+//! - Beside the wall times, each line's CPU time per run (from `/proc/self/stat`, 10 ms
+//!   ticks): the tool's against rg -j1's is the comparison other work on the machine does
+//!   not distort.
 //!
 //! `cargo bench -p airlock --bench search`; `AIRLOCK_BENCH_RUNS` sets the timed runs per
 //! line (10, after 2 warm-up runs); a first argument keeps only the lines whose label holds
@@ -141,22 +144,30 @@ fn main() {
         let agree = if tool_found == rg_found { "agree".to_string() } else { "DISAGREE".to_string() };
 
         let (mut tool, mut rg_n, mut rg_1) = (Vec::new(), Vec::new(), Vec::new());
+        // CPU time in clock ticks over the timed runs: the tool's (this process), rg's and
+        // rg -j1's (children waited for). Load from other work stretches wall time, not these.
+        let mut cpu = [0u64; 3];
         for i in 0..WARMUP + runs {
             let timed = |f: &dyn Fn()| {
-                let started = Instant::now();
+                let (started, ticks) = (Instant::now(), cpu_ticks());
                 f();
-                started.elapsed()
+                let after = cpu_ticks();
+                (started.elapsed(), (after.0 - ticks.0, after.1 - ticks.1))
             };
             let samples =
                 [timed(&|| drop(call())), timed(&|| drop(rg_call(None))), timed(&|| drop(rg_call(Some("-j1"))))];
             if i >= WARMUP {
-                tool.push(samples[0]);
-                rg_n.push(samples[1]);
-                rg_1.push(samples[2]);
+                tool.push(samples[0].0);
+                rg_n.push(samples[1].0);
+                rg_1.push(samples[2].0);
+                cpu[0] += samples[0].1.0;
+                cpu[1] += samples[1].1.1;
+                cpu[2] += samples[2].1.1;
             }
         }
         let (tool, rg_n, rg_1) = (Summary::of(&tool), Summary::of(&rg_n), Summary::of(&rg_1));
         let ratio = |a: &Summary, b: &Summary| a.median.as_secs_f64() / b.median.as_secs_f64();
+        let per_run = |ticks: u64| Duration::from_millis(ticks * 10 / runs as u64);
         println!(
             "{:<28} {:>22} {:>22} {:>22} {:>6.2}x {:>6.2}x  found {tool_found} ({agree} with rg: {rg_found}) · load {}",
             query.label,
@@ -167,7 +178,26 @@ fn main() {
             ratio(&tool, &rg_1),
             load_average(),
         );
+        println!(
+            "{:<28} CPU per run: tool {} · rg {} · rg -j1 {} · tool/rg-j1 {:.2}x",
+            "",
+            human(per_run(cpu[0])),
+            human(per_run(cpu[1])),
+            human(per_run(cpu[2])),
+            cpu[0] as f64 / cpu[2].max(1) as f64,
+        );
     }
+}
+
+/// CPU time in clock ticks (10 ms) so far: this process's (all its threads), and that of
+/// its children waited for, from `/proc/self/stat` (utime + stime, cutime + cstime).
+fn cpu_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (which may hold spaces): utime is the 14th.
+    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let field = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    (field(11) + field(12), field(13) + field(14))
 }
 
 /// `12.3 ms (11.9-13.0)`.

@@ -143,3 +143,30 @@ fn glob_returns_at_most_1000_paths_and_says_how_many_matched() {
     assert_eq!(result.lines().filter(|l| l.starts_with('/')).count(), 1_000);
     assert!(result.contains("showing the first 1000 of 1005"), "{}", result.lines().last().unwrap_or_default());
 }
+
+/// The walk reads folders through the host's own listing, which takes each entry's type from
+/// the kernel (`runtime/readdir.rs`): a link stays a link there. A link to a folder or a file
+/// outside the workspace is neither entered nor read by either tool, and a link to a file
+/// inside is searched and listed like the file.
+#[test]
+fn links_out_of_the_workspace_are_neither_followed_nor_read_by_either_tool() {
+    let s = session();
+    let outside = tempfile::tempdir().unwrap();
+    let outside = outside.path().canonicalize().unwrap();
+    std::fs::create_dir_all(outside.join("deep")).unwrap();
+    std::fs::write(outside.join("deep/secret.rs"), "needle outside\n").unwrap();
+    std::fs::write(outside.join("loose.rs"), "needle loose\n").unwrap();
+    std::os::unix::fs::symlink(&outside, s.workspace.join("out")).unwrap();
+    std::os::unix::fs::symlink(outside.join("loose.rs"), s.workspace.join("loose.rs")).unwrap();
+    s.write("src/inside.rs", "needle inside\n");
+    std::os::unix::fs::symlink("src/inside.rs", s.workspace.join("again.rs")).unwrap();
+    let sent =
+        results(&s, vec![("grep_search", json!({"pattern": "needle"})), ("glob", json!({"pattern": "**/*.rs"}))]);
+    assert!(sent[0].starts_with("Found 2 matches"), "{}", sent[0]);
+    assert!(sent[0].contains("File: again.rs\nL1: needle inside"), "{}", sent[0]);
+    assert!(sent[0].contains("File: src/inside.rs\nL1: needle inside"), "{}", sent[0]);
+    assert!(!sent[0].contains("outside") && !sent[0].contains("loose"), "{}", sent[0]);
+    let listed: Vec<&str> = sent[1].lines().filter(|l| l.starts_with('/')).collect();
+    let workspace = s.workspace.display();
+    assert_eq!(listed, [format!("{workspace}/again.rs"), format!("{workspace}/src/inside.rs")], "{}", sent[1]);
+}

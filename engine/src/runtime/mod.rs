@@ -33,6 +33,7 @@ mod http;
 mod parking;
 mod pool;
 pub(crate) mod process;
+mod readdir;
 mod state;
 mod stdio;
 mod temp_files;
@@ -295,6 +296,7 @@ impl Runtime {
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         metered::add_to_linker(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         temp_files::add_to_linker(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
+        readdir::add_to_linker(&mut linker).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
             .map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
         // Every released contract version, side by side.

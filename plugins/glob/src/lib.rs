@@ -9,7 +9,7 @@ use airlock_plugin_sdk::folders::resolve_in_folders;
 use airlock_plugin_sdk::fs::io_error;
 use airlock_plugin_sdk::prelude::*;
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::WalkBuilder;
+use search_walk::walk;
 
 /// At most this many paths are returned.
 const MAX_RESULTS: usize = 1000;
@@ -68,18 +68,16 @@ impl Tool for Glob {
         }
 
         let mut found: Vec<(PathBuf, Option<SystemTime>)> = Vec::new();
-        for entry in walker(&base, reach).flatten() {
-            if !is_file(&entry) {
-                continue;
+        // The walk enters only the folders within the pattern's reach.
+        let mut enter = |folder: &Path| {
+            reach.as_ref().is_none_or(|reach| folder.strip_prefix(&base).is_ok_and(|relative| reach.allows(relative)))
+        };
+        walk(&base, &mut enter, &mut |file| {
+            if file.path.strip_prefix(&base).is_ok_and(|relative| matcher.is_match(relative)) {
+                let modified = file.modified();
+                found.push((file.path, modified));
             }
-            let Ok(relative) = entry.path().strip_prefix(&base) else {
-                continue;
-            };
-            if matcher.is_match(relative) {
-                let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
-                found.push((entry.into_path(), modified));
-            }
-        }
+        });
         sort_recent_first(&mut found, SystemTime::now());
 
         let count = found.len();
@@ -153,7 +151,6 @@ fn component_glob(pattern: &str, args: &Args) -> Result<GlobMatcher, globset::Er
 /// `src/*/lib/**/*.rs` a match lies in `src/<any>/lib` or below, so the walk enters no other
 /// folder; `*.md` keeps it at the top. `**` anywhere in a component lets every folder
 /// below count.
-#[derive(Clone)]
 struct Reach {
     /// One glob per folder level, up to the first `**`.
     levels: Vec<GlobMatcher>,
@@ -204,30 +201,6 @@ impl Reach {
     }
 }
 
-/// A single-threaded walk below `base` that honours `.gitignore` files (also outside a git
-/// repository) but shows other hidden files, never enters `.git`, and enters only the
-/// folders within `reach`.
-fn walker(base: &Path, reach: Option<Reach>) -> ignore::Walk {
-    let root = base.to_path_buf();
-    WalkBuilder::new(base)
-        .hidden(false)
-        .require_git(false)
-        .git_global(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(move |entry| {
-            if entry.file_name() == ".git" {
-                return false;
-            }
-            match (&reach, entry.file_type()) {
-                (Some(reach), Some(kind)) if kind.is_dir() && entry.depth() > 0 => {
-                    entry.path().strip_prefix(&root).is_ok_and(|relative| reach.allows(relative))
-                }
-                _ => true,
-            }
-        })
-        .build()
-}
-
 /// Files changed within [`RECENT`] of `now` first, newest first; then the others by path.
 fn sort_recent_first(found: &mut [(PathBuf, Option<SystemTime>)], now: SystemTime) {
     let recent = |modified: &Option<SystemTime>| {
@@ -239,11 +212,6 @@ fn sort_recent_first(found: &mut [(PathBuf, Option<SystemTime>)], now: SystemTim
         (false, true) => std::cmp::Ordering::Greater,
         (false, false) => path_a.cmp(path_b),
     });
-}
-
-/// A regular file, or a symbolic link to one.
-fn is_file(entry: &ignore::DirEntry) -> bool {
-    entry.file_type().is_some_and(|t| t.is_file() || (t.is_symlink() && entry.path().is_file()))
 }
 
 export_tools!(Glob);

@@ -2,7 +2,7 @@
 //! expression, honouring `.gitignore`, and returns the matching lines grouped by file.
 
 use std::fmt::Write as _;
-use std::fs::{self, File};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +14,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
-use ignore::WalkBuilder;
+use search_walk::{Found, walk};
 
 /// At most this many matching lines are returned.
 const MAX_MATCHES: usize = 100;
@@ -86,19 +86,15 @@ impl Tool for GrepSearch {
         let include = include_matcher(args.include.as_deref())?;
         let metadata = fs::metadata(&base).map_err(|e| io_error(&base, &e))?;
 
-        for entry in walker(&base).flatten() {
-            if !is_file(&entry) {
-                continue;
-            }
-            let path = entry.path();
+        walk(&base, &mut |_| true, &mut |found| {
             if metadata.is_dir()
                 && let Some(include) = &include
-                && !included(include, &base, path)
+                && !included(include, &base, &found.path)
             {
-                continue;
+                return;
             }
-            search.file(path);
-        }
+            search.file(found);
+        });
         Ok(report(&args, &base, &search.files, search.total))
     }
 }
@@ -129,22 +125,19 @@ impl Search {
     }
 
     /// Searches one file: unreadable, binary and oversized files are skipped.
-    fn file(&mut self, path: &Path) {
-        let Ok(file) = File::open(path) else {
+    fn file(&mut self, found: Found) {
+        let Ok(file) = found.open(MAX_FILE_BYTES) else {
             return;
         };
-        if file.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
-            return;
-        }
         let room = MAX_MATCHES.saturating_sub(self.total);
         let searcher = if room > 0 { &mut self.numbered } else { &mut self.counting };
         let mut sink = FileSink { count: 0, lines: Vec::new(), room, binary: false };
-        if searcher.search_file(&self.matcher, &file, &mut sink).is_err() || sink.binary {
+        if searcher.search_reader(&self.matcher, file, &mut sink).is_err() || sink.binary {
             return;
         }
         self.total += sink.count;
         if !sink.lines.is_empty() {
-            self.files.push(FileMatches { path: path.to_path_buf(), lines: sink.lines });
+            self.files.push(FileMatches { path: found.path, lines: sink.lines });
         }
     }
 }
@@ -259,23 +252,6 @@ fn shorten(line: &[u8]) -> String {
     }
 }
 
-/// A single-threaded walk (the root may be a single file) that honours `.gitignore` files,
-/// also outside a git repository, shows other hidden files, and never enters `.git`.
-fn walker(root: &Path) -> ignore::Walk {
-    WalkBuilder::new(root)
-        .hidden(false)
-        .require_git(false)
-        .git_global(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|entry| entry.file_name() != ".git")
-        .build()
-}
-
-/// A regular file, or a symbolic link to one.
-fn is_file(entry: &ignore::DirEntry) -> bool {
-    entry.file_type().is_some_and(|t| t.is_file() || (t.is_symlink() && entry.path().is_file()))
-}
-
 export_tools!(GrepSearch);
 
 #[cfg(test)]
@@ -307,7 +283,7 @@ mod tests {
         let path = dir.join(format!("{}.txt", pattern.len()));
         let _ = fs::write(&path, text);
         let mut search = Search::new(matcher(pattern).ok().unwrap_or_else(|| panic!("{pattern}")));
-        search.file(&path);
+        walk(&path, &mut |_| true, &mut |found| search.file(found));
         let _ = fs::remove_file(&path);
         search.total
     }
