@@ -19,20 +19,41 @@
 //!   about 1 TiB reserved. Past [`MAX_POOL_RESERVATION`], or when the reservation fails, the
 //!   engine allocates instance by instance, as before the pool (same limits, same results).
 //!
-//! What a freed slot keeps: its first [`KEEP_RESIDENT`] bytes are zeroed in place (no page
-//! faults when the slot is reused), the rest is given back to the kernel. Nothing of one
-//! instance is visible to the next.
+//! What a freed slot keeps: where the kernel can say which pages were written (Linux 6.7 and
+//! later, the `PAGEMAP_SCAN` ioctl) and no swap area is active, up to [`KEEP_RESIDENT`] bytes
+//! of the pages the instance wrote are put back in place (zeroed, or copied from the
+//! component's memory image), so the next instance in the slot takes no page faults on them
+//! and no `madvise` runs; the written pages past that are given back to the kernel. Otherwise
+//! the slot's first [`KEEP_RESIDENT`] bytes are zeroed in place and the rest is given back.
+//! Either way nothing of one instance is visible to the next
+//! (`runtime::tests::fresh::a_fresh_instance_sees_nothing_of_the_one_before_it_in_the_same_slot`).
+//!
+//! Why no scan with swap: wasmtime 48's scan puts back only the written pages that are in
+//! memory; a written page the kernel swapped out before the instance ended would be neither
+//! put back nor given back, and the next instance in the slot would read it
+//! (bytecodealliance/wasmtime#14357, open). So the scan is used only when `/proc/swaps` lists
+//! no swap area when the runtime starts; a swap area turned on while airlock runs is not seen
+//! (SECURITY.md says so).
+//!
+//! Why keep pages at all: a fresh instance's first call used to pay for its start-up twice
+//! over — the `madvise` that emptied the slot and a page fault on each page the guest then
+//! touched again (its stack top, its data, its heap). Measured (BENCHMARKS.md, issue 25):
+//! `echo`'s first call on a fresh instance went from 11.4 to 4.2 µs, against 3.0 µs on a live
+//! one.
 //!
 //! [`Runtime`]: super::Runtime
 
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use super::state::{MAX_INSTANCES, MAX_MEMORIES, MAX_TABLE_ELEMENTS, MAX_TABLES};
 use super::{ProcessLimits, RuntimeError};
 use crate::capability::MAX_MEMORY_MB;
 
-/// Bytes of a freed memory or table slot zeroed in place rather than given back to the
-/// kernel; measured faster than both none and 1 MiB (whose `memset` costs more than the faults).
+/// Bytes of a freed memory or table slot put back in place rather than given back to the
+/// kernel: the written pages among them where the kernel can find those, else the slot's
+/// first bytes. A built-in's call writes fewer (2 MiB measured no faster than this); without
+/// the page scan, 1 MiB was measured slower than this (its `memset` cost more than the faults).
+/// At most this much stays resident per slot the process used.
 const KEEP_RESIDENT: usize = 64 << 10;
 /// The most address space the memory pool may reserve; a larger budget allocates instance by
 /// instance instead.
@@ -68,10 +89,24 @@ pub(super) fn pooling(limits: ProcessLimits) -> Option<PoolingAllocationConfig> 
         .max_core_instance_size(INSTANCE_SIZE)
         .max_component_instance_size(INSTANCE_SIZE)
         .linear_memory_keep_resident(KEEP_RESIDENT)
-        .table_keep_resident(KEEP_RESIDENT);
+        .table_keep_resident(KEEP_RESIDENT)
+        // `Auto`: only where the kernel has the ioctl.
+        .pagemap_scan(if swap_may_be_used() { Enabled::No } else { Enabled::Auto });
     // Memory protection keys stay off (wasmtime's default, and its feature is not built):
     // they would let slots share guard regions, which this reservation does not need.
     Some(pool)
+}
+
+/// Whether the kernel may swap memory out: `/proc/swaps` lists a swap area (zram included),
+/// or cannot be read (then it is assumed to).
+fn swap_may_be_used() -> bool {
+    std::fs::read_to_string("/proc/swaps").map_or(true, |text| lists_a_swap_area(&text))
+}
+
+/// Whether the text of `/proc/swaps` (a header line, then one line per active swap area)
+/// lists an area.
+fn lists_a_swap_area(text: &str) -> bool {
+    text.lines().skip(1).any(|line| !line.trim().is_empty())
 }
 
 /// The engine for `config`, with its instances pooled when the budget `limits` allows it
@@ -88,4 +123,18 @@ pub(super) fn engine(config: &mut Config, limits: ProcessLimits) -> Result<Engin
         }
     }
     Engine::new(config).map_err(|e| RuntimeError::Engine(format!("{e:#}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lists_a_swap_area;
+
+    #[test]
+    fn a_swap_area_is_seen_in_proc_swaps_and_a_bare_header_is_none() {
+        let header = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+        assert!(!lists_a_swap_area(header));
+        assert!(!lists_a_swap_area(""));
+        assert!(lists_a_swap_area(&format!("{header}/dev/zram0  partition\t4194300\t\t0\t\t100\n")));
+        assert!(lists_a_swap_area(&format!("{header}/swapfile  file\t2097148\t\t1024\t\t-2\n")));
+    }
 }
