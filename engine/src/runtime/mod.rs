@@ -33,6 +33,7 @@ mod http;
 mod parking;
 mod pool;
 pub(crate) mod process;
+mod sealed;
 mod state;
 mod stdio;
 mod temp_files;
