@@ -1,9 +1,10 @@
 //! The on-disk compile cache: each component is compiled once and its native code kept as
 //! `components/<sha256>-<engine>.code`, where `<engine>` fingerprints the wasmtime version
 //! and every engine setting that changes generated code. Loading a cached component is a
-//! copy into a sealed memory file and a keyed hash (~1 ms for Rust guests, a few ms for the
-//! 20–35 MB of a Python or JavaScript guest) instead of a compile (80 ms for Rust, ~4 s for
-//! Python or JS guests). Descriptions and file stamps (registry) live here too.
+//! copy into a sealed memory file under a keyed hash, then a mapping of it (about 1 ms for a
+//! Rust guest, 25–35 ms for the 37 MB of a Python or JavaScript guest, most of it the kernel
+//! allocating the copy's pages: BENCHMARKS.md) instead of a compile (80 ms for Rust, ~4 s
+//! for Python or JS guests). Descriptions and file stamps (registry) live here too.
 //!
 //! Invariants:
 //! - the cache is trusted as code and as identity, so nothing in it is believed unless it
