@@ -2,8 +2,11 @@
 //! Python `csv_query`, JavaScript `markdown_toc` and C `checksum` — built from source by the
 //! kit's `build.sh` (`airlock_tests::kits`) — its size, the cold compile (an empty compile
 //! cache: compile, serialize, link), the cached load (a new runtime on the same cache: the
-//! `.cwasm` mapped and linked), and one call on a fresh instance (instantiate + execute +
-//! drop, the workspace preopened read-only, as the scheduler runs a granted read call).
+//! entry checked into a sealed memory file, mapped and linked), and one call on a fresh
+//! instance (instantiate + execute + drop, the workspace preopened read-only, as the
+//! scheduler runs a granted read call), split into what the guest's own work costs (the same
+//! call on a live instance), a trivial call (`describe`) on a fresh instance, and
+//! instantiate + drop alone.
 //!
 //! `cargo bench -p airlock --bench kits`; `AIRLOCK_BENCH_RUNS` sets the compile and load
 //! runs (3), `AIRLOCK_BENCH_ITERS` the timed calls (200).
@@ -105,5 +108,32 @@ fn main() {
             .skip(iterations.div_ceil(10))
             .collect();
         report(&format!("{kit} {example}: fresh instance + call + drop"), &Summary::of(&samples));
+        let timed = |run: &dyn Fn()| -> Vec<Duration> {
+            (0..iterations)
+                .map(|_| {
+                    let started = Instant::now();
+                    run();
+                    started.elapsed()
+                })
+                .collect()
+        };
+        let instantiate =
+            || async { runtime.instantiate(&loaded, Arc::from("bench"), &sandbox).await.expect("instantiate") };
+        let fresh = timed(&|| drop(tokio.block_on(instantiate())));
+        report(&format!("{kit} {example}: instantiate + drop"), &Summary::of(&fresh));
+        let trivial = timed(&|| {
+            tokio.block_on(async { instantiate().await.describe().await.expect("describe") });
+        });
+        report(&format!("{kit} {example}: fresh instance + describe + drop"), &Summary::of(&trivial));
+        let mut live = tokio.block_on(instantiate());
+        tokio.block_on(live.execute(tool, args)).expect("execute").expect("tool ok");
+        let own: Vec<Duration> = (0..iterations)
+            .map(|_| {
+                let started = Instant::now();
+                tokio.block_on(live.execute(tool, args)).expect("execute").expect("tool ok");
+                started.elapsed()
+            })
+            .collect();
+        report(&format!("{kit} {example}: the call on a live instance (the guest's own work)"), &Summary::of(&own));
     }
 }

@@ -279,6 +279,32 @@ async fn a_bit_flipped_or_truncated_entry_is_recompiled_never_run() {
 }
 
 #[tokio::test]
+async fn a_cache_entry_rewritten_after_its_check_never_runs() {
+    let (cache, runtime) = fresh_runtime();
+    let setup = Setup::new(&[fixtures::ECHO_TOOLS]);
+    Registry::load(&runtime, &setup.dirs()).await;
+    let echo = content_hash(&std::fs::read(fixtures::ECHO_TOOLS).unwrap());
+    let source = PluginSource::file(setup.home.path().join("plugins/echo_tools.wasm"), Origin::User).unwrap();
+    let path = cwasm(cache.path(), &echo);
+    let runtime = Runtime::new(cache.path().to_path_buf()).unwrap();
+    let (component, outcome) = runtime.load(&echo, || source.bytes()).unwrap();
+    assert_eq!(outcome, CacheOutcome::Hit);
+    // The checked entry is rewritten in place, same file, same size: its code is now
+    // traps and garbage. What runs is what was checked.
+    let size = std::fs::metadata(&path).unwrap().len();
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    writer.write_all(&vec![0u8; usize::try_from(size).unwrap()]).unwrap();
+    drop(writer);
+    for _ in 0..3 {
+        assert_eq!(described_name(&runtime, &component).await, "echo_tools");
+    }
+    // The next load sees the rewrite and compiles again.
+    let (component, outcome) = runtime.load(&echo, || source.bytes()).unwrap();
+    assert_eq!(outcome, CacheOutcome::Compiled, "the rewritten entry was believed");
+    assert_eq!(described_name(&runtime, &component).await, "echo_tools");
+}
+
+#[tokio::test]
 async fn an_edited_or_swapped_description_is_discarded_and_described_again() {
     let (cache, runtime) = fresh_runtime();
     let setup = Setup::new(&[fixtures::ECHO_TOOLS, fixtures::FS_PROBE]);

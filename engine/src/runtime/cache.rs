@@ -1,19 +1,24 @@
 //! The on-disk compile cache: each component is compiled once and its native code kept as
-//! `components/<sha256>-<engine>.cwasm`, where `<engine>` fingerprints the wasmtime version
+//! `components/<sha256>-<engine>.code`, where `<engine>` fingerprints the wasmtime version
 //! and every engine setting that changes generated code. Loading a cached component is a
-//! read and a copy into executable memory (~1 ms) instead of a compile (80 ms for Rust,
-//! ~4 s for Python or JS guests). Descriptions and file stamps (registry) live here too.
+//! copy into a sealed memory file under a keyed hash, then a mapping of it (about 1 ms for a
+//! Rust guest, 25–35 ms for the 37 MB of a Python or JavaScript guest, most of it the kernel
+//! allocating the copy's pages: BENCHMARKS.md) instead of a compile (80 ms for Rust, ~4 s
+//! for Python or JS guests). Descriptions and file stamps (registry) live here too.
 //!
 //! Invariants:
 //! - the cache is trusted as code and as identity, so nothing in it is believed unless it
-//!   carries a valid tag: HMAC-SHA256, keyed by a random secret made on first use (mode
-//!   0600; the binary keeps it in `$AIRLOCK_HOME/cache.key`, outside the cache folder, so a
-//!   cache folder a repository filled cannot bring its own key), over the entry's kind, its subject (the content hash it
-//!   describes, or the file it stamps), the engine fingerprint and the bytes. An entry copied
-//!   from another component, edited or bit-flipped is discarded with a warning and rebuilt,
-//!   never deserialised;
-//! - native code is read into memory once, checked, and deserialised from those same bytes
-//!   (no mmap of a file that could change after the check);
+//!   carries a valid tag, keyed by a random secret made on first use (mode 0600; the binary
+//!   keeps it in `$AIRLOCK_HOME/cache.key`, outside the cache folder, so a cache folder a
+//!   repository filled cannot bring its own key), over the entry's kind, its subject (the
+//!   content hash it describes, or the file it stamps), the engine fingerprint and the bytes.
+//!   Native code is tagged with keyed BLAKE3 (a key derived from the secret), which checks
+//!   30 MB in a few milliseconds; descriptions and stamps, small, with HMAC-SHA256. An entry
+//!   copied from another component, edited or bit-flipped is discarded with a warning and
+//!   rebuilt, never deserialised;
+//! - native code is checked on the bytes wasmtime then maps, never on the file: it is copied
+//!   into a sealed memory file while it is hashed ([`sealed`](super::sealed)), so a cache file
+//!   changed during or after the check never runs;
 //! - files are written atomically (temp file + rename), so concurrent airlock processes and
 //!   a crash mid-write never leave a half-written entry.
 
@@ -29,10 +34,14 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use super::RuntimeError;
+use super::sealed::{CopyError, SealedCode};
 use airlock_files::{self as files, content_hash, write_atomically};
 
 /// Length of the tag in front of every entry.
 const TAG_LEN: usize = 32;
+/// What the native-code key is derived from the cache's secret for (BLAKE3's `derive_key`
+/// context: a key of its own, never the HMAC's).
+const CODE_KEY_CONTEXT: &str = "airlock 2026-11-28 compile cache: tags on native code";
 /// Largest entry read back, by kind.
 const COMPONENT_LIMIT: u64 = 2 << 30;
 const DESCRIPTION_LIMIT: u64 = 32 << 20;
@@ -73,6 +82,8 @@ pub struct CompileCache {
     dir: PathBuf,
     engine_key: String,
     secret: Arc<[u8; 32]>,
+    /// The keyed-BLAKE3 key of native code, derived from `secret`.
+    code_key: Arc<[u8; 32]>,
 }
 
 /// Never prints the secret.
@@ -101,8 +112,9 @@ impl CompileCache {
         let mut hasher = DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
         let engine_key = format!("{:016x}", hasher.finish());
-        let secret = Arc::new(load_or_create_secret(key_file));
-        Self { dir, engine_key, secret }
+        let secret = load_or_create_secret(key_file);
+        let code_key = Arc::new(blake3::derive_key(CODE_KEY_CONTEXT, &secret));
+        Self { dir, engine_key, secret: Arc::new(secret), code_key }
     }
 
     pub fn dir(&self) -> &Path {
@@ -110,7 +122,9 @@ impl CompileCache {
     }
 
     fn component_path(&self, content_hash: &str) -> PathBuf {
-        self.dir.join("components").join(format!("{content_hash}-{}.cwasm", self.engine_key))
+        // `.code`, not the `.cwasm` of HMAC-tagged entries: those are left alone, not
+        // reported as tampered.
+        self.dir.join("components").join(format!("{content_hash}-{}.code", self.engine_key))
     }
 
     /// The cached description file of a component.
@@ -124,15 +138,44 @@ impl CompileCache {
         self.dir.join("files").join(format!("{}.entry", content_hash(file.as_os_str().as_bytes())))
     }
 
-    /// `None` only if HMAC refused the key, which it never does (any length is a key).
-    fn tag(&self, kind: EntryKind, subject: &[u8], body: &[u8]) -> Option<Hmac<Sha256>> {
+    /// The tag of an entry: keyed BLAKE3 for native code, HMAC-SHA256 for the rest. `None`
+    /// only if HMAC refused the key, which it never does (any length is a key).
+    fn tag(&self, kind: EntryKind, subject: &[u8], body: &[u8]) -> Option<[u8; TAG_LEN]> {
+        if kind == EntryKind::Component {
+            let mut hasher = self.code_hasher(subject);
+            hasher.update(body);
+            hasher.update(&(body.len() as u64).to_le_bytes());
+            return Some(*hasher.finalize().as_bytes());
+        }
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(self.secret.as_slice()).ok()?;
         // Length-prefixed fields: no two (kind, subject, engine, body) share an input.
         for field in [kind.tag(), subject, self.engine_key.as_bytes(), body] {
             mac.update(&(field.len() as u64).to_le_bytes());
             mac.update(field);
         }
-        Some(mac)
+        Some(mac.finalize().into_bytes().into())
+    }
+
+    /// Native code's hasher, fed its kind, subject and engine (length-prefixed); the code
+    /// follows, then its length, so no two inputs share a hash input.
+    fn code_hasher(&self, subject: &[u8]) -> blake3::Hasher {
+        let mut hasher = blake3::Hasher::new_keyed(&self.code_key);
+        for field in [EntryKind::Component.tag(), subject, self.engine_key.as_bytes()] {
+            hasher.update(&(field.len() as u64).to_le_bytes());
+            hasher.update(field);
+        }
+        hasher
+    }
+
+    /// Whether `stored` is the tag `computed`, compared in constant time.
+    fn tags_match(stored: &[u8], computed: [u8; TAG_LEN]) -> bool {
+        <[u8; TAG_LEN]>::try_from(stored).is_ok_and(|stored| blake3::Hash::from(stored) == blake3::Hash::from(computed))
+    }
+
+    /// Discards the entry at `path` with a warning saying `why`.
+    fn discard(path: &Path, why: &str) {
+        tracing::warn!("discarding cache entry {}: {why}", path.display());
+        let _ = fs::remove_file(path);
     }
 
     /// The body of the entry at `path`, when it exists and its tag is valid for `kind` and
@@ -153,7 +196,7 @@ impl CompileCache {
             return None;
         }
         let body = bytes.split_off(TAG_LEN);
-        if self.tag(kind, subject, &body).is_none_or(|mac| mac.verify_slice(&bytes).is_err()) {
+        if !self.tag(kind, subject, &body).is_some_and(|tag| Self::tags_match(&bytes, tag)) {
             tracing::warn!(
                 "discarding cache entry {}: its tag does not match (tampered, corrupt or from another entry)",
                 path.display()
@@ -167,11 +210,47 @@ impl CompileCache {
     /// Stores `body` at `path`, tagged for `kind` and `subject`.
     pub fn write_entry(&self, kind: EntryKind, subject: &[u8], path: &Path, body: &[u8]) -> std::io::Result<()> {
         let tag = self.tag(kind, subject, body).ok_or_else(|| std::io::Error::other("cannot key the tag"))?;
-        let tag = tag.finalize().into_bytes();
         let mut contents = Vec::with_capacity(TAG_LEN + body.len());
         contents.extend_from_slice(&tag);
         contents.extend_from_slice(body);
         write_atomically(path, &contents)
+    }
+
+    /// The native code at `path`, when it exists and its tag is valid for `subject`: copied
+    /// into a sealed memory file as it is checked. A bad entry is removed (and logged), so it
+    /// is rebuilt.
+    fn read_code(&self, subject: &[u8], path: &Path) -> Option<SealedCode> {
+        use std::io::Read;
+        let mut file = match files::open_user_file(path) {
+            Ok((file, _)) => file,
+            Err(files::FileError::NotFound) => return None,
+            Err(error) => {
+                Self::discard(path, &format!("unreadable: {error}"));
+                return None;
+            }
+        };
+        let mut stored = [0u8; TAG_LEN];
+        if file.read_exact(&mut stored).is_err() {
+            Self::discard(path, "truncated");
+            return None;
+        }
+        let mut hasher = self.code_hasher(subject);
+        let code = match SealedCode::copy(&mut file, COMPONENT_LIMIT, &mut hasher) {
+            Ok(code) => code,
+            Err(error @ CopyError::TooLarge { .. }) => {
+                Self::discard(path, &error.to_string());
+                return None;
+            }
+            Err(CopyError::Io(error)) => {
+                tracing::warn!("cannot read cache entry {}: {error}", path.display());
+                return None;
+            }
+        };
+        if !Self::tags_match(&stored, *hasher.finalize().as_bytes()) {
+            Self::discard(path, "its tag does not match (tampered, corrupt or from another entry)");
+            return None;
+        }
+        Some(code)
     }
 
     /// Loads the native code of a component, compiling and storing it when it is missing.
@@ -194,13 +273,8 @@ impl CompileCache {
         compiling: impl FnOnce(&[u8]),
     ) -> Result<(Component, CacheOutcome), RuntimeError> {
         let path = self.component_path(content_hash);
-        if let Some(native) = self.read_entry(EntryKind::Component, content_hash.as_bytes(), &path) {
-            // SAFETY: `native` is in memory (it cannot change after the check) and carries
-            // a valid tag: it was produced by `serialize` with this engine fingerprint, for
-            // this content hash, by an airlock process holding the cache's secret. wasmtime
-            // still checks the header and refuses a mismatching engine.
-            #[allow(unsafe_code)]
-            match unsafe { Component::deserialize(engine, &native) } {
+        if let Some(code) = self.read_code(content_hash.as_bytes(), &path) {
+            match code.deserialize(engine) {
                 Ok(component) => return Ok((component, CacheOutcome::Hit)),
                 Err(error) => tracing::warn!("discarding unusable cache entry {}: {error}", path.display()),
             }

@@ -34,6 +34,7 @@ mod parking;
 mod pool;
 pub(crate) mod process;
 mod readdir;
+mod sealed;
 mod state;
 mod stdio;
 mod temp_files;
