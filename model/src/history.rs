@@ -33,7 +33,9 @@ impl Fragments {
 }
 
 /// The encodings of a [`History`]'s messages for one wire, made as requests need them.
-#[derive(Debug, Default)]
+/// Deliberately not constructible outside this module (no `Default`): a cache paired with
+/// other messages than its history's would send stale bytes.
+#[derive(Debug)]
 pub struct EncodeCache {
     state: Mutex<CacheState>,
 }
@@ -46,6 +48,10 @@ struct CacheState {
 }
 
 impl EncodeCache {
+    fn new() -> Self {
+        Self { state: Mutex::new(CacheState::default()) }
+    }
+
     fn clear(&mut self) {
         let state = self.state.get_mut().unwrap_or_else(PoisonError::into_inner);
         state.kind = None;
@@ -79,7 +85,7 @@ pub(crate) fn with_fragments<R>(
 }
 
 /// The messages of a conversation, oldest first, with their encodings for the wire.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct History {
     messages: Vec<Message>,
     cache: EncodeCache,
@@ -87,7 +93,7 @@ pub struct History {
 
 impl History {
     pub fn new(messages: Vec<Message>) -> Self {
-        Self { messages, cache: EncodeCache::default() }
+        Self { messages, cache: EncodeCache::new() }
     }
 
     /// Appends `message`; the encodings of the messages before it stay.
@@ -111,6 +117,12 @@ impl History {
     /// A request carrying the whole conversation, encoded through the cache.
     pub fn request<'a>(&'a self, system: Option<&'a str>, tools: &'a [ToolDeclaration]) -> ModelRequest<'a> {
         ModelRequest { system, messages: &self.messages, tools, cache: Some(&self.cache) }
+    }
+}
+
+impl Default for History {
+    fn default() -> Self {
+        Self::new(Vec::new())
     }
 }
 
