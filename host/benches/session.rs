@@ -242,12 +242,17 @@ fn resume(session: &Session, mock: &MockModel, runs: usize) {
     let mut lines = source.lines();
     let header: Value = serde_json::from_str(lines.next().expect("header")).expect("header json");
     let body: Vec<Value> = lines.map(|l| serde_json::from_str(l).expect("record")).collect();
-    // The prompt, then (call, result) message pairs; the pairs are repeated with new turns.
-    let pairs: Vec<&[Value]> = body
-        .windows(2)
-        .filter(|w| w[0]["type"] == "message" && w[0]["role"] == "model" && w[1]["type"] == "message")
+    // The prompt, then exchanges repeated with new turns: a call's message, the `calls` line
+    // of its card, its result's message.
+    let is_message = |record: &Value, role: &str| record["type"] == "message" && record["role"] == role;
+    let exchanges: Vec<&[Value]> = (0..body.len())
+        .filter(|&i| is_message(&body[i], "model"))
+        .filter_map(|i| {
+            let end = (i + 1..body.len()).find(|&j| body[j]["type"] == "message")?;
+            is_message(&body[end], "user").then(|| &body[i..=end])
+        })
         .collect();
-    assert!(!pairs.is_empty(), "the recorded session holds calls");
+    assert!(!exchanges.is_empty(), "the recorded session holds calls");
     let id = "bench10k0000";
     let mut out = Vec::new();
     let mut head = header.clone();
@@ -257,13 +262,13 @@ fn resume(session: &Session, mock: &MockModel, runs: usize) {
     let mut messages = 1;
     let mut turn = 0;
     while messages < 10_000 {
-        for pair in &pairs {
+        for exchange in &exchanges {
             turn += 1;
-            for record in pair.iter() {
+            for record in exchange.iter() {
                 let mut record = record.clone();
                 record["turn"] = json!(turn);
+                messages += usize::from(record["type"] == "message");
                 out.push(record.to_string());
-                messages += 1;
             }
         }
     }
@@ -274,30 +279,54 @@ fn resume(session: &Session, mock: &MockModel, runs: usize) {
     // A window the whole conversation fits in: this measures the resume, not a compression.
     session.write_config(&format!("context_window_tokens = 100000000\n{}", airlock_tests::FAST_RETRIES));
 
+    // Under `/usr/bin/time`, so airlock's own CPU time (user + system) is known apart from
+    // the mock's, which runs in this process.
     let run = |resume: bool| {
         if resume {
             std::fs::write(&file, &text).expect("write session");
         }
         mock.push_turn(Turn::text(ANSWER));
-        let mut command = session.command(mock);
+        let time_out = tempfile::NamedTempFile::new().expect("temp file");
+        let inner = session.command(mock);
+        let mut command = Command::new("/usr/bin/time");
+        command.args(["-f", "%U %S", "-o"]).arg(time_out.path()).arg(inner.get_program()).args(inner.get_args());
+        command.env_clear().envs(inner.get_envs().filter_map(|(k, v)| v.map(|v| (k, v)))).env_remove("AIRLOCK_LOG");
+        command.current_dir(&session.workspace);
         if resume {
             command.args(["--resume", id]);
         }
-        command.args(["-p", "One more question"]).env_remove("AIRLOCK_LOG");
+        command.args(["-p", "One more question"]);
         command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let started = std::time::Instant::now();
         let output = command.output().expect("run airlock");
         let elapsed = started.elapsed();
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         assert_eq!(String::from_utf8_lossy(&output.stdout).trim_end(), ANSWER);
-        elapsed
+        let times = std::fs::read_to_string(time_out.path()).expect("time output");
+        let cpu: f64 = times.split_whitespace().map(|f| f.parse::<f64>().expect("a number")).sum();
+        (elapsed, Duration::from_secs_f64(cpu))
     };
     run(true);
     let last: Value = mock.last_request().expect("a request");
     let sent = last["messages"].as_array().map_or(0, Vec::len);
     assert!(sent > 10_000, "the resumed conversation reached the model: {sent} messages");
-    let fresh: Vec<Duration> = (0..runs).map(|_| run(false)).collect();
-    let resumed: Vec<Duration> = (0..runs).map(|_| run(true)).collect();
-    report("(k) plain run, no --resume (wall)", &Summary::of(&fresh));
-    report("(k) --resume of 10,000 messages + answer (wall)", &Summary::of(&resumed));
+    // The mock's share of the wall time: it parses the whole request before it answers.
+    let request = last.to_string();
+    let parses: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            let parsed: Value = serde_json::from_str(&request).expect("request json");
+            std::hint::black_box(parsed);
+            started.elapsed()
+        })
+        .collect();
+    let fresh: Vec<(Duration, Duration)> = (0..runs).map(|_| run(false)).collect();
+    let resumed: Vec<(Duration, Duration)> = (0..runs).map(|_| run(true)).collect();
+    let wall = |samples: &[(Duration, Duration)]| Summary::of(&samples.iter().map(|s| s.0).collect::<Vec<_>>());
+    let cpu = |samples: &[(Duration, Duration)]| Summary::of(&samples.iter().map(|s| s.1).collect::<Vec<_>>());
+    report("(k) plain run, no --resume (wall)", &wall(&fresh));
+    report("(k) plain run, no --resume (airlock CPU, 10 ms ticks)", &cpu(&fresh));
+    report("(k) --resume of 10,000 messages + answer (wall)", &wall(&resumed));
+    report("(k) --resume of 10,000 messages + answer (airlock CPU, 10 ms ticks)", &cpu(&resumed));
+    report(&format!("(k) the mock parsing the {} B request (in the bench)", request.len()), &Summary::of(&parses));
 }

@@ -84,11 +84,21 @@ impl ModelClient {
         request: ModelRequest<'_>,
         on_event: &mut (dyn FnMut(ModelEvent) + Send),
     ) -> Result<(), ModelError> {
+        let body = request_body(&self.config, &request);
         match self.config.kind {
-            ProviderKind::Gemini => gemini::stream(&self.http, &self.config, request, on_event).await,
-            ProviderKind::Openai => openai::stream(&self.http, &self.config, request, on_event).await,
-            ProviderKind::Anthropic => anthropic::stream(&self.http, &self.config, request, on_event).await,
+            ProviderKind::Gemini => gemini::stream(&self.http, &self.config, body, on_event).await,
+            ProviderKind::Openai => openai::stream(&self.http, &self.config, body, on_event).await,
+            ProviderKind::Anthropic => anthropic::stream(&self.http, &self.config, body, on_event).await,
         }
+    }
+}
+
+/// The body `config`'s wire sends for `request`: bytes written straight from the history.
+pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest<'_>) -> Vec<u8> {
+    match config.kind {
+        ProviderKind::Gemini => gemini::request_body(request),
+        ProviderKind::Openai => openai::request_body(&config.model, request),
+        ProviderKind::Anthropic => anthropic::request_body(&config.model, config.max_tokens, request),
     }
 }
 

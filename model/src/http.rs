@@ -25,11 +25,10 @@ pub(crate) type BodyStream = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> +
 pub(crate) async fn post_sse(
     request: reqwest::RequestBuilder,
     url: &str,
-    body: &serde_json::Value,
+    body: Vec<u8>,
     config: &ProviderConfig,
 ) -> Result<SseStream<BodyStream>, ModelError> {
-    let request =
-        request.header(CONTENT_TYPE, "application/json").header(ACCEPT, "text/event-stream").body(body.to_string());
+    let request = request.header(CONTENT_TYPE, "application/json").header(ACCEPT, "text/event-stream").body(body);
     let response = match tokio::time::timeout(config.idle_timeout, request.send()).await {
         Err(_) => return Err(ModelError::IdleTimeout(config.idle_timeout)),
         Ok(Err(e)) if e.is_builder() => {

@@ -4,6 +4,10 @@
 //! retrying (see [`RetryPolicy`]) and says so with [`ModelEvent::Retrying`]; every failure
 //! that remains is a [`ModelError`] whose message tells the user what to do.
 //!
+//! Request bodies are written as bytes straight from the history, never through a
+//! `serde_json::Value` tree, and a [`History`] keeps each message's encoding once made, so
+//! a long conversation's turn costs its new messages and one copy of the rest.
+//!
 //! The crate uses nothing else of airlock's: the engine (`airlock-engine`) depends on it,
 //! and it compiles beside the lower crates.
 
@@ -12,7 +16,9 @@
 mod anthropic;
 mod client;
 mod gemini;
+mod history;
 mod http;
+mod json;
 mod openai;
 mod recorded;
 mod retry;
@@ -27,6 +33,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use client::ModelClient;
+pub use history::{EncodeCache, History};
 #[doc(hidden)]
 pub use recorded::decode_body;
 pub use retry::RetryPolicy;
@@ -217,6 +224,9 @@ pub struct ModelRequest<'a> {
     pub system: Option<&'a str>,
     pub messages: &'a [Message],
     pub tools: &'a [ToolDeclaration],
+    /// The encodings of `messages` kept from earlier requests: only a [`History`] hands
+    /// one out ([`History::request`]); `None` encodes every message afresh.
+    pub cache: Option<&'a EncodeCache>,
 }
 
 /// Token counts reported by the provider for one response.

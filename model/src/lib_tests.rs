@@ -1,8 +1,13 @@
 //! Unit tests of `model/mod.rs`. Two topics run the same scenarios on all three wires, each a
 //! table over the wires: streaming answers and calls ([`wires`]) and fault injection ([`faults`]).
+//! [`encoding`] holds the request bodies to the bytes of the old encoders ([`reference`]).
 
+#[path = "lib_tests/encoding.rs"]
+mod encoding;
 #[path = "lib_tests/faults.rs"]
 mod faults;
+#[path = "lib_tests/reference.rs"]
+mod reference;
 #[path = "lib_tests/wires.rs"]
 mod wires;
 

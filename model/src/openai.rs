@@ -13,19 +13,21 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use futures_util::Stream;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
+use super::history::{Fragments, with_fragments};
 use super::http::post_sse;
+use super::json;
 use super::sse::SseStream;
 use super::{
-    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role, Stop, Usage,
+    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, ProviderKind, Role, Stop, Usage,
     generated_call_id,
 };
 
 pub(super) async fn stream(
     client: &reqwest::Client,
     config: &ProviderConfig,
-    request: ModelRequest<'_>,
+    body: Vec<u8>,
     on_event: &mut (dyn FnMut(ModelEvent) + Send),
 ) -> Result<(), ModelError> {
     let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
@@ -33,7 +35,7 @@ pub(super) async fn stream(
     if let Some(key) = &config.api_key {
         builder = builder.bearer_auth(key);
     }
-    let events = post_sse(builder, &url, &request_body(&config.model, &request), config).await?;
+    let events = post_sse(builder, &url, body, config).await?;
     decode(events, on_event).await
 }
 
@@ -55,39 +57,67 @@ where
     decoder.finish(on_event)
 }
 
-fn request_body(model: &str, request: &ModelRequest<'_>) -> Value {
-    let mut messages = Vec::new();
+/// The body, written straight from the history: the system prompt, each message's chat
+/// messages (from the request's cache when it has them), the tools.
+pub(super) fn request_body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4096);
+    out.extend_from_slice(b"{\"messages\":[");
+    let mut first = true;
     if let Some(system) = request.system.filter(|s| !s.is_empty()) {
-        messages.push(json!({ "role": "system", "content": system }));
+        let mut item = Vec::new();
+        chat_message(&mut item, "system", Some(system));
+        item.push(b'}');
+        json::push_items(&mut out, &mut first, &item);
     }
-    for message in request.messages {
-        push_message(&mut messages, message);
-    }
-    let mut body = Map::new();
-    body.insert("model".into(), json!(model));
-    body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), json!(true));
-    body.insert("stream_options".into(), json!({ "include_usage": true }));
+    with_fragments(request.cache, ProviderKind::Openai, request.messages, encode_message, |entries| {
+        let size: usize = entries.iter().map(|e| e.first.len() + 1).sum();
+        out.reserve(size);
+        for entry in entries {
+            json::push_items(&mut out, &mut first, &entry.first);
+        }
+    });
+    out.extend_from_slice(b"],\"model\":");
+    json::string(&mut out, model);
+    out.extend_from_slice(b",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                json!({
-                    "type": "function",
-                    "function": { "name": t.name, "description": t.description, "parameters": t.parameters },
-                })
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
+        out.extend_from_slice(b",\"tools\":[");
+        for (i, tool) in request.tools.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"function\":{\"description\":");
+            json::string(&mut out, &tool.description);
+            out.extend_from_slice(b",\"name\":");
+            json::string(&mut out, &tool.name);
+            out.extend_from_slice(b",\"parameters\":");
+            json::value(&mut out, &tool.parameters);
+            out.extend_from_slice(b"},\"type\":\"function\"}");
+        }
+        out.push(b']');
     }
-    Value::Object(body)
+    out.push(b'}');
+    out
 }
 
-/// One neutral message becomes one or more chat messages: function responses become
+/// Writes `{"content":...,"role":role` (unclosed, so the caller may add fields after
+/// `role`, which sort last); `None` content is `null`.
+fn chat_message(out: &mut Vec<u8>, role: &str, content: Option<&str>) {
+    out.extend_from_slice(b"{\"content\":");
+    match content {
+        Some(content) => json::string(out, content),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"role\":\"");
+    out.extend_from_slice(role.as_bytes());
+    out.push(b'"');
+}
+
+/// One neutral message becomes zero or more chat messages: function responses become
 /// `tool` messages, which must directly follow the assistant message that made the calls,
 /// so they come before any text of the same user turn.
-fn push_message(out: &mut Vec<Value>, message: &Message) {
+fn encode_message(message: &Message) -> Fragments {
+    let mut fragments = Fragments::new(message.role);
+    let out = &mut fragments.first;
     let texts: Vec<&str> = message
         .parts
         .iter()
@@ -98,44 +128,59 @@ fn push_message(out: &mut Vec<Value>, message: &Message) {
         .collect();
     match message.role {
         Role::Model => {
-            let calls: Vec<Value> = message
+            let calls: Vec<&FunctionCall> = message
                 .parts
                 .iter()
                 .filter_map(|p| match p {
-                    Part::FunctionCall(call) => Some(json!({
-                        "id": call.id,
-                        "type": "function",
-                        "function": { "name": call.name, "arguments": call.arguments },
-                    })),
+                    Part::FunctionCall(call) => Some(call),
                     _ => None,
                 })
                 .collect();
             if texts.is_empty() && calls.is_empty() {
-                return;
+                return fragments;
             }
-            let content = if texts.is_empty() { Value::Null } else { json!(texts.join("\n")) };
-            let mut assistant = json!({ "role": "assistant", "content": content });
-            if let (false, Value::Object(map)) = (calls.is_empty(), &mut assistant) {
-                map.insert("tool_calls".into(), Value::Array(calls));
+            let content = (!texts.is_empty()).then(|| texts.join("\n"));
+            chat_message(out, "assistant", content.as_deref());
+            if !calls.is_empty() {
+                out.extend_from_slice(b",\"tool_calls\":[");
+                for (i, call) in calls.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(b"{\"function\":{\"arguments\":");
+                    json::string(out, &call.arguments);
+                    out.extend_from_slice(b",\"name\":");
+                    json::string(out, &call.name);
+                    out.extend_from_slice(b"},\"id\":");
+                    json::string(out, &call.id);
+                    out.extend_from_slice(b",\"type\":\"function\"}");
+                }
+                out.push(b']');
             }
-            out.push(assistant);
+            out.push(b'}');
         }
         Role::User => {
             for part in &message.parts {
                 if let Part::FunctionResponse(response) = part {
-                    let content = if response.is_error {
-                        format!("Error: {}", response.content)
+                    json::next_item(out);
+                    if response.is_error {
+                        chat_message(out, "tool", Some(&format!("Error: {}", response.content)));
                     } else {
-                        response.content.clone()
-                    };
-                    out.push(json!({ "role": "tool", "tool_call_id": response.id, "content": content }));
+                        chat_message(out, "tool", Some(&response.content));
+                    }
+                    out.extend_from_slice(b",\"tool_call_id\":");
+                    json::string(out, &response.id);
+                    out.push(b'}');
                 }
             }
             if !texts.is_empty() {
-                out.push(json!({ "role": "user", "content": texts.join("\n") }));
+                json::next_item(out);
+                chat_message(out, "user", Some(&texts.join("\n")));
+                out.push(b'}');
             }
         }
     }
+    fragments
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,9 +1,10 @@
 //! Unit tests of `openai.rs`.
 
 use airlock_tests::{MockModel, Turn, Wire};
+use serde_json::json;
 
 use super::super::ProviderKind;
-use super::super::test_support::{calls_of, config, sample_history, sample_tools, stream_all, text_of};
+use super::super::test_support::{calls_of, config, parsed, sample_history, sample_tools, stream_all, text_of};
 use super::*;
 
 /// Runs chunks through a decoder the way [`stream`] does.
@@ -25,7 +26,10 @@ fn decode(chunks: &[&str]) -> (Vec<ModelEvent>, Result<(), ModelError>) {
 fn request_body_carries_history_system_and_tools() {
     let history = sample_history();
     let tools = sample_tools();
-    let body = request_body("m", &ModelRequest { system: Some("be brief"), messages: &history, tools: &tools });
+    let body = parsed(request_body(
+        "m",
+        &ModelRequest { system: Some("be brief"), messages: &history, tools: &tools, cache: None },
+    ));
     let expected = json!({
         "model": "m",
         "messages": [
@@ -76,7 +80,7 @@ fn request_body_omits_empty_tools_and_puts_tool_messages_before_user_text() {
             ],
         },
     ];
-    let body = request_body("m", &ModelRequest { system: None, messages: &history, tools: &[] });
+    let body = parsed(request_body("m", &ModelRequest { system: None, messages: &history, tools: &[], cache: None }));
     assert!(body.get("tools").is_none());
     assert_eq!(
         body["messages"],
@@ -158,7 +162,7 @@ async fn done_without_a_finish_reason_is_a_cut_stream_and_retried() {
     ));
     mock.push_turn(Turn::text("whole"));
     let history = sample_history();
-    let request = ModelRequest { system: None, messages: &history, tools: &[] };
+    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None };
     let (events, result) = stream_all(config(ProviderKind::Openai, &mock.base_url()), request).await;
     assert!(result.is_ok(), "{result:?}");
     assert_eq!(mock.requests().len(), 2);

@@ -107,3 +107,11 @@ pub fn calls_of(events: &[ModelEvent]) -> Vec<&FunctionCall> {
         })
         .collect()
 }
+
+/// A request body as JSON, for assertions on its fields.
+pub fn parsed(body: Vec<u8>) -> serde_json::Value {
+    match serde_json::from_slice(&body) {
+        Ok(value) => value,
+        Err(error) => panic!("the body is not JSON ({error}): {}", String::from_utf8_lossy(&body)),
+    }
+}

@@ -274,13 +274,9 @@ impl Agent {
             Err(SummaryError::Failed(reason)) => return Ok(Err(reason)),
         };
         self.account(report, turn, UsageKind::Summary, usage, events);
-        let mut history = Vec::with_capacity(self.history.len() - split + 1);
-        history.push(Message {
-            role: Role::User,
-            parts: vec![Part::Text { text: format!("{SUMMARY_PREFIX}\n\n{summary}") }],
-        });
-        history.extend(self.history.drain(split..));
-        self.history = history;
+        let summary =
+            Message { role: Role::User, parts: vec![Part::Text { text: format!("{SUMMARY_PREFIX}\n\n{summary}") }] };
+        self.history.compress(split, summary);
         self.anchor = None;
         if let Some(recorder) = &mut self.recorder
             && let Err(error) = recorder.compressed(split, &self.history)
@@ -310,7 +306,7 @@ impl Agent {
                 text: format!("{SUMMARY_REQUEST}\n\n<conversation>\n{transcript}</conversation>"),
             }],
         }];
-        let request = ModelRequest { system: Some(SUMMARY_SYSTEM), messages: &messages, tools: &[] };
+        let request = ModelRequest { system: Some(SUMMARY_SYSTEM), messages: &messages, tools: &[], cache: None };
         let mut text = String::new();
         let mut usage = Usage::default();
         let mut on_event = |event: ModelEvent| match event {

@@ -27,7 +27,7 @@ use crate::events::{CallStatus, Event, EventSink, Todo};
 use crate::scheduler::{CompletedCall, Scheduler};
 use crate::session::{Recorder, SessionError};
 use airlock_model::{
-    FunctionCall, FunctionResponse, Message, ModelClient, ModelError, ModelEvent, ModelRequest, Part, Role, Stop,
+    FunctionCall, FunctionResponse, History, Message, ModelClient, ModelError, ModelEvent, Part, Role, Stop,
     ToolDeclaration, Usage, UsageKind,
 };
 use compress::Anchor;
@@ -119,7 +119,8 @@ pub struct Agent {
     scheduler: Scheduler,
     declarations: Vec<ToolDeclaration>,
     system: String,
-    history: Vec<Message>,
+    /// The conversation, with each message's wire encoding kept once made.
+    history: History,
     settings: Settings,
     recorder: Option<Recorder>,
     /// The latest reported token count and what it covers.
@@ -148,7 +149,7 @@ impl Agent {
             scheduler,
             declarations: Vec::new(),
             system,
-            history: Vec::new(),
+            history: History::default(),
             settings,
             recorder: None,
             anchor: None,
@@ -217,7 +218,7 @@ impl Agent {
     /// Continues from a recorded `history`. Calls a crash left unanswered are answered
     /// with an error, so the history is one every provider accepts.
     pub fn resume(&mut self, history: Vec<Message>, events: &EventSink) {
-        self.history = history;
+        self.history.replace(history);
         self.anchor = None;
         self.todos.clear();
         if let Some(answers) = unanswered_calls(&self.history) {
@@ -460,7 +461,7 @@ impl Agent {
     /// One model request: streams its events out and returns the text, calls and usage.
     /// A response that starts chanting is abandoned at once.
     async fn turn(&self, events: &EventSink, cancel: &Cancellation) -> Result<Answer, TurnError> {
-        let request = ModelRequest { system: Some(&self.system), messages: &self.history, tools: &self.declarations };
+        let request = self.history.request(Some(&self.system), &self.declarations);
         let mut answer = Answer::default();
         let mut content = self.settings.loop_detection.then(ContentRepeats::default);
         let chanting = tokio::sync::Notify::new();

@@ -7,7 +7,7 @@
 //! The session's token counts come back to the status line.
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use airlock_ui::view::{CallStatus, Card, Shown as Text};
 use airlock_ui::{card, markdown, transcript};
@@ -28,6 +28,7 @@ const REPLAY_MESSAGES: usize = 2_000;
 /// Shows the resumed conversation (the latest [`REPLAY_MESSAGES`] messages) and takes its
 /// token counts.
 pub fn replay(app: &mut App, replay: &Replay) {
+    let started = Instant::now();
     let messages = &replay.messages;
     let skipped = messages.len().saturating_sub(REPLAY_MESSAGES);
     if skipped > 0 {
@@ -75,6 +76,7 @@ pub fn replay(app: &mut App, replay: &Replay) {
         app.status.context_left = Some(app.context_window.saturating_sub(input + output));
     }
     app.notice("── resumed ──", NoticeKind::Info);
+    tracing::debug!(messages = messages.len(), lines = app.history.len(), elapsed = ?started.elapsed(), "replayed");
 }
 
 /// The card `call` ended as: from its record when there is one, else from its answer.

@@ -8,12 +8,14 @@
 mod decode;
 mod request;
 
+pub(super) use request::body as request_body;
+
 use bytes::Bytes;
 use futures_util::Stream;
 
 use super::http::post_sse;
 use super::sse::SseStream;
-use super::{ModelError, ModelEvent, ModelRequest, ProviderConfig};
+use super::{ModelError, ModelEvent, ProviderConfig};
 use decode::{Decoder, StreamEvent};
 
 /// The API version airlock speaks.
@@ -22,7 +24,7 @@ const API_VERSION: &str = "2023-06-01";
 pub(super) async fn stream(
     client: &reqwest::Client,
     config: &ProviderConfig,
-    request: ModelRequest<'_>,
+    body: Vec<u8>,
     on_event: &mut (dyn FnMut(ModelEvent) + Send),
 ) -> Result<(), ModelError> {
     let url = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
@@ -30,8 +32,7 @@ pub(super) async fn stream(
     if let Some(key) = &config.api_key {
         builder = builder.header("x-api-key", key);
     }
-    let body = request::body(&config.model, config.max_tokens, &request);
-    let events = post_sse(builder, &url, &body, config).await?;
+    let events = post_sse(builder, &url, body, config).await?;
     decode(events, on_event).await
 }
 

@@ -7,99 +7,134 @@
 //! ids may only hold `[A-Za-z0-9_-]`; ids other providers made (a resumed session) are
 //! mapped into that alphabet the same way for the call and its result.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::super::{Message, ModelRequest, Part, Role, ToolDeclaration};
+use super::super::history::{Fragments, with_fragments};
+use super::super::{Message, ModelRequest, Part, ProviderKind, Role, ToolDeclaration, json};
 
-pub(super) fn body(model: &str, max_tokens: u32, request: &ModelRequest<'_>) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(model));
-    body.insert("max_tokens".into(), json!(max_tokens));
-    body.insert("stream".into(), json!(true));
+/// The body, written straight from the history (each message's blocks from the request's
+/// cache when it has them).
+pub(crate) fn body(model: &str, max_tokens: u32, request: &ModelRequest<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4096);
+    out.extend_from_slice(b"{\"max_tokens\":");
+    out.extend_from_slice(max_tokens.to_string().as_bytes());
+    out.extend_from_slice(b",\"messages\":[");
+    with_fragments(request.cache, ProviderKind::Anthropic, request.messages, encode_message, |entries| {
+        let size: usize = entries.iter().map(|e| e.first.len() + e.second.len() + 32).sum();
+        out.reserve(size);
+        messages(&mut out, entries);
+    });
+    out.extend_from_slice(b"],\"model\":");
+    json::string(&mut out, model);
+    out.extend_from_slice(b",\"stream\":true");
     if let Some(system) = request.system.filter(|s| !s.is_empty()) {
-        body.insert("system".into(), json!(system));
+        out.extend_from_slice(b",\"system\":");
+        json::string(&mut out, system);
     }
-    body.insert("messages".into(), Value::Array(messages(request.messages)));
     if !request.tools.is_empty() {
-        body.insert("tools".into(), Value::Array(request.tools.iter().map(tool).collect()));
+        out.extend_from_slice(b",\"tools\":[");
+        for (i, declaration) in request.tools.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            tool(&mut out, declaration);
+        }
+        out.push(b']');
     }
-    Value::Object(body)
+    out.push(b'}');
+    out
 }
 
-fn tool(tool: &ToolDeclaration) -> Value {
+fn tool(out: &mut Vec<u8>, tool: &ToolDeclaration) {
+    out.extend_from_slice(b"{\"description\":");
+    json::string(out, &tool.description);
+    out.extend_from_slice(b",\"input_schema\":");
     // `input_schema` is required and must describe an object.
-    let schema = match &tool.parameters {
-        schema @ Value::Object(_) => schema.clone(),
-        _ => json!({ "type": "object", "properties": {} }),
-    };
-    json!({ "name": tool.name, "description": tool.description, "input_schema": schema })
+    match &tool.parameters {
+        schema @ Value::Object(_) => json::value(out, schema),
+        _ => json::value(out, &json!({ "type": "object", "properties": {} })),
+    }
+    out.extend_from_slice(b",\"name\":");
+    json::string(out, &tool.name);
+    out.push(b'}');
 }
 
-/// The blocks of one role's turn, tool results kept apart so they can go first.
-struct Turn {
-    role: Role,
-    results: Vec<Value>,
-    blocks: Vec<Value>,
+/// Consecutive messages of one role become one turn, whose content is every tool result
+/// of the turn first, then its other blocks.
+fn messages(out: &mut Vec<u8>, entries: &[Fragments]) {
+    let mut start = 0;
+    let entries: Vec<&Fragments> = entries.iter().filter(|e| !e.is_empty()).collect();
+    while start < entries.len() {
+        let role = entries[start].role;
+        let end = entries[start..].iter().position(|e| e.role != role).map_or(entries.len(), |n| start + n);
+        if start > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"content\":[");
+        let mut first = true;
+        for entry in &entries[start..end] {
+            json::push_items(out, &mut first, &entry.first);
+        }
+        for entry in &entries[start..end] {
+            json::push_items(out, &mut first, &entry.second);
+        }
+        out.extend_from_slice(match role {
+            Role::User => b"],\"role\":\"user\"}",
+            Role::Model => b"],\"role\":\"assistant\"}",
+        });
+        start = end;
+    }
 }
 
-fn messages(messages: &[Message]) -> Vec<Value> {
-    let mut turns: Vec<Turn> = Vec::new();
-    for message in messages {
-        let mut results = Vec::new();
-        let mut blocks = Vec::new();
-        for part in &message.parts {
-            match part {
-                Part::Text { text } if text.is_empty() => {}
-                Part::Text { text } => blocks.push(json!({ "type": "text", "text": text })),
-                Part::FunctionCall(call) => {
-                    // The API takes the input as an object; arguments the model got wrong were
-                    // already answered with an error, so an empty object stands in for them.
-                    let input = match serde_json::from_str::<Value>(&call.arguments) {
-                        Ok(input @ Value::Object(_)) => input,
-                        _ => json!({}),
-                    };
-                    blocks.push(
-                        json!({ "type": "tool_use", "id": tool_use_id(&call.id), "name": call.name, "input": input }),
-                    );
-                }
-                Part::FunctionResponse(response) => {
-                    let mut result = json!({ "type": "tool_result", "tool_use_id": tool_use_id(&response.id) });
-                    if let Value::Object(map) = &mut result {
-                        // Empty content is left out rather than sent as an empty text.
-                        if !response.content.is_empty() {
-                            map.insert("content".into(), json!(response.content));
-                        }
-                        if response.is_error {
-                            map.insert("is_error".into(), json!(true));
-                        }
-                    }
-                    results.push(result);
-                }
+/// A message's tool results (`first`) and its other blocks (`second`), empty texts left out.
+fn encode_message(message: &Message) -> Fragments {
+    let mut fragments = Fragments::new(message.role);
+    for part in &message.parts {
+        match part {
+            Part::Text { text } if text.is_empty() => {}
+            Part::Text { text } => {
+                let out = &mut fragments.second;
+                json::next_item(out);
+                out.extend_from_slice(b"{\"text\":");
+                json::string(out, text);
+                out.extend_from_slice(b",\"type\":\"text\"}");
             }
-        }
-        if results.is_empty() && blocks.is_empty() {
-            continue;
-        }
-        match turns.last_mut() {
-            Some(turn) if turn.role == message.role => {
-                turn.results.extend(results);
-                turn.blocks.extend(blocks);
+            Part::FunctionCall(call) => {
+                let out = &mut fragments.second;
+                json::next_item(out);
+                out.extend_from_slice(b"{\"id\":");
+                json::string(out, &tool_use_id(&call.id));
+                // The API takes the input as an object; arguments the model got wrong were
+                // already answered with an error, so an empty object stands in for them.
+                out.extend_from_slice(b",\"input\":");
+                match serde_json::from_str::<Value>(&call.arguments) {
+                    Ok(input @ Value::Object(_)) => json::value(out, &input),
+                    _ => out.extend_from_slice(b"{}"),
+                }
+                out.extend_from_slice(b",\"name\":");
+                json::string(out, &call.name);
+                out.extend_from_slice(b",\"type\":\"tool_use\"}");
             }
-            _ => turns.push(Turn { role: message.role, results, blocks }),
+            Part::FunctionResponse(response) => {
+                let out = &mut fragments.first;
+                json::next_item(out);
+                out.push(b'{');
+                // Empty content is left out rather than sent as an empty text.
+                if !response.content.is_empty() {
+                    out.extend_from_slice(b"\"content\":");
+                    json::string(out, &response.content);
+                    out.push(b',');
+                }
+                if response.is_error {
+                    out.extend_from_slice(b"\"is_error\":true,");
+                }
+                out.extend_from_slice(b"\"tool_use_id\":");
+                json::string(out, &tool_use_id(&response.id));
+                out.extend_from_slice(b",\"type\":\"tool_result\"}");
+            }
         }
     }
-    turns
-        .into_iter()
-        .map(|turn| {
-            let role = match turn.role {
-                Role::User => "user",
-                Role::Model => "assistant",
-            };
-            let mut content = turn.results;
-            content.extend(turn.blocks);
-            json!({ "role": role, "content": content })
-        })
-        .collect()
+    fragments
 }
 
 /// `id` with every character outside `[A-Za-z0-9_-]` replaced by `_`.

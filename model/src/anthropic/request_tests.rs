@@ -1,6 +1,6 @@
 //! Unit tests of `request.rs`.
 
-use super::super::super::test_support::{sample_history, sample_tools};
+use super::super::super::test_support::{parsed, sample_history, sample_tools};
 use super::super::super::{FunctionCall, FunctionResponse};
 use super::*;
 
@@ -8,7 +8,11 @@ use super::*;
 fn carries_system_tools_and_history_with_tool_blocks() {
     let history = sample_history();
     let tools = sample_tools();
-    let body = body("claude-x", 1234, &ModelRequest { system: Some("be brief"), messages: &history, tools: &tools });
+    let body = parsed(body(
+        "claude-x",
+        1234,
+        &ModelRequest { system: Some("be brief"), messages: &history, tools: &tools, cache: None },
+    ));
     let expected = json!({
         "model": "claude-x",
         "max_tokens": 1234,
@@ -55,7 +59,7 @@ fn merges_turns_puts_results_first_and_drops_empty_parts() {
         Message { role: Role::User, parts: vec![] },
         Message { role: Role::User, parts: vec![response("b", "")] },
     ];
-    let body = body("m", 1, &ModelRequest { system: Some(""), messages: &history, tools: &[] });
+    let body = parsed(body("m", 1, &ModelRequest { system: Some(""), messages: &history, tools: &[], cache: None }));
     assert_eq!(body.get("system"), None);
     assert_eq!(body.get("tools"), None);
     assert_eq!(
@@ -77,6 +81,6 @@ fn merges_turns_puts_results_first_and_drops_empty_parts() {
 #[test]
 fn a_tool_without_parameters_gets_an_empty_object_schema() {
     let tools = [ToolDeclaration { name: "now".into(), description: "d".into(), parameters: Value::Null }];
-    let body = body("m", 1, &ModelRequest { system: None, messages: &[], tools: &tools });
+    let body = parsed(body("m", 1, &ModelRequest { system: None, messages: &[], tools: &tools, cache: None }));
     assert_eq!(body["tools"][0]["input_schema"], json!({ "type": "object", "properties": {} }));
 }

@@ -17,11 +17,13 @@ mod decode;
 
 use bytes::Bytes;
 use futures_util::Stream;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
+use super::history::{Fragments, with_fragments};
 use super::http::post_sse;
+use super::json;
 use super::sse::SseStream;
-use super::{Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, Role};
+use super::{Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, ProviderKind, Role};
 use decode::Decoder;
 
 /// The prefix of the ids airlock makes up for calls that came without one.
@@ -30,7 +32,7 @@ const GENERATED_ID_PREFIX: &str = "gemini-call-";
 pub(super) async fn stream(
     client: &reqwest::Client,
     config: &ProviderConfig,
-    request: ModelRequest<'_>,
+    body: Vec<u8>,
     on_event: &mut (dyn FnMut(ModelEvent) + Send),
 ) -> Result<(), ModelError> {
     let url = endpoint(config);
@@ -38,7 +40,7 @@ pub(super) async fn stream(
     if let Some(key) = &config.api_key {
         builder = builder.header("x-goog-api-key", key);
     }
-    let events = post_sse(builder, &url, &request_body(&request), config).await?;
+    let events = post_sse(builder, &url, body, config).await?;
     decode(events, on_event).await
 }
 
@@ -65,27 +67,42 @@ fn endpoint(config: &ProviderConfig) -> String {
     format!("{}/v1beta/models/{model}:streamGenerateContent?alt=sse", config.base_url.trim_end_matches('/'))
 }
 
-fn request_body(request: &ModelRequest<'_>) -> Value {
-    let mut body = Map::new();
-    body.insert("contents".into(), Value::Array(contents(request.messages)));
+/// The body, written straight from the history: `contents` (each message's parts from the
+/// request's cache when it has them), `systemInstruction`, `tools`.
+pub(super) fn request_body(request: &ModelRequest<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4096);
+    out.extend_from_slice(b"{\"contents\":[");
+    with_fragments(request.cache, ProviderKind::Gemini, request.messages, encode_message, |entries| {
+        let size: usize = entries.iter().map(|e| e.first.len() + 32).sum();
+        out.reserve(size);
+        contents(&mut out, entries);
+    });
+    out.push(b']');
     if let Some(system) = request.system.filter(|s| !s.is_empty()) {
-        body.insert("systemInstruction".into(), json!({ "parts": [{ "text": system }] }));
+        out.extend_from_slice(b",\"systemInstruction\":{\"parts\":[{\"text\":");
+        json::string(&mut out, system);
+        out.extend_from_slice(b"}]}");
     }
     if !request.tools.is_empty() {
-        let declarations: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                let mut declaration = json!({ "name": t.name, "description": t.description });
-                if !t.parameters.is_null() {
-                    declaration["parametersJsonSchema"] = parameters_schema(&t.parameters);
-                }
-                declaration
-            })
-            .collect();
-        body.insert("tools".into(), json!([{ "functionDeclarations": declarations }]));
+        out.extend_from_slice(b",\"tools\":[{\"functionDeclarations\":[");
+        for (i, tool) in request.tools.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"description\":");
+            json::string(&mut out, &tool.description);
+            out.extend_from_slice(b",\"name\":");
+            json::string(&mut out, &tool.name);
+            if !tool.parameters.is_null() {
+                out.extend_from_slice(b",\"parametersJsonSchema\":");
+                json::value(&mut out, &parameters_schema(&tool.parameters));
+            }
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"]}]");
     }
-    Value::Object(body)
+    out.push(b'}');
+    out
 }
 
 /// The schema as Gemini's `parametersJsonSchema` takes it: as written, but for a root
@@ -101,63 +118,96 @@ fn parameters_schema(schema: &Value) -> Value {
 
 /// Consecutive messages of one role become one content: Gemini wants every response to
 /// one model turn's calls in a single `user` content, however the history split them.
-fn contents(messages: &[Message]) -> Vec<Value> {
-    let mut merged: Vec<(Role, Vec<Value>)> = Vec::new();
-    for message in messages {
-        let parts: Vec<Value> = message.parts.iter().filter_map(part).collect();
-        if parts.is_empty() {
-            continue;
+fn contents(out: &mut Vec<u8>, entries: &[Fragments]) {
+    let mut open: Option<Role> = None;
+    let mut first_part = true;
+    for entry in entries.iter().filter(|e| !e.is_empty()) {
+        if open != Some(entry.role) {
+            if let Some(role) = open {
+                close_content(out, role);
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"parts\":[");
+            open = Some(entry.role);
+            first_part = true;
         }
-        match merged.last_mut() {
-            Some((role, existing)) if *role == message.role => existing.extend(parts),
-            _ => merged.push((message.role, parts)),
-        }
+        json::push_items(out, &mut first_part, &entry.first);
     }
-    merged
-        .into_iter()
-        .map(|(role, parts)| {
-            let role = match role {
-                Role::User => "user",
-                Role::Model => "model",
-            };
-            json!({ "role": role, "parts": parts })
-        })
-        .collect()
+    if let Some(role) = open {
+        close_content(out, role);
+    }
 }
 
-fn part(part: &Part) -> Option<Value> {
+fn close_content(out: &mut Vec<u8>, role: Role) {
+    out.extend_from_slice(match role {
+        Role::User => b"],\"role\":\"user\"}",
+        Role::Model => b"],\"role\":\"model\"}",
+    });
+}
+
+/// A message's parts, empty texts left out.
+fn encode_message(message: &Message) -> Fragments {
+    let mut fragments = Fragments::new(message.role);
+    for part in &message.parts {
+        encode_part(&mut fragments.first, part);
+    }
+    fragments
+}
+
+fn encode_part(out: &mut Vec<u8>, part: &Part) {
     match part {
-        Part::Text { text } if text.is_empty() => None,
-        Part::Text { text } => Some(json!({ "text": text })),
+        Part::Text { text } if text.is_empty() => {}
+        Part::Text { text } => {
+            json::next_item(out);
+            out.extend_from_slice(b"{\"text\":");
+            json::string(out, text);
+            out.push(b'}');
+        }
         Part::FunctionCall(call) => {
+            json::next_item(out);
             // Gemini takes arguments as an object; arguments the model got wrong were
             // already answered with an error, so an empty object stands in for them.
-            let args = match serde_json::from_str::<Value>(&call.arguments) {
-                Ok(args @ Value::Object(_)) => args,
-                _ => json!({}),
-            };
-            let mut function_call = json!({ "name": call.name, "args": args });
-            echo_id(&mut function_call, &call.id);
-            let mut part = json!({ "functionCall": function_call });
-            if let Some(signature) = &call.signature {
-                part["thoughtSignature"] = Value::String(signature.clone());
+            out.extend_from_slice(b"{\"functionCall\":{\"args\":");
+            match serde_json::from_str::<Value>(&call.arguments) {
+                Ok(args @ Value::Object(_)) => json::value(out, &args),
+                _ => out.extend_from_slice(b"{}"),
             }
-            Some(part)
+            echo_id(out, &call.id);
+            out.extend_from_slice(b",\"name\":");
+            json::string(out, &call.name);
+            out.push(b'}');
+            if let Some(signature) = &call.signature {
+                out.extend_from_slice(b",\"thoughtSignature\":");
+                json::string(out, signature);
+            }
+            out.push(b'}');
         }
         Part::FunctionResponse(response) => {
-            let key = if response.is_error { "error" } else { "output" };
-            let mut function_response = json!({ "name": response.name, "response": { key: response.content } });
-            echo_id(&mut function_response, &response.id);
-            Some(json!({ "functionResponse": function_response }))
+            json::next_item(out);
+            out.extend_from_slice(b"{\"functionResponse\":{");
+            if !response.id.starts_with(GENERATED_ID_PREFIX) {
+                out.extend_from_slice(b"\"id\":");
+                json::string(out, &response.id);
+                out.push(b',');
+            }
+            out.extend_from_slice(b"\"name\":");
+            json::string(out, &response.name);
+            out.extend_from_slice(if response.is_error {
+                b",\"response\":{\"error\":"
+            } else {
+                b",\"response\":{\"output\":"
+            });
+            json::string(out, &response.content);
+            out.extend_from_slice(b"}}}");
         }
     }
 }
 
-fn echo_id(object: &mut Value, id: &str) {
-    if let Value::Object(map) = object
-        && !id.starts_with(GENERATED_ID_PREFIX)
-    {
-        map.insert("id".into(), Value::String(id.to_owned()));
+/// Writes `,"id":...` unless the id is one airlock made up.
+fn echo_id(out: &mut Vec<u8>, id: &str) {
+    if !id.starts_with(GENERATED_ID_PREFIX) {
+        out.extend_from_slice(b",\"id\":");
+        json::string(out, id);
     }
 }
 

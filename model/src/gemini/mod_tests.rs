@@ -1,8 +1,9 @@
 //! Unit tests of `gemini/mod.rs`.
 
 use airlock_tests::{MockModel, Turn, Wire, call};
+use serde_json::json;
 
-use super::super::test_support::{calls_of, config, sample_history, sample_tools, stream_all};
+use super::super::test_support::{calls_of, config, parsed, sample_history, sample_tools, stream_all};
 use super::super::{FunctionCall, FunctionResponse, ProviderKind, ToolDeclaration};
 use super::*;
 
@@ -10,7 +11,12 @@ use super::*;
 fn request_body_carries_history_system_and_tools() {
     let history = sample_history();
     let tools = sample_tools();
-    let body = request_body(&ModelRequest { system: Some("be brief"), messages: &history, tools: &tools });
+    let body = parsed(request_body(&ModelRequest {
+        system: Some("be brief"),
+        messages: &history,
+        tools: &tools,
+        cache: None,
+    }));
     let expected = json!({
         "contents": [
             { "role": "user", "parts": [{ "text": "read two files" }] },
@@ -55,7 +61,7 @@ fn tool_schemas_go_out_as_json_schema_without_the_draft_marker() {
         ToolDeclaration { name: "plugin_tool".into(), description: "d".into(), parameters: schema.clone() },
         ToolDeclaration { name: "no_params".into(), description: "d".into(), parameters: Value::Null },
     ];
-    let body = request_body(&ModelRequest { system: None, messages: &[], tools: &tools });
+    let body = parsed(request_body(&ModelRequest { system: None, messages: &[], tools: &tools, cache: None }));
     let declarations = &body["tools"][0]["functionDeclarations"];
     let mut expected = schema;
     if let Value::Object(map) = &mut expected {
@@ -69,7 +75,7 @@ fn tool_schemas_go_out_as_json_schema_without_the_draft_marker() {
 #[test]
 fn request_body_omits_empty_tools_and_system() {
     let history = vec![Message { role: Role::User, parts: vec![Part::Text { text: "hi".into() }] }];
-    let body = request_body(&ModelRequest { system: None, messages: &history, tools: &[] });
+    let body = parsed(request_body(&ModelRequest { system: None, messages: &history, tools: &[], cache: None }));
     assert_eq!(body, json!({ "contents": [{ "role": "user", "parts": [{ "text": "hi" }] }] }));
 }
 
@@ -88,7 +94,7 @@ fn responses_split_over_messages_go_in_one_user_content() {
         Message { role: Role::User, parts: vec![] },
         Message { role: Role::User, parts: vec![response("two")] },
     ];
-    let body = request_body(&ModelRequest { system: None, messages: &history, tools: &[] });
+    let body = parsed(request_body(&ModelRequest { system: None, messages: &history, tools: &[], cache: None }));
     let contents = body["contents"].as_array().cloned().unwrap_or_default();
     assert_eq!(contents.len(), 1);
     assert_eq!(contents[0]["parts"].as_array().map(Vec::len), Some(2));
@@ -113,7 +119,7 @@ async fn a_streamed_signature_is_sent_back_beside_its_call() {
     let mut history = vec![Message { role: Role::User, parts: vec![Part::Text { text: "go".into() }] }];
 
     let (events, result) =
-        stream_all(config.clone(), ModelRequest { system: None, messages: &history, tools: &[] }).await;
+        stream_all(config.clone(), ModelRequest { system: None, messages: &history, tools: &[], cache: None }).await;
     assert!(result.is_ok(), "{result:?}");
     let calls: Vec<FunctionCall> = calls_of(&events).into_iter().cloned().collect();
     assert_eq!(calls.len(), 2);
@@ -133,7 +139,8 @@ async fn a_streamed_signature_is_sent_back_beside_its_call() {
     history.push(Message { role: Role::Model, parts: calls.into_iter().map(Part::FunctionCall).collect() });
     history.push(Message { role: Role::User, parts: responses });
 
-    let (_, result) = stream_all(config, ModelRequest { system: None, messages: &history, tools: &[] }).await;
+    let (_, result) =
+        stream_all(config, ModelRequest { system: None, messages: &history, tools: &[], cache: None }).await;
     assert!(result.is_ok(), "{result:?}");
     let requests = mock.requests();
     assert_eq!(requests.len(), 2);
