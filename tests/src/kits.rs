@@ -21,7 +21,7 @@ pub fn root() -> PathBuf {
 }
 
 /// Where the toolchains and built components live.
-fn kits_dir() -> PathBuf {
+pub(crate) fn kits_dir() -> PathBuf {
     root().join("target").join("kits")
 }
 
@@ -45,7 +45,7 @@ impl Toolchains {
 }
 
 /// Holds the kits' lock file while alive.
-struct Locked(File);
+pub(crate) struct Locked(File);
 
 impl Drop for Locked {
     fn drop(&mut self) {
@@ -53,7 +53,7 @@ impl Drop for Locked {
     }
 }
 
-fn lock() -> Locked {
+pub(crate) fn lock() -> Locked {
     let dir = kits_dir();
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
     let file = File::create(dir.join(".lock")).unwrap_or_else(|e| panic!("lock file: {e}"));
@@ -62,7 +62,7 @@ fn lock() -> Locked {
 }
 
 /// The hex sha-256 of the files (and every file below the folders) in `inputs`, paths included.
-fn digest(inputs: &[PathBuf]) -> String {
+pub(crate) fn digest(inputs: &[PathBuf]) -> String {
     let mut files = Vec::new();
     for input in inputs {
         let mut pending = vec![input.clone()];
@@ -114,7 +114,7 @@ pub fn run(what: &str, command: &mut Command) -> String {
 }
 
 /// Installs what `install` does unless `marker` holds `stamp`; then writes it.
-fn ensure(marker: &Path, stamp: &str, install: impl FnOnce()) {
+pub(crate) fn ensure(marker: &Path, stamp: &str, install: impl FnOnce()) {
     if std::fs::read_to_string(marker).is_ok_and(|s| s == stamp) {
         return;
     }

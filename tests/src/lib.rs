@@ -5,6 +5,7 @@
 pub mod fixtures;
 pub mod http_server;
 pub mod kits;
+pub mod mcp;
 pub mod mock_model;
 pub mod pty;
 pub mod session;
