@@ -21,6 +21,8 @@ mod guests;
 mod headless;
 mod hostile;
 mod kits;
+#[path = "mcp_serve/main.rs"]
+mod mcp_serve;
 #[path = "paths/main.rs"]
 mod paths;
 mod plugin_faults;
