@@ -2,7 +2,7 @@
 //! declared no elicitation gets a refusal naming what would allow the call, and the file stays;
 //! a client that declared it is asked, with what the confirmation shows, and its user's answer
 //! decides (accept: the file changes; decline or cancel: it stays), on the legacy handshake and
-//! on 2026-07-28 (`InputRequiredResult`). Two HTTP clients keep their "always" apart.
+//! on 2026-07-28 (`InputRequiredResult`). Two HTTP clients keep their "allow for this session" apart.
 
 use serde_json::{Value, json};
 
@@ -20,7 +20,7 @@ fn edit(to: &str) -> Value {
 fn refused_naming_the_mode(result: &Value) {
     assert_eq!(result["is_error"], true, "{result}");
     let said = text(result);
-    assert!(said.contains("auto_edit") || said.contains("yolo"), "the refusal names no approval mode: {result}");
+    assert!(said.contains("auto-edit") || said.contains("yolo"), "the refusal names no approval mode: {result}");
 }
 
 #[test]
@@ -42,12 +42,12 @@ fn the_approval_mode_given_to_the_server_decides_as_in_the_agent() {
     s.write("config.txt", BEFORE);
     let results = run_steps(
         &s,
-        &Server::Stdio(&["--approval-mode", "auto_edit"]),
+        &Server::Stdio(&["--approval-mode", "auto-edit"]),
         &[("a", "none")],
         &[("a", "replace", edit("green"))],
     );
     assert_eq!(results[0]["is_error"], false, "{}", results[0]);
-    assert_eq!(results[0]["elicitations"], json!([]), "auto_edit asks nobody: {}", results[0]);
+    assert_eq!(results[0]["elicitations"], json!([]), "auto-edit asks nobody: {}", results[0]);
     assert_eq!(s.read("config.txt").as_deref(), Some("colour = green\n"));
 }
 
@@ -97,7 +97,7 @@ fn on_2026_07_28_the_question_comes_as_input_required_and_the_answer_decides() {
 }
 
 #[test]
-fn two_http_clients_keep_their_always_apart() {
+fn two_http_clients_keep_their_allow_for_the_session_apart() {
     let s = session();
     s.write("config.txt", BEFORE);
     let http = Http::start(&s, &[]);
@@ -106,7 +106,7 @@ fn two_http_clients_keep_their_always_apart() {
     let results = run_steps(
         &s,
         &Server::Http(&http, &http.token),
-        &[("a", "accept:always"), ("b", "decline")],
+        &[("a", "accept:session"), ("b", "decline")],
         &[
             ("a", "replace", edit_to("red", "blue")),
             ("a", "replace", edit_to("blue", "green")),
@@ -115,8 +115,13 @@ fn two_http_clients_keep_their_always_apart() {
     );
     let asked = |i: usize| results[i]["elicitations"].as_array().map(Vec::len).unwrap_or(0);
     assert_eq!((results[0]["is_error"].clone(), asked(0)), (json!(false), 1), "A is asked once: {}", results[0]);
-    assert_eq!((results[1]["is_error"].clone(), asked(1)), (json!(false), 0), "A's always holds: {}", results[1]);
-    assert_eq!(asked(2), 1, "B is asked although A said always: {}", results[2]);
+    assert_eq!(
+        (results[1]["is_error"].clone(), asked(1)),
+        (json!(false), 0),
+        "A's allow-for-the-session holds: {}",
+        results[1]
+    );
+    assert_eq!(asked(2), 1, "B is asked although A allowed it for the session: {}", results[2]);
     assert_eq!(results[2]["is_error"], true, "B declined: {}", results[2]);
     assert_eq!(s.read("config.txt").as_deref(), Some("colour = green\n"));
 }
