@@ -236,7 +236,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         paths,
         workspace,
         cwd,
-        provider,
+        provider: Some(provider),
         max_turns: cli.max_turns.or(file.max_turns).unwrap_or(100),
         loop_detection: file.loop_detection.unwrap_or(true),
         limits: file.tools.limits(),
