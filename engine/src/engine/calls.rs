@@ -47,7 +47,8 @@ impl Calls {
         let scheduler = self.scheduler.lock().unwrap_or_else(PoisonError::into_inner).clone();
         let events = self.events.clone();
         let call = FunctionCall { id: id.clone(), name: tool.to_owned(), arguments, signature: None };
-        let run = Box::pin(async move { scheduler.run_batch(std::slice::from_ref(&call), &events, &cancel).await.pop() });
+        let run =
+            Box::pin(async move { scheduler.run_batch(std::slice::from_ref(&call), &events, &cancel).await.pop() });
         Call { id, run }
     }
 }

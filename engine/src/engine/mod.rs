@@ -35,6 +35,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use crate::agent::{Agent, Outcome, Report};
+pub use crate::cancel::Cancellation;
 use crate::events::{Event, EventSink};
 use crate::paths::Paths;
 use crate::policy::{ApprovalMode, Policy};
@@ -43,9 +44,8 @@ use crate::registry::Registry;
 /// Told of each component compiled while the tools load (a line for people).
 pub use crate::runtime::Announce;
 use crate::session;
-use questions::Questions;
-pub use crate::cancel::Cancellation;
 pub use calls::Call;
+use questions::Questions;
 pub use questions::{Answer, AnswerError, Question};
 pub use start::{Info, NO_MODEL, Settings, StartError, Tools};
 
@@ -662,3 +662,7 @@ impl Shared {
 #[cfg(test)]
 #[path = "mod_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "calls_tests.rs"]
+mod calls_tests;
