@@ -139,6 +139,8 @@ impl Tools {
                 description: Shown::block(&tool.info.description),
                 input_schema: tool.info.parameters.clone(),
                 kind: tool.info.kind.as_str().to_string(),
+                title: Shown::line_bounded(&tool.info.display_name, 100),
+                network: !tool.info.capabilities.network.is_empty(),
                 plugin: Shown::line(&tool.plugin.info.name),
                 origin: origin(tool.plugin.source.origin),
             })

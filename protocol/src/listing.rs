@@ -37,6 +37,10 @@ pub struct ServedTool {
     pub input_schema: serde_json::Value,
     /// `read`, `edit`, `delete`, `move`, `search`, `execute`, `fetch`, `think` or `other`.
     pub kind: String,
+    /// A person-facing title (the plugin's display name).
+    pub title: Shown,
+    /// Whether it requests the network (a web search or fetch).
+    pub network: bool,
     /// The plugin that provides it.
     pub plugin: Shown,
     /// Where that plugin was found.
