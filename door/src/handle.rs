@@ -11,7 +11,7 @@ use airlock_engine::capability::Grant;
 use airlock_engine::contract::Access;
 use airlock_engine::engine::{self, CurrentTools, Info};
 use airlock_engine::registry::Origin;
-use airlock_protocol::{FolderRow, Order, PluginOrigin, PluginRow, Shown, ToolRow};
+use airlock_protocol::{CallResult, FolderRow, Order, PluginOrigin, PluginRow, ServedTool, Shown, ToolRow};
 
 /// A running session. Dropping it ends the session, as [`Session::shutdown`] does without
 /// waiting.
@@ -52,6 +52,45 @@ impl Session {
     pub async fn shutdown(self) {
         self.0.shutdown().await;
     }
+
+    /// Starts one call of `tool` with `arguments` outside a model turn (a tool server's
+    /// call), through the scheduler exactly as a model's call runs. Its events, approval
+    /// and grant questions come on the output stream tagged with [`Call::id`]; answer them
+    /// with orders as for a turn's call. `cancel` stops it. Nothing runs until
+    /// [`Call::finish`] is awaited, so the id is known before any output of the call.
+    pub fn call(&self, tool: &str, arguments: &serde_json::Value, cancel: Cancellation) -> Call {
+        Call(self.0.call(tool, arguments.to_string(), cancel))
+    }
+}
+
+/// Cancels a call run outside a turn ([`Session::call`]); clones cancel together.
+pub use airlock_engine::engine::Cancellation;
+
+/// A call started outside a model turn.
+#[derive(Debug)]
+pub struct Call(engine::Call);
+
+impl Call {
+    /// The id the call's events and questions carry.
+    pub fn id(&self) -> &str {
+        self.0.id()
+    }
+
+    /// Runs the call to its end and answers what the model would have been told.
+    pub async fn finish(self) -> CallResult {
+        let call_id = self.0.id().to_owned();
+        match self.0.finish().await {
+            Some(done) => {
+                let response = done.response();
+                CallResult { call_id, text: response.content, is_error: response.is_error }
+            }
+            None => CallResult {
+                call_id,
+                text: "execution: the call failed inside airlock; see the log".into(),
+                is_error: true,
+            },
+        }
+    }
 }
 
 /// Sends orders to a session; cheap to clone (a signal handler, an approval dialog).
@@ -85,6 +124,35 @@ impl Tools {
             .collect()
     }
 
+    /// The tools a tool server offers now: those the policy offers (a tool the approval mode
+    /// or a rule hides is not listed), in the registry's order, with their whole
+    /// description and schema.
+    pub fn served(&self) -> Vec<ServedTool> {
+        let tools = self.0.get();
+        tools
+            .registry
+            .tools()
+            .iter()
+            .filter(|tool| tools.policy.offers(&tool.info))
+            .map(|tool| ServedTool {
+                name: tool.info.name.clone(),
+                description: Shown::block(&tool.info.description),
+                input_schema: tool.info.parameters.clone(),
+                kind: tool.info.kind.as_str().to_string(),
+                title: Shown::line_bounded(&tool.info.display_name, 100),
+                network: !tool.info.capabilities.network.is_empty(),
+                plugin: Shown::line(&tool.plugin.info.name),
+                origin: origin(tool.plugin.source.origin),
+            })
+            .collect()
+    }
+
+    /// Wakes with each change of the session's tools from now on (the plugin folders
+    /// changed and were loaded anew).
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.0.changes()
+    }
+
     /// Every loaded plugin with what the policy grants it now.
     pub fn plugins(&self) -> Vec<PluginRow> {
         let tools = self.0.get();
@@ -93,12 +161,7 @@ impl Tools {
             .plugins()
             .iter()
             .map(|plugin| {
-                let origin = match plugin.source.origin {
-                    Origin::Builtin => PluginOrigin::Builtin,
-                    Origin::User => PluginOrigin::User,
-                    Origin::Workspace => PluginOrigin::Workspace,
-                };
-                plugin_row(&plugin.info.name, origin, &tools.policy.grant(plugin).grant)
+                plugin_row(&plugin.info.name, origin(plugin.source.origin), &tools.policy.grant(plugin).grant)
             })
             .collect()
     }
@@ -128,5 +191,13 @@ fn plugin_row(name: &str, origin: PluginOrigin, grant: &Grant) -> PluginRow {
             .collect(),
         network: grant.network.iter().map(|rule| Shown::line(&rule.to_string())).collect(),
         env: grant.env.iter().map(|var| Shown::line(var)).collect(),
+    }
+}
+
+fn origin(origin: Origin) -> PluginOrigin {
+    match origin {
+        Origin::Builtin => PluginOrigin::Builtin,
+        Origin::User => PluginOrigin::User,
+        Origin::Workspace => PluginOrigin::Workspace,
     }
 }

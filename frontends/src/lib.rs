@@ -20,6 +20,7 @@ mod exit;
 pub mod headless;
 pub mod json;
 mod live;
+pub mod mcp;
 pub mod tui;
 
 pub use exit::ExitCode;

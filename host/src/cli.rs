@@ -94,6 +94,17 @@ enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
+    /// The Model Context Protocol: airlock's tools for other agents.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum McpCommand {
+    /// Offer airlock's sandboxed tools to an MCP client, over stdio (or --http).
+    Serve(commands::mcp_serve::ServeArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -179,7 +190,10 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let system = agent::system_prompt(&workspace, &context);
         return written(show_context::print(&folders, &context, &system, &mut std::io::stdout().lock()));
     }
-    let mode = cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default);
+    let mode = match &cli.command {
+        Some(Command::Mcp { command: McpCommand::Serve(args) }) => args.approval_mode,
+        _ => cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default),
+    };
     // Checked when the file was read.
     let search = file.tools.search().ok().flatten();
     // A component compiled on load (a new plugin, or a built-in whose precompiled code does
@@ -214,6 +228,20 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             };
             return command_done(commands::plugins::run(&context, command).await);
         }
+        Some(Command::Mcp { command: McpCommand::Serve(args) }) => {
+            let context = commands::mcp_serve::Context {
+                paths,
+                workspace,
+                cwd,
+                search: file.tools.search().ok().flatten(),
+                limits: file.tools.limits(),
+                commands: file.commands,
+            };
+            return commands::mcp_serve::run(context, tools, args).await.map_err(|e| match e {
+                commands::mcp_serve::ServeError::Usage(message) => Fatal::new(ExitCode::Usage, message),
+                commands::mcp_serve::ServeError::Start(message) => Fatal::new(ExitCode::Failure, message),
+            });
+        }
         Some(Command::Trust(_) | Command::Sessions { .. }) | None => {}
     }
 
@@ -236,7 +264,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         paths,
         workspace,
         cwd,
-        provider,
+        provider: Some(provider),
         max_turns: cli.max_turns.or(file.max_turns).unwrap_or(100),
         loop_detection: file.loop_detection.unwrap_or(true),
         limits: file.tools.limits(),

@@ -330,6 +330,10 @@ pub enum ModelError {
     /// would repeat that part, so it is not retried.
     #[error("{0} (after part of the answer had arrived, so airlock did not retry; run the prompt again)")]
     Interrupted(#[source] Box<ModelError>),
+    /// The session was started without a model (`airlock mcp serve` runs tools for an MCP
+    /// client and never asks one).
+    #[error("this session has no model: it only runs tools (airlock mcp serve); start `airlock` to talk to a model")]
+    NoModel,
     #[error("gave up after {attempts} attempts: {last}")]
     GaveUp {
         attempts: u32,

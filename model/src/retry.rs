@@ -69,7 +69,8 @@ impl ModelError {
             | Self::BadRequest { .. }
             | Self::InvalidHeader { .. }
             | Self::Interrupted(_)
-            | Self::GaveUp { .. } => false,
+            | Self::GaveUp { .. }
+            | Self::NoModel => false,
         }
     }
 

@@ -26,7 +26,7 @@ pub use event::{
     CallCost, CallStatus, CardText, CommandRun, Confirmation, Display, ErrorKind, Event, PluginProblem, Risk, Todo,
     TodoStatus, ToolCall, ToolError, Usage, UsageKind,
 };
-pub use listing::{FolderRow, PluginOrigin, PluginRow, SessionRow, ToolRow};
+pub use listing::{CallResult, FolderRow, PluginOrigin, PluginRow, ServedTool, SessionRow, ToolRow};
 pub use order::{Answer, ApprovalMode, GrantAnswer, Order};
 pub use output::Output;
 pub use question::{CommandRow, Confirm, FileChange, Folder, GrantQuestion, Question, Sandbox};

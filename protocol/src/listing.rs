@@ -24,6 +24,41 @@ pub struct ToolRow {
     pub description: Shown,
 }
 
+/// A tool as a tool server offers it (`airlock mcp serve`): what a client needs to show and
+/// call it. Only the tools the session's policy offers (the approval mode and the rules)
+/// are listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServedTool {
+    /// The name a client calls (`^[a-z][a-z0-9_]{0,62}$`, checked when the plugin loaded).
+    pub name: String,
+    /// Its whole description, as the model reads it.
+    pub description: Shown,
+    /// The JSON Schema of its arguments (an object schema).
+    pub input_schema: serde_json::Value,
+    /// `read`, `edit`, `delete`, `move`, `search`, `execute`, `fetch`, `think` or `other`.
+    pub kind: String,
+    /// A person-facing title (the plugin's display name).
+    pub title: Shown,
+    /// Whether it requests the network (a web search or fetch).
+    pub network: bool,
+    /// The plugin that provides it.
+    pub plugin: Shown,
+    /// Where that plugin was found.
+    pub origin: PluginOrigin,
+}
+
+/// How a call run outside a model turn ended: what the model would have been told.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CallResult {
+    /// The call's id (its `tool_call` events and questions carry it).
+    pub call_id: String,
+    /// The output, or the error (`kind: message`), as the model reads it; media parts are
+    /// named, since the runtime keeps only their type and size.
+    pub text: String,
+    /// Whether the call failed, was refused or was cancelled.
+    pub is_error: bool,
+}
+
 /// Where a plugin was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -317,8 +317,11 @@ impl Agent {
             }),
             ModelEvent::Thought(_) | ModelEvent::FunctionCall(_) | ModelEvent::Finished { .. } => {}
         };
+        let Some(client) = &self.client else {
+            return Err(SummaryError::Failed(ModelError::NoModel.to_string()));
+        };
         let streamed = tokio::select! {
-            result = self.client.stream(request, &mut on_event) => result,
+            result = client.stream(request, &mut on_event) => result,
             () = cancel.cancelled() => return Err(SummaryError::Cancelled),
         };
         streamed.map_err(|e: ModelError| SummaryError::Failed(e.to_string()))?;

@@ -115,7 +115,9 @@ pub struct Settings {
 
 /// One conversation with a model.
 pub struct Agent {
-    client: ModelClient,
+    /// `None` in a session started without a model: every request fails with
+    /// [`ModelError::NoModel`].
+    client: Option<ModelClient>,
     scheduler: Scheduler,
     declarations: Vec<ToolDeclaration>,
     system: String,
@@ -143,7 +145,7 @@ impl std::fmt::Debug for Agent {
 }
 
 impl Agent {
-    pub fn new(client: ModelClient, scheduler: Scheduler, system: String, settings: Settings) -> Self {
+    pub fn new(client: Option<ModelClient>, scheduler: Scheduler, system: String, settings: Settings) -> Self {
         let mut agent = Self {
             client,
             scheduler,
@@ -206,7 +208,7 @@ impl Agent {
 
     /// Sends the next requests through `client` (another model of the same provider).
     pub fn set_client(&mut self, client: ModelClient) {
-        self.client = client;
+        self.client = Some(client);
     }
 
     /// The scheduler, to change its tools (the plugin folders changed): the next request
@@ -483,8 +485,11 @@ impl Agent {
                 message: format!("retrying ({attempt}/{max}) in {:.1}s: {reason}", delay.as_secs_f64()),
             }),
         };
+        let Some(client) = &self.client else {
+            return Err(TurnError::Model(ModelError::NoModel));
+        };
         let streamed = tokio::select! {
-            result = self.client.stream(request, &mut on_event) => result,
+            result = client.stream(request, &mut on_event) => result,
             () = chanting.notified() => Ok(()),
             () = cancel.cancelled() => return Err(TurnError::Cancelled),
         };

@@ -23,6 +23,7 @@
 //! - [`Op::Shutdown`], dropping the [`Session`], or every order sender gone, cancels what
 //!   runs, drops the orders put off, and ends the stream.
 
+mod calls;
 mod questions;
 mod reload;
 mod start;
@@ -34,7 +35,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use crate::agent::{Agent, Outcome, Report};
-use crate::cancel::Cancellation;
+pub use crate::cancel::Cancellation;
 use crate::events::{Event, EventSink};
 use crate::paths::Paths;
 use crate::policy::{ApprovalMode, Policy};
@@ -43,9 +44,10 @@ use crate::registry::Registry;
 /// Told of each component compiled while the tools load (a line for people).
 pub use crate::runtime::Announce;
 use crate::session;
+pub use calls::Call;
 use questions::Questions;
 pub use questions::{Answer, AnswerError, Question};
-pub use start::{Info, Settings, StartError, Tools};
+pub use start::{Info, NO_MODEL, Settings, StartError, Tools};
 
 /// An order from a front end.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,6 +174,7 @@ pub struct Session {
     task: tokio::task::JoinHandle<()>,
     current: CurrentTools,
     watch: tokio::task::JoinHandle<()>,
+    calls: calls::Calls,
 }
 
 impl Session {
@@ -181,14 +184,16 @@ impl Session {
         let (out, outputs) = mpsc::unbounded_channel();
         let out = Outputs(out);
         let workspace = settings.workspace.clone();
-        let current = CurrentTools(Arc::new(std::sync::Mutex::new(tools.clone())));
+        let current = CurrentTools::new(tools.clone());
         let folders = tools.folders.clone();
         let started = start::build(settings, tools, &out)?;
         let info = started.info.clone();
         let (orders, received) = mpsc::unbounded_channel();
         let watch = reload::watch(reload::dirs(&started.paths, &workspace), folders, orders.downgrade());
+        let mut agent = started.agent;
+        let calls = calls::Calls::new(agent.scheduler_mut(), started.events.clone());
         let engine = Engine {
-            agent: started.agent,
+            agent,
             shared: Shared {
                 questions: started.questions,
                 policy: started.policy,
@@ -200,10 +205,19 @@ impl Session {
                 provider: started.provider,
                 runtime: started.runtime,
                 current: current.clone(),
+                calls: calls.clone(),
             },
         };
         let task = tokio::spawn(engine.serve(received));
-        Ok((Self { orders: Orders(orders), info, task, current, watch }, outputs))
+        Ok((Self { orders: Orders(orders), info, task, current, watch, calls }, outputs))
+    }
+
+    /// Starts a call of `tool` with `arguments` (JSON text) outside a model turn, through
+    /// the scheduler as a model's call runs: its events and questions come on the output
+    /// stream with [`Call::id`], and `cancel` stops it. Several may run at once, beside a
+    /// turn or not; an approval is answered with [`Op::Approve`] as for a turn's call.
+    pub fn call(&self, tool: &str, arguments: String, cancel: Cancellation) -> Call {
+        self.calls.start(tool, arguments, cancel)
     }
 
     /// The tools the session uses now.
@@ -258,26 +272,42 @@ struct Shared {
     out: Outputs,
     paths: Paths,
     info: Info,
-    /// The provider settings, for switching models.
-    provider: airlock_model::ProviderConfig,
+    /// The provider settings, for switching models; `None` in a session without a model.
+    provider: Option<airlock_model::ProviderConfig>,
     /// The session's component runtime (a reload compiles with the same engine).
     runtime: Arc<crate::runtime::Runtime>,
     /// The tools in use, shared with the [`Session`] handle.
     current: CurrentTools,
+    /// Calls outside a turn, run with the agent's scheduler as it is now.
+    calls: calls::Calls,
 }
 
 /// The tools a session uses now (they change when the plugin folders do): for front ends
-/// that list them (`/tools`, `/plugins`).
+/// that list them (`/tools`, `/plugins`, an MCP server's `tools/list`).
 #[derive(Debug, Clone)]
-pub struct CurrentTools(Arc<std::sync::Mutex<Tools>>);
+pub struct CurrentTools {
+    tools: Arc<std::sync::Mutex<Tools>>,
+    /// Counts the changes, so a front end can wait for the next one.
+    changes: Arc<tokio::sync::watch::Sender<u64>>,
+}
 
 impl CurrentTools {
+    fn new(tools: Tools) -> Self {
+        Self { tools: Arc::new(std::sync::Mutex::new(tools)), changes: Arc::new(tokio::sync::watch::Sender::new(0)) }
+    }
+
     pub fn get(&self) -> Tools {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        self.tools.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Wakes with each change of the tools from now on (a reload that took).
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     fn set(&self, tools: Tools) {
-        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = tools;
+        *self.tools.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = tools;
+        self.changes.send_modify(|n| *n += 1);
     }
 }
 
@@ -419,6 +449,7 @@ impl Engine {
                     events.send(event);
                 }
                 self.agent.scheduler_mut().set_tools(tools.registry.clone(), tools.policy.clone());
+                self.shared.calls.set(self.agent.scheduler_mut());
                 self.shared.registry = tools.registry.clone();
                 self.shared.policy = tools.policy.clone();
                 self.shared.current.set(tools);
@@ -434,6 +465,9 @@ impl Engine {
     /// Starts an empty conversation recorded to a new session file; the old file stays as
     /// it was (resumable).
     fn new_session(&mut self) {
+        if self.no_model() {
+            return;
+        }
         let info = &self.shared.info;
         let run = session::RunInfo { workspace: &info.workspace, provider: &info.provider, model: &info.model };
         let events = &self.shared.events;
@@ -441,11 +475,22 @@ impl Engine {
             Ok(opened) => {
                 self.shared.info.id = opened.recorder.id().to_owned();
                 self.agent.record_to(opened.recorder);
+                self.shared.calls.set(self.agent.scheduler_mut());
                 self.agent.resume(Vec::new(), events);
                 events.send(start::init(&self.shared.info, &self.shared.registry));
             }
             Err(error) => events.send(Event::Warning { message: format!("cannot start a new session: {error}") }),
         }
+    }
+
+    /// True, with a warning, in a session without a model: it has no conversation to
+    /// record, resume or start anew.
+    fn no_model(&self) -> bool {
+        let none = self.shared.provider.is_none();
+        if none {
+            self.shared.events.send(Event::Warning { message: airlock_model::ModelError::NoModel.to_string() });
+        }
+        none
     }
 
     /// Sends the next turns to `model` of the same provider.
@@ -457,12 +502,15 @@ impl Engine {
             events.send(Event::Warning { message: format!("not a model name: {shown:?}") });
             return;
         }
-        let mut provider = self.shared.provider.clone();
+        let Some(mut provider) = self.shared.provider.clone() else {
+            events.send(Event::Warning { message: airlock_model::ModelError::NoModel.to_string() });
+            return;
+        };
         provider.model = model.to_string();
         match airlock_model::ModelClient::new(provider.clone()) {
             Ok(client) => {
                 self.agent.set_client(client);
-                self.shared.provider = provider;
+                self.shared.provider = Some(provider);
                 self.shared.info.model = model.to_string();
                 events.send(Event::Notice { message: format!("model: {}", crate::sanitize::line(model)) });
             }
@@ -472,6 +520,9 @@ impl Engine {
 
     /// Replaces the conversation with a recorded session's, recording to that session.
     fn resume(&mut self, which: &str) {
+        if self.no_model() {
+            return;
+        }
         let info = &self.shared.info;
         let run = session::RunInfo { workspace: &info.workspace, provider: &info.provider, model: &info.model };
         let opened = session::open(&self.shared.paths.home, Some(which), run);
@@ -488,6 +539,7 @@ impl Engine {
                     events.send(Event::Notice { message });
                 }
                 self.agent.record_to(opened.recorder);
+                self.shared.calls.set(self.agent.scheduler_mut());
                 self.agent.resume(opened.history, events);
                 self.shared.out.send(Output::Replay(replay));
                 self.agent.restore_todos(opened.todos, events);
@@ -610,3 +662,7 @@ impl Shared {
 #[cfg(test)]
 #[path = "mod_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "calls_tests.rs"]
+mod calls_tests;

@@ -121,7 +121,12 @@ pub struct Settings {
     pub workspace: PathBuf,
     /// The folder airlock was started in, for AIRLOCK.md files between it and the workspace.
     pub cwd: Option<PathBuf>,
-    pub provider: ProviderConfig,
+    /// The model's provider; `None` starts a session without a model (`airlock mcp serve`):
+    /// it runs calls ([`super::Session::call`]), every model request fails with
+    /// [`airlock_model::ModelError::NoModel`], and it records no session file (there is no
+    /// conversation to resume), though outputs cut for a caller are still kept whole, in
+    /// `sessions/<id>.outputs/`.
+    pub provider: Option<ProviderConfig>,
     /// Most model responses per user turn.
     pub max_turns: u32,
     pub loop_detection: bool,
@@ -132,6 +137,9 @@ pub struct Settings {
     /// `[commands]` of `config.toml`.
     pub commands: airlock_sandbox::folders::Settings,
 }
+
+/// The provider and model an [`Info`] names for a session started without a model.
+pub const NO_MODEL: &str = "none";
 
 /// What identifies a session to its front end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,7 +162,7 @@ pub(super) struct Started {
     pub events: EventSink,
     pub info: Info,
     pub paths: Paths,
-    pub provider: ProviderConfig,
+    pub provider: Option<ProviderConfig>,
 }
 
 /// The `init` event of the session `info` names.
@@ -175,20 +183,26 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     let context = context_files::load(&paths.home, &workspace, &folders);
     let system = agent::system_prompt(&workspace, &context);
     let workspace_text = workspace.display().to_string();
-    let (provider_name, model) = (provider.name.clone(), provider.model.clone());
-    let context_window = provider.context_window_tokens;
-    let agent_settings = agent::Settings { max_turns, loop_detection, context_window: provider.context_window_tokens };
-    let client = ModelClient::new(provider.clone())?;
+    let (provider_name, model, context_window) = match &provider {
+        Some(p) => (p.name.clone(), p.model.clone(), p.context_window_tokens),
+        None => (NO_MODEL.to_owned(), NO_MODEL.to_owned(), 0),
+    };
+    let agent_settings = agent::Settings { max_turns, loop_detection, context_window };
+    let client = provider.clone().map(ModelClient::new).transpose()?;
     let questions = Questions::new(out.clone());
     let Tools { runtime, registry, policy, .. } = tools;
     let mut scheduler = Scheduler::new(runtime.clone(), registry.clone(), policy.clone(), questions.clone(), limits);
     scheduler.set_command_settings(commands);
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
-    let (recorded, recording_problem) = match session::open(&paths.home, resume.as_deref(), run_info) {
-        Ok(opened) => (Some(opened), None),
-        Err(e) if resume.is_some() => return Err(e.into()),
-        Err(e) => (None, Some(format!("{e}; this session is not recorded"))),
+    let (recorded, recording_problem) = match &provider {
+        // Nothing to record or resume: outputs cut for the caller are still kept whole.
+        None => (None, None),
+        Some(_) => match session::open(&paths.home, resume.as_deref(), run_info) {
+            Ok(opened) => (Some(opened), None),
+            Err(e) if resume.is_some() => return Err(e.into()),
+            Err(e) => (None, Some(format!("{e}; this session is not recorded"))),
+        },
     };
 
     let sink = out.clone();
@@ -202,6 +216,9 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         workspace: workspace_text,
         context_window,
     };
+    if provider.is_none() {
+        agent.scheduler_mut().keep_outputs_in(session::dir(&paths.home).join(format!("{}.outputs", info.id)));
+    }
     events.send(init(&info, &registry));
     for problem in &registry.problems {
         events.send(Event::PluginProblem(problem.clone()));

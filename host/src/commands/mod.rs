@@ -6,6 +6,7 @@
 //! name `airlock-engine` (README "Layout" says why they may).
 
 pub mod json;
+pub mod mcp_serve;
 pub mod plugins;
 pub mod sessions_list;
 pub mod show_context;
