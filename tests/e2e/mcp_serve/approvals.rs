@@ -16,11 +16,13 @@ fn edit(to: &str) -> Value {
     json!({ "file_path": "config.txt", "old_string": "red", "new_string": to })
 }
 
-/// Checks that `result` is a refusal that names the approval mode that would allow it.
+/// Checks that `result` is a refusal that names the approval mode and the rule that would
+/// allow it.
 fn refused_naming_the_mode(result: &Value) {
     assert_eq!(result["is_error"], true, "{result}");
     let said = text(result);
-    assert!(said.contains("auto-edit") || said.contains("yolo"), "the refusal names no approval mode: {result}");
+    assert!(said.contains("--approval-mode auto-edit"), "the refusal names no approval mode: {result}");
+    assert!(said.contains("[[rule]] tool = \"replace\""), "the refusal names no rule: {result}");
 }
 
 #[test]
@@ -62,7 +64,8 @@ fn an_edit_accepted_through_elicitation_changes_the_file_and_the_question_shows_
     assert_eq!(asked.len(), 1, "one question for one edit: {result}");
     let message = asked[0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("config.txt"), "the question names no file: {message}");
-    assert!(message.contains("red") && message.contains("blue"), "the question shows no diff: {message}");
+    assert!(message.contains("-colour = red\n+colour = blue"), "the question shows no diff: {message}");
+    assert!(message.contains("read-write"), "the question shows no sandbox: {message}");
     assert_eq!(asked[0]["mode"], "form", "{result}");
     assert_eq!(s.read("config.txt").as_deref(), Some("colour = blue\n"));
 }

@@ -50,7 +50,8 @@ fn client_command(s: &Session, server: &Server, mode: &str, args: &[&str]) -> Co
     match server {
         Server::Stdio(_) => {}
         Server::Http(http, token) => {
-            command.args(["--url", &http.url, "--token", token]);
+            // `=`: a token may start with `-`, which argparse would take for an option.
+            command.arg(format!("--url={}", http.url)).arg(format!("--token={token}"));
         }
     }
     command.args(args);

@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use super::{Http, Server, client, run_steps, text};
 use crate::session;
 
-/// The built-in tools a served session offers (all of them: nothing is configured away).
+/// The built-in tools a served session offers: all of them but `web_search`, which is not
+/// offered until a search API is configured (as in the agent).
 const BUILT_INS: &[&str] = &[
     "glob",
     "grep_search",
@@ -18,7 +19,6 @@ const BUILT_INS: &[&str] = &[
     "run_shell_command",
     "save_memory",
     "web_fetch",
-    "web_search",
     "write_file",
     "write_todos",
 ];
@@ -34,6 +34,7 @@ fn check_listing(listed: &Value) {
     for name in BUILT_INS {
         tool(name);
     }
+    assert!(tools.iter().all(|t| t["name"] != "web_search"), "web_search offered unconfigured: {listed}");
     let read = tool("read_file");
     assert_eq!(read["input_schema"]["type"], "object", "{read}");
     assert!(read["input_schema"]["properties"]["file_path"].is_object(), "{read}");
