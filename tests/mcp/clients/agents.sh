@@ -47,7 +47,7 @@ failed=0
 listed() {
   if cat "$scratch"/traffic.*.in 2>/dev/null | grep -q '"method":"tools/list"' &&
     cat "$scratch"/traffic.*.out 2>/dev/null | grep -q '"name":"read_file"'; then
-    echo "-- $1: listed airlock's tools ($(cat "$scratch"/traffic.*.out | grep -o '"name":"[a-z_]*"' | sort -u | wc -l) names)"
+    echo "-- $1: listed airlock's tools (read_file among them)"
   else
     echo "-- $1: did NOT list airlock's tools"
     failed=1
@@ -116,8 +116,13 @@ EOF
   echo '{"method":"initialized"}'
   echo '{"method":"mcpServerStatus/list","id":1,"params":{}}'
   sleep 15
-} | timeout 30 "$bin/codex" app-server 2>/dev/null | grep '"id":1' | grep -o '"name":"airlock_http"[^}]*' | head -c 200 || true
-echo
+} | timeout 30 "$bin/codex" app-server 2>/dev/null | grep '"id":1' | grep -o '"name":"airlock_http".*' >"$scratch/codex-http" || true
+if grep -q '"read_file"' "$scratch/codex-http"; then
+  echo "-- codex over HTTP: listed airlock's tools (read_file among them)"
+else
+  echo "-- codex over HTTP: did NOT list airlock's tools"
+  failed=1
+fi
 "$bin/gemini" mcp add -s user -t http airlock-http http://127.0.0.1:8765/mcp \
   -H "Authorization: Bearer $AIRLOCK_MCP_TOKEN" >/dev/null
 "$bin/gemini" mcp list 2>&1 | grep airlock-http || failed=1
