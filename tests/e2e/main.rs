@@ -21,6 +21,8 @@ mod guests;
 mod headless;
 mod hostile;
 mod kits;
+#[path = "mcp_serve_rust/main.rs"]
+mod mcp_serve_rust;
 #[path = "paths/main.rs"]
 mod paths;
 mod plugin_faults;
