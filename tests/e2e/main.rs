@@ -23,6 +23,8 @@ mod hostile;
 mod kits;
 #[path = "mcp_serve/main.rs"]
 mod mcp_serve;
+#[path = "mcp_serve_rust/main.rs"]
+mod mcp_serve_rust;
 #[path = "paths/main.rs"]
 mod paths;
 mod plugin_faults;

@@ -221,6 +221,9 @@ impl Server {
             task.abort();
         }
         self.0.routes.remove(&run.id);
+        let ended = response.content.first().and_then(|c| c.as_text()).map_or("", |t| t.text.as_str());
+        let how = if response.is_error == Some(true) { ended.split(':').next().unwrap_or_default() } else { "success" };
+        tracing::info!("served call {} ended: {how}", run.id);
         response.into()
     }
 
