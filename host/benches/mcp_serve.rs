@@ -140,7 +140,8 @@ fn main() {
 
     let airlock = || {
         let mut command = session.bare_command();
-        command.current_dir(&session.workspace).env("AIRLOCK_LOG", "warn").args(["mcp", "serve"]);
+        // The log level a user gets (`warn,airlock=info`: one line per served call).
+        command.current_dir(&session.workspace).env_remove("AIRLOCK_LOG").args(["mcp", "serve"]);
         command
     };
     let python = || {
