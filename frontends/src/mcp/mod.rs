@@ -24,6 +24,9 @@ mod tools;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures_util::StreamExt as _;
+use futures_util::future::{AbortHandle, abortable};
+use futures_util::stream::FuturesUnordered;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitResult, ErrorCode,
     ErrorData, Implementation, InputRequest, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
@@ -161,7 +164,11 @@ impl Server {
             .protocol_version()
             .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
         let can_ask = context.client_capabilities().is_some_and(|c| c.elicitation.is_some());
-        let mut asking: HashMap<u64, tokio::task::JoinHandle<()>> = HashMap::new();
+        // Questions put to the client's user, polled here rather than spawned: rmcp routes a
+        // request the server sends to the stream of the request being handled (over HTTP,
+        // that call's response stream) only from the handler's own task.
+        let mut asking = FuturesUnordered::new();
+        let mut withdraw: HashMap<u64, AbortHandle> = HashMap::new();
         let mut cancelled = false;
         let response = loop {
             tokio::select! {
@@ -193,33 +200,39 @@ impl Server {
                         return InputRequiredResult::new(Some(requests), Some(state)).into();
                     }
                     CallOutput::Question(question) => {
-                        let (peer, orders, id) = (context.peer.clone(), self.0.orders.clone(), question.id);
+                        let (peer, id) = (context.peer.clone(), question.id);
                         let form = approve::form(&question);
-                        asking.insert(id, tokio::spawn(async move {
+                        let (ask, handle) = abortable(async move {
                             let answer = match peer.create_elicitation(form).await {
                                 Ok(result) => approve::answer(&result.action, result.content.as_ref()),
                                 Err(error) => Answer::Refuse {
                                     message: format!("the client could not ask its user ({error}), so airlock did not run the call"),
                                 },
                             };
-                            orders.submit(Order::Approve { id, answer });
-                        }));
+                            (id, answer)
+                        });
+                        withdraw.insert(id, handle);
+                        asking.push(ask);
                     }
                     CallOutput::Withdrawn(id) => {
-                        if let Some(task) = asking.remove(&id) {
-                            task.abort();
+                        if let Some(handle) = withdraw.remove(&id) {
+                            handle.abort();
                         }
                     }
                 },
+                Some(asked) = asking.next(), if !asking.is_empty() => {
+                    if let Ok((id, answer)) = asked {
+                        withdraw.remove(&id);
+                        self.0.orders.submit(Order::Approve { id, answer });
+                    }
+                }
                 () = context.ct.cancelled(), if !cancelled => {
                     cancelled = true;
                     run.cancel.cancel();
                 }
             }
         };
-        for task in asking.into_values() {
-            task.abort();
-        }
+        drop(asking);
         self.0.routes.remove(&run.id);
         let ended = response.content.first().and_then(|c| c.as_text()).map_or("", |t| t.text.as_str());
         let how = if response.is_error == Some(true) { ended.split(':').next().unwrap_or_default() } else { "success" };
