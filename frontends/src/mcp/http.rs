@@ -58,10 +58,10 @@ fn refusal(headers: &HeaderMap, token: &str) -> Option<(StatusCode, &'static str
     if !host.is_some_and(|host| is_loopback_host(authority_host(host))) {
         return Some((StatusCode::FORBIDDEN, "airlock mcp serve answers loopback hosts only"));
     }
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        if !origin.to_str().is_ok_and(loopback_origin) {
-            return Some((StatusCode::FORBIDDEN, "airlock mcp serve refuses requests from other origins"));
-        }
+    if let Some(origin) = headers.get(header::ORIGIN)
+        && !origin.to_str().is_ok_and(loopback_origin)
+    {
+        return Some((StatusCode::FORBIDDEN, "airlock mcp serve refuses requests from other origins"));
     }
     let offered = headers
         .get(header::AUTHORIZATION)

@@ -4,6 +4,8 @@
 //! progress, a cancelled call, and a plugin dropped in reaching the client as
 //! `tools/list_changed`. The HTTP endpoint's checks are in [`http`].
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod http;
 
 use std::sync::{Arc, Mutex};
