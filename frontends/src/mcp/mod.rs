@@ -49,6 +49,9 @@ pub struct Options {
     pub mode: ApprovalMode,
 }
 
+/// How long a call waits for a 2026-07-28 client's retry with its user's answer.
+const PARKED_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// The key of the one input request an approval puts in an `InputRequiredResult`.
 const APPROVAL_INPUT: &str = "approval";
 
@@ -197,6 +200,7 @@ impl Server {
                         )]);
                         let parked = Parked { server: self.clone(), run, question: question.id };
                         self.lock_parked().insert(state.clone(), parked);
+                        self.expire(state.clone());
                         return InputRequiredResult::new(Some(requests), Some(state)).into();
                     }
                     CallOutput::Question(question) => {
@@ -246,6 +250,19 @@ impl Server {
         if let Err(error) = context.peer.notify_progress(param).await {
             tracing::debug!("a progress notification was not sent: {error}");
         }
+    }
+
+    /// Cancels the call parked under `state` if no retry takes it within [`PARKED_LIMIT`]:
+    /// a client that never comes back must not hold a call (and its session) forever.
+    fn expire(&self, state: String) {
+        let parked = self.0.parked.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(PARKED_LIMIT).await;
+            let expired = parked.lock().unwrap_or_else(PoisonError::into_inner).remove(&state);
+            if let Some(expired) = expired {
+                expired.run.cancel.cancel();
+            }
+        });
     }
 
     fn lock_parked(&self) -> std::sync::MutexGuard<'_, HashMap<String, Parked>> {
