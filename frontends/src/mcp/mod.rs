@@ -155,7 +155,7 @@ impl Server {
         let call = guard.as_ref()?.call(tool, arguments, cancel.clone());
         drop(guard);
         let id = call.id().to_owned();
-        let outputs = self.0.routes.add(&id);
+        let outputs = self.0.routes.add(&id, tool);
         let end = tokio::spawn(call.finish());
         Some(Running { id, end, outputs, cancel, progress: 0 })
     }
@@ -173,13 +173,14 @@ impl Server {
         let mut asking = FuturesUnordered::new();
         let mut withdraw: HashMap<u64, AbortHandle> = HashMap::new();
         let mut cancelled = false;
+        let mut warnings = Vec::new();
         let response = loop {
             tokio::select! {
                 ended = &mut run.end => break result(ended.unwrap_or_else(|error| CallResult {
                     call_id: run.id.clone(),
                     text: format!("execution: the call failed inside airlock: {error}"),
                     is_error: true,
-                })),
+                }), &warnings),
                 Some(output) = run.outputs.recv() => match output {
                     CallOutput::Live(chunk) => {
                         if let Some(token) = &token {
@@ -218,6 +219,7 @@ impl Server {
                         withdraw.insert(id, handle);
                         asking.push(ask);
                     }
+                    CallOutput::Warning(message) => warnings.push(message),
                     CallOutput::Withdrawn(id) => {
                         if let Some(handle) = withdraw.remove(&id) {
                             handle.abort();
@@ -294,9 +296,11 @@ impl Server {
     }
 }
 
-/// The MCP result of a call: its text, an error when it failed.
-fn result(result: CallResult) -> CallToolResult {
-    let content = vec![ContentBlock::text(result.text)];
+/// The MCP result of a call: its text, then what airlock warned of about its tool (the
+/// grant it runs without), an error when it failed.
+fn result(result: CallResult, warnings: &[String]) -> CallToolResult {
+    let mut content = vec![ContentBlock::text(result.text)];
+    content.extend(warnings.iter().map(|warning| ContentBlock::text(format!("airlock: {}", sanitize::block(warning)))));
     if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }
 }
 

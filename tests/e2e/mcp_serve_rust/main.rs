@@ -235,3 +235,18 @@ async fn on_2026_07_28_an_approval_comes_back_as_input_required_and_the_retry_ru
     assert!(text(&read).contains("new"), "{read:?}");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plugin_without_its_grant_fails_and_the_client_learns_the_grant_command() {
+    let s = session();
+    s.install_plugin(fixtures::FS_PROBE);
+    s.write("secret.txt", "the secret");
+    let client = connect(&s, Client { choice: Some("once"), ..Client::default() }, &["--approval-mode", "yolo"]).await;
+    let result = client.call_tool(call("read_path", json!({ "path": "secret.txt" }))).await.unwrap();
+    let said = text(&result);
+    assert!(!said.contains("the secret"), "{said}");
+    assert!(said.contains("airlock plugins grant fs_probe --read ."), "{said}");
+    // Nothing was granted: the policy file is untouched.
+    assert!(!s.airlock_home().join("policy.toml").exists());
+    client.cancel().await.unwrap();
+}
