@@ -122,6 +122,15 @@ async fn lists_the_tools_with_their_kind_and_reads_a_file() {
     let unknown = client.call_tool(call("no_such_tool", json!({}))).await;
     assert!(unknown.is_err(), "{unknown:?}");
     client.cancel().await.unwrap();
+
+    // Plan mode offers the read-only tools only, to a client as to a model.
+    let planning = connect(&s, Client::default(), &["--approval-mode", "plan"]).await;
+    let offered = planning.list_all_tools().await.unwrap();
+    assert!(offered.iter().any(|t| t.name == "read_file"), "{offered:?}");
+    assert!(!offered.iter().any(|t| t.name == "write_file" || t.name == "run_shell_command"), "{offered:?}");
+    let hidden = planning.call_tool(call("write_file", json!({ "file_path": "x.txt", "content": "x" }))).await;
+    assert!(hidden.is_err() && !s.workspace.join("x.txt").exists(), "{hidden:?}");
+    planning.cancel().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
