@@ -58,10 +58,10 @@ fn refusal(headers: &HeaderMap, token: &str) -> Option<(StatusCode, &'static str
     if !host.is_some_and(|host| is_loopback_host(authority_host(host))) {
         return Some((StatusCode::FORBIDDEN, "airlock mcp serve answers loopback hosts only"));
     }
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        if !origin.to_str().is_ok_and(loopback_origin) {
-            return Some((StatusCode::FORBIDDEN, "airlock mcp serve refuses requests from other origins"));
-        }
+    if let Some(origin) = headers.get(header::ORIGIN)
+        && !origin.to_str().is_ok_and(loopback_origin)
+    {
+        return Some((StatusCode::FORBIDDEN, "airlock mcp serve refuses requests from other origins"));
     }
     let offered = headers
         .get(header::AUTHORIZATION)
@@ -95,12 +95,20 @@ pub async fn serve(listener: tokio::net::TcpListener, token: String, start: Star
         let (session, outputs) = start().map_err(std::io::Error::other)?;
         Ok(Server::new(session, outputs, options, parked.clone()))
     };
+    let config = StreamableHttpServerConfig::default();
+    // Ends every MCP session (their open event streams) when the server stops, so the
+    // graceful shutdown does not wait on a client that keeps a stream open.
+    let sessions = config.cancellation_token.clone();
     let service: StreamableHttpService<Server, LocalSessionManager> =
-        StreamableHttpService::new(factory, Arc::default(), StreamableHttpServerConfig::default());
+        StreamableHttpService::new(factory, Arc::default(), config);
     let app = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(middleware::from_fn_with_state(Arc::<str>::from(token), guard));
-    let stopped = axum::serve(listener, app.into_make_service()).with_graceful_shutdown(stop_signal()).await;
+    let stop = async move {
+        stop_signal().await;
+        sessions.cancel();
+    };
+    let stopped = axum::serve(listener, app.into_make_service()).with_graceful_shutdown(stop).await;
     match stopped {
         Ok(()) => ExitCode::Success,
         Err(error) => {

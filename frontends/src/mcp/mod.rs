@@ -24,6 +24,9 @@ mod tools;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures_util::StreamExt as _;
+use futures_util::future::{AbortHandle, abortable};
+use futures_util::stream::FuturesUnordered;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitResult, ErrorCode,
     ErrorData, Implementation, InputRequest, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
@@ -45,6 +48,9 @@ pub struct Options {
     /// The session's approval mode, named in refusals.
     pub mode: ApprovalMode,
 }
+
+/// How long a call waits for a 2026-07-28 client's retry with its user's answer.
+const PARKED_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The key of the one input request an approval puts in an `InputRequiredResult`.
 const APPROVAL_INPUT: &str = "approval";
@@ -149,7 +155,7 @@ impl Server {
         let call = guard.as_ref()?.call(tool, arguments, cancel.clone());
         drop(guard);
         let id = call.id().to_owned();
-        let outputs = self.0.routes.add(&id);
+        let outputs = self.0.routes.add(&id, tool);
         let end = tokio::spawn(call.finish());
         Some(Running { id, end, outputs, cancel, progress: 0 })
     }
@@ -161,15 +167,20 @@ impl Server {
             .protocol_version()
             .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
         let can_ask = context.client_capabilities().is_some_and(|c| c.elicitation.is_some());
-        let mut asking: HashMap<u64, tokio::task::JoinHandle<()>> = HashMap::new();
+        // Questions put to the client's user, polled here rather than spawned: rmcp routes a
+        // request the server sends to the stream of the request being handled (over HTTP,
+        // that call's response stream) only from the handler's own task.
+        let mut asking = FuturesUnordered::new();
+        let mut withdraw: HashMap<u64, AbortHandle> = HashMap::new();
         let mut cancelled = false;
+        let mut warnings = Vec::new();
         let response = loop {
             tokio::select! {
                 ended = &mut run.end => break result(ended.unwrap_or_else(|error| CallResult {
                     call_id: run.id.clone(),
                     text: format!("execution: the call failed inside airlock: {error}"),
                     is_error: true,
-                })),
+                }), &warnings),
                 Some(output) = run.outputs.recv() => match output {
                     CallOutput::Live(chunk) => {
                         if let Some(token) = &token {
@@ -190,36 +201,44 @@ impl Server {
                         )]);
                         let parked = Parked { server: self.clone(), run, question: question.id };
                         self.lock_parked().insert(state.clone(), parked);
+                        self.expire(state.clone());
                         return InputRequiredResult::new(Some(requests), Some(state)).into();
                     }
                     CallOutput::Question(question) => {
-                        let (peer, orders, id) = (context.peer.clone(), self.0.orders.clone(), question.id);
+                        let (peer, id) = (context.peer.clone(), question.id);
                         let form = approve::form(&question);
-                        asking.insert(id, tokio::spawn(async move {
+                        let (ask, handle) = abortable(async move {
                             let answer = match peer.create_elicitation(form).await {
                                 Ok(result) => approve::answer(&result.action, result.content.as_ref()),
                                 Err(error) => Answer::Refuse {
                                     message: format!("the client could not ask its user ({error}), so airlock did not run the call"),
                                 },
                             };
-                            orders.submit(Order::Approve { id, answer });
-                        }));
+                            (id, answer)
+                        });
+                        withdraw.insert(id, handle);
+                        asking.push(ask);
                     }
+                    CallOutput::Warning(message) => warnings.push(message),
                     CallOutput::Withdrawn(id) => {
-                        if let Some(task) = asking.remove(&id) {
-                            task.abort();
+                        if let Some(handle) = withdraw.remove(&id) {
+                            handle.abort();
                         }
                     }
                 },
+                Some(asked) = asking.next(), if !asking.is_empty() => {
+                    if let Ok((id, answer)) = asked {
+                        withdraw.remove(&id);
+                        self.0.orders.submit(Order::Approve { id, answer });
+                    }
+                }
                 () = context.ct.cancelled(), if !cancelled => {
                     cancelled = true;
                     run.cancel.cancel();
                 }
             }
         };
-        for task in asking.into_values() {
-            task.abort();
-        }
+        drop(asking);
         self.0.routes.remove(&run.id);
         let ended = response.content.first().and_then(|c| c.as_text()).map_or("", |t| t.text.as_str());
         let how = if response.is_error == Some(true) { ended.split(':').next().unwrap_or_default() } else { "success" };
@@ -233,6 +252,19 @@ impl Server {
         if let Err(error) = context.peer.notify_progress(param).await {
             tracing::debug!("a progress notification was not sent: {error}");
         }
+    }
+
+    /// Cancels the call parked under `state` if no retry takes it within [`PARKED_LIMIT`]:
+    /// a client that never comes back must not hold a call (and its session) forever.
+    fn expire(&self, state: String) {
+        let parked = self.0.parked.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(PARKED_LIMIT).await;
+            let expired = parked.lock().unwrap_or_else(PoisonError::into_inner).remove(&state);
+            if let Some(expired) = expired {
+                expired.run.cancel.cancel();
+            }
+        });
     }
 
     fn lock_parked(&self) -> std::sync::MutexGuard<'_, HashMap<String, Parked>> {
@@ -264,9 +296,11 @@ impl Server {
     }
 }
 
-/// The MCP result of a call: its text, an error when it failed.
-fn result(result: CallResult) -> CallToolResult {
-    let content = vec![ContentBlock::text(result.text)];
+/// The MCP result of a call: its text, then what airlock warned of about its tool (the
+/// grant it runs without), an error when it failed.
+fn result(result: CallResult, warnings: &[String]) -> CallToolResult {
+    let mut content = vec![ContentBlock::text(result.text)];
+    content.extend(warnings.iter().map(|warning| ContentBlock::text(format!("airlock: {}", sanitize::block(warning)))));
     if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }
 }
 

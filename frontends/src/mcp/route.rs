@@ -24,6 +24,9 @@ pub(super) enum CallOutput {
     Question(Box<Question>),
     /// Question `id` no longer waits.
     Withdrawn(u64),
+    /// A warning about the call's tool (what it runs without, and the `airlock plugins
+    /// grant` command that would grant it): told to the client with the call's result.
+    Warning(String),
 }
 
 /// The calls running now, by id.
@@ -32,16 +35,18 @@ pub(super) struct Routes(Arc<Mutex<State>>);
 
 #[derive(Debug, Default)]
 struct State {
-    calls: HashMap<String, mpsc::UnboundedSender<CallOutput>>,
+    /// Each running call's tool and its route.
+    calls: HashMap<String, (String, mpsc::UnboundedSender<CallOutput>)>,
     /// Which call each open question belongs to.
     questions: HashMap<u64, String>,
 }
 
 impl Routes {
-    /// Routes call `id`'s outputs to the returned receiver until [`Routes::remove`].
-    pub(super) fn add(&self, id: &str) -> mpsc::UnboundedReceiver<CallOutput> {
+    /// Routes the outputs of call `id` of `tool` to the returned receiver until
+    /// [`Routes::remove`].
+    pub(super) fn add(&self, id: &str, tool: &str) -> mpsc::UnboundedReceiver<CallOutput> {
         let (send, receive) = mpsc::unbounded_channel();
-        self.lock().calls.insert(id.to_owned(), send);
+        self.lock().calls.insert(id.to_owned(), (tool.to_owned(), send));
         receive
     }
 
@@ -56,7 +61,17 @@ impl Routes {
     }
 
     fn send(&self, call: &str, output: CallOutput) -> bool {
-        self.lock().calls.get(call).is_some_and(|route| route.send(output).is_ok())
+        self.lock().calls.get(call).is_some_and(|(_, route)| route.send(output).is_ok())
+    }
+
+    /// Hands a warning that starts by naming a tool (`` `read_path` (plugin …) runs without
+    /// …``) to the running calls of that tool.
+    fn warn(&self, message: &str) {
+        for (tool, route) in self.lock().calls.values() {
+            if message.starts_with(&format!("`{tool}` ")) {
+                let _ = route.send(CallOutput::Warning(message.to_owned()));
+            }
+        }
     }
 
     /// Reads `outputs` to its end, handing each output to its call.
@@ -66,6 +81,7 @@ impl Routes {
                 Output::Event(Event::ToolOutput { call_id, chunk }) => {
                     self.send(&call_id, CallOutput::Live(chunk));
                 }
+                Output::Event(Event::Warning { message }) => self.warn(&message),
                 Output::Question(question) => {
                     let (id, call) = (question.id, question.request.call_id.clone());
                     self.lock().questions.insert(id, call.clone());

@@ -3,6 +3,8 @@
 //! 401, a foreign `Origin` or `Host` 403, a non-loopback address is refused at start, and
 //! two MCP sessions keep their approvals apart.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 use std::time::Duration;

@@ -4,6 +4,8 @@
 //! progress, a cancelled call, and a plugin dropped in reaching the client as
 //! `tools/list_changed`. The HTTP endpoint's checks are in [`http`].
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod http;
 
 use std::sync::{Arc, Mutex};
@@ -14,8 +16,9 @@ use airlock_tests::fixtures;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
     ElicitationAction, ElicitationCapability, ErrorData, Implementation, JsonObject, NumberOrString,
-    ProgressNotificationParam, ProgressToken, RequestMetaObject,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestMetaObject,
 };
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -66,15 +69,20 @@ impl ClientHandler for Client {
     }
 }
 
-/// `airlock mcp serve ARGS` in `s`'s workspace, connected.
-async fn connect(s: &Session, client: Client, args: &[&str]) -> RunningService<RoleClient, Client> {
+/// `airlock mcp serve ARGS` in `s`'s workspace.
+fn server(s: &Session, args: &[&str]) -> TokioChildProcess {
     let mut command = s.bare_command();
     command.args(["mcp", "serve"]).args(args).current_dir(&s.workspace);
     let (transport, _stderr) = TokioChildProcess::builder(tokio::process::Command::from(command))
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    tokio::time::timeout(PATIENCE, client.serve(transport)).await.unwrap().unwrap()
+    transport
+}
+
+/// `airlock mcp serve ARGS`, connected with the `initialize` handshake.
+async fn connect(s: &Session, client: Client, args: &[&str]) -> RunningService<RoleClient, Client> {
+    tokio::time::timeout(PATIENCE, client.serve(server(s, args))).await.unwrap().unwrap()
 }
 
 fn call(name: &'static str, arguments: serde_json::Value) -> CallToolRequestParams {
@@ -114,6 +122,15 @@ async fn lists_the_tools_with_their_kind_and_reads_a_file() {
     let unknown = client.call_tool(call("no_such_tool", json!({}))).await;
     assert!(unknown.is_err(), "{unknown:?}");
     client.cancel().await.unwrap();
+
+    // Plan mode offers the read-only tools only, to a client as to a model.
+    let planning = connect(&s, Client::default(), &["--approval-mode", "plan"]).await;
+    let offered = planning.list_all_tools().await.unwrap();
+    assert!(offered.iter().any(|t| t.name == "read_file"), "{offered:?}");
+    assert!(!offered.iter().any(|t| t.name == "write_file" || t.name == "run_shell_command"), "{offered:?}");
+    let hidden = planning.call_tool(call("write_file", json!({ "file_path": "x.txt", "content": "x" }))).await;
+    assert!(hidden.is_err() && !s.workspace.join("x.txt").exists(), "{hidden:?}");
+    planning.cancel().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -204,5 +221,41 @@ async fn a_plugin_dropped_in_reaches_the_client_as_list_changed() {
     tokio::time::timeout(PATIENCE, seen.changed.notified()).await.expect("no tools/list_changed");
     let after = client.list_all_tools().await.unwrap();
     assert!(after.iter().any(|t| t.name == "spin"), "{after:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_2026_07_28_an_approval_comes_back_as_input_required_and_the_retry_runs_the_call() {
+    let s = session();
+    s.write("out.txt", "old\n");
+    let allowing = Client { choice: Some("once"), ..Client::default() };
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let client = tokio::time::timeout(PATIENCE, allowing.clone().serve_with_lifecycle(server(&s, &[]), lifecycle))
+        .await
+        .unwrap()
+        .unwrap();
+    // rmcp's client answers the InputRequiredResult through its handler and retries.
+    let result = client.call_tool(call("write_file", json!({ "file_path": "out.txt", "content": "new\n" }))).await;
+    let result = result.unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    assert_eq!(s.read("out.txt").as_deref(), Some("new\n"));
+    assert_eq!(allowing.asked.lock().unwrap().len(), 1);
+    let read = client.call_tool(call("read_file", json!({ "file_path": "out.txt" }))).await.unwrap();
+    assert!(text(&read).contains("new"), "{read:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plugin_without_its_grant_fails_and_the_client_learns_the_grant_command() {
+    let s = session();
+    s.install_plugin(fixtures::FS_PROBE);
+    s.write("secret.txt", "the secret");
+    let client = connect(&s, Client { choice: Some("once"), ..Client::default() }, &["--approval-mode", "yolo"]).await;
+    let result = client.call_tool(call("read_path", json!({ "path": "secret.txt" }))).await.unwrap();
+    let said = text(&result);
+    assert!(!said.contains("the secret"), "{said}");
+    assert!(said.contains("airlock plugins grant fs_probe --read ."), "{said}");
+    // Nothing was granted: the policy file is untouched.
+    assert!(!s.airlock_home().join("policy.toml").exists());
     client.cancel().await.unwrap();
 }
