@@ -1,5 +1,6 @@
-//! A served session over time: a client's cancellation stops a slow call and its process
-//! (the session serves on), and a plugin dropped into `$AIRLOCK_HOME/plugins/` while a client
+//! A served session over time: a command's live output reaches the client as
+//! `notifications/progress` while it runs, a client's cancellation stops a slow call and its
+//! process (the session serves on), and a plugin dropped into `$AIRLOCK_HOME/plugins/` while a client
 //! is connected reaches it as `notifications/tools/list_changed` (on 2026-07-28 through
 //! `subscriptions/listen`), then in its `tools/list`.
 
@@ -8,7 +9,7 @@ use std::time::Duration;
 use airlock_tests::{Session, fixtures};
 use serde_json::{Value, json};
 
-use super::{Http, Server, Watching, client, client_command};
+use super::{Http, Server, Watching, client, client_command, run_steps_in, text};
 use crate::session;
 
 /// Cancels a `sleep 30.NNN` after 3 s and checks the call ended by the cancellation and the
@@ -35,6 +36,21 @@ fn a_cancelled_slow_call_stops_its_process_over_http() {
     let s = session();
     let http = Http::start(&s, &["--approval-mode", "yolo"]);
     cancelled(&s, &Server::Http(&http, &http.token), "30.2718");
+}
+
+#[test]
+fn live_output_reaches_the_client_as_progress() {
+    let s = session();
+    let http = Http::start(&s, &["--approval-mode", "yolo"]);
+    let yolo = Server::Stdio(&["--approval-mode", "yolo"]);
+    let command = json!({ "command": "for i in 1 2 3; do echo line$i; sleep 0.3; done" });
+    for (server, mode) in [(&yolo, "legacy"), (&yolo, "2026-07-28"), (&Server::Http(&http, &http.token), "legacy")] {
+        let results = run_steps_in(&s, server, mode, &[("a", "none")], &[("a", "run_shell_command", command.clone())]);
+        assert!(text(&results[0]).contains("line3"), "{mode}: {}", results[0]);
+        let progress = results[0]["progress"].as_array().cloned().unwrap_or_default();
+        let shown: String = progress.iter().filter_map(Value::as_str).collect();
+        assert_eq!(shown, "line1\nline2\nline3\n", "{mode}: the output came not as progress: {}", results[0]);
+    }
 }
 
 /// Starts `watch`, drops the echo fixture into the plugins folder once the client is ready,
