@@ -135,3 +135,15 @@ fn the_three_protocol_versions_are_negotiated_over_http() {
     assert_eq!(pinned["protocol"], "2026-07-28", "{pinned}");
     check_listing(&pinned);
 }
+
+#[test]
+fn plan_mode_offers_a_client_the_read_only_tools_only() {
+    let s = session();
+    let listed = client(&s, &Server::Stdio(&["--approval-mode", "plan"]), "legacy", &["list"]);
+    let names: Vec<&str> =
+        listed["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"read_file") && names.contains(&"grep_search"), "{listed}");
+    for hidden in ["write_file", "replace", "run_shell_command", "save_memory"] {
+        assert!(!names.contains(&hidden), "plan mode offered {hidden}: {listed}");
+    }
+}
