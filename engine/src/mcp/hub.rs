@@ -48,7 +48,7 @@ pub(super) fn view_for(paths: &Paths, workspace: &Path, commands: &Settings) -> 
 }
 
 /// The user's home folder, canonical.
-pub(super) fn user_home() -> Option<PathBuf> {
+pub(crate) fn user_home() -> Option<PathBuf> {
     std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).and_then(|h| h.canonicalize().ok())
 }
 
@@ -129,6 +129,20 @@ impl Hub {
             });
         }
         hub
+    }
+
+    /// The hub of a session in `workspace`: every server configured for it, started as
+    /// [`Hub::start`] does with airlock itself as the sandbox helper. A config that cannot
+    /// be read is one warning, and no server starts.
+    pub fn for_session(paths: &Paths, workspace: &Path, commands: &Settings, events: EventSink) -> Arc<Self> {
+        let servers = match super::servers(paths, workspace) {
+            Ok(servers) => servers,
+            Err(error) => {
+                events.send(Event::Warning { message: sanitize::line(&format!("no MCP server starts: {error}")) });
+                Servers::default()
+            }
+        };
+        Self::start(servers, paths, workspace, commands, Path::new(airlock_process::SELF_EXE), events)
     }
 
     fn settle(&self, live: &Live, connected: Result<Ready, String>) {

@@ -18,7 +18,7 @@
 pub mod checks;
 pub mod config;
 pub mod grant;
-mod hub;
+pub(crate) mod hub;
 pub mod launch;
 
 use std::path::{Path, PathBuf};

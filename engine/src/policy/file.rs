@@ -275,12 +275,15 @@ fn parse_rule(
     }
     let tool = match raw.tool {
         Some(tool) if tool.get_ref() == "*" => None,
-        Some(tool) if !crate::registry::is_tool_name(tool.get_ref()) => {
+        Some(tool)
+            if !crate::registry::is_tool_name(tool.get_ref()) && !super::rules::is_mcp_rule_tool(tool.get_ref()) =>
+        {
             return Err(invalid(
                 tool.span().start,
                 format!(
                     "`tool = {:?}` can name no tool: tool names are lowercase letters, digits and `_`, \
-                     starting with a letter (or \"*\" for every tool)",
+                     starting with a letter, or an MCP server's `SERVER__tool` or `SERVER__*` \
+                     (or \"*\" for every tool)",
                     tool.get_ref()
                 ),
             ));
