@@ -36,10 +36,21 @@ pub(super) async fn connect(server: &ConfiguredServer, host: &Host<'_>) -> Resul
     let name = &server.name;
     let connection = airlock_mcp::start_stdio(launch)
         .await
-        .map_err(|e| sanitize::line(&format!("MCP server {name} did not start: {e}")))?;
+        .map_err(|e| sanitize::line(&format!("MCP server {name} did not start: {e}{}", widen_hint(server))))?;
     let tools = connection.tools().await.map_err(|e| sanitize::line(&format!("MCP server {name}: {e}")))?;
     let (offered, skipped) = check_tools(name, &tools, |tool| server.config.wants(tool));
     Ok(Ready { connection, offered, skipped, warnings })
+}
+
+/// What a server that fails runs with, and how to widen it: a server that needs more than
+/// its grant fails, and the person sees the grant and the command that changes it.
+fn widen_hint(server: &ConfiguredServer) -> String {
+    format!(
+        "; it runs with its grant ({}); if it needs more: airlock mcp grant {} with --read DIR, --write DIR, \
+         --network or --env VAR",
+        server.grant.describe(),
+        server.name
+    )
 }
 
 /// The [`CommandView`] servers see, as commands of a session in `workspace` would.
@@ -246,7 +257,10 @@ impl Hub {
         let timeout = Duration::from_secs(live.server.config.tool_secs());
         let result = connection.call(&tool.tool, args, timeout, live_output).await;
         if let Some(failure) = connection.failure() {
-            self.fail(live, format!("MCP server {} stopped working: {failure}", live.server.name));
+            self.fail(
+                live,
+                format!("MCP server {} stopped working: {failure}{}", live.server.name, widen_hint(&live.server)),
+            );
         }
         result
     }

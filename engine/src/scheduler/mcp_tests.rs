@@ -272,6 +272,9 @@ async fn a_server_that_cannot_start_is_reported_once_and_the_session_goes_on() {
     let failures: Vec<&String> = messages.iter().filter(|m| m.contains("did not start")).collect();
     assert_eq!(failures.len(), 1, "{messages:?}");
     assert!(failures[0].contains("exit code 3") && failures[0].contains("no config here"), "{failures:?}");
+    let hint = "it runs with its grant (reads the workspace; writes nothing; no network; no variables); \
+                if it needs more: airlock mcp grant fx with";
+    assert!(failures[0].contains(hint), "{failures:?}");
 }
 
 fn is_starting(hub: &Hub) -> bool {
