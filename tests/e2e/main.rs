@@ -25,6 +25,7 @@ mod kits;
 mod mcp_serve;
 #[path = "mcp_serve_rust/main.rs"]
 mod mcp_serve_rust;
+mod mcp_source;
 #[path = "paths/main.rs"]
 mod paths;
 mod plugin_faults;

@@ -201,7 +201,8 @@ impl Policy {
         let rules = self.user.rules.iter().chain(self.workspace.iter().flat_map(|w| w.rules.iter()));
         for rule in rules {
             let Some(tool) = &rule.tool else { continue };
-            if !registry.declares_tool(tool) {
+            // An MCP server's tools are known only once it started (in the background).
+            if !registry.declares_tool(tool) && !super::rules::is_mcp_rule_tool(tool) {
                 let close = names::closest_name(tools.iter().copied(), tool)
                     .map(|c| format!(" (did you mean `{c}`?)"))
                     .unwrap_or_default();

@@ -86,3 +86,16 @@ fn a_workspace_rule_approves_only_a_call_within_the_workspace() {
         assert_eq!(deciding(&rules, &outside).map(|r| r.decision), Some(decision), "{decision:?} of {source:?}");
     }
 }
+
+#[test]
+fn mcp_rules_name_one_tool_or_every_tool_of_a_server() {
+    assert!(tool_matches("fs__read_file", "fs__read_file"));
+    assert!(!tool_matches("fs__read_file", "fs__write_file"));
+    assert!(tool_matches("fs__*", "fs__write_file"));
+    assert!(!tool_matches("fs__*", "fsx__write_file"));
+    assert!(!tool_matches("fs*", "fs__write_file"), "only SERVER__* is a server's glob");
+    assert!(is_mcp_rule_tool("fs__read_file") && is_mcp_rule_tool("my-srv__Read-File") && is_mcp_rule_tool("fs__*"));
+    for bad in ["fs__", "__x", "fs__a b", "FS__x", "a__b__c*", "fs__x*"] {
+        assert!(!is_mcp_rule_tool(bad), "{bad}");
+    }
+}
