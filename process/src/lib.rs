@@ -1,5 +1,6 @@
 //! The children plugins start: spawned through the sandbox helper ([`airlock_sandbox`]),
-//! streamed, timed out and killed.
+//! streamed, timed out and killed; and programs airlock speaks a protocol with (an MCP
+//! server), whose stdin and stdout stay open for the caller ([`Child::spawn_interactive`]).
 //!
 //! Every child is `airlock __sandbox - <parent-pid>` (the spec in the helper's environment,
 //! never on its world-readable command line) started from `/proc/self/exe` (a path nobody
@@ -114,6 +115,26 @@ enum Stream {
     Stderr,
 }
 
+/// How a child's stdin and stdout are used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Bytes written to stdin then closed; stdout read by [`Child::next`].
+    Collected,
+    /// Both handed to the caller ([`Interactive`]).
+    Interactive,
+}
+
+/// A child started by [`Child::spawn_interactive`]: the handle (stderr, exit, kill; dropping
+/// it kills the group) and the two pipes the caller speaks to the program on. Closing
+/// `stdin` tells a well-behaved program to end; the pipes do not keep it alive past the
+/// handle.
+#[derive(Debug)]
+pub struct Interactive {
+    pub child: Child,
+    pub stdin: tokio::process::ChildStdin,
+    pub stdout: tokio::process::ChildStdout,
+}
+
 /// What the pipe readers send to [`Child::next`].
 #[derive(Debug)]
 enum Output {
@@ -149,6 +170,34 @@ impl Child {
     /// benchmarks, whose own executable is not airlock.
     #[doc(hidden)]
     pub fn spawn_with_helper(helper: &Path, request: Request) -> Result<Self, SpawnFailure> {
+        Self::start(helper, request, Mode::Collected).map(|(child, _)| child)
+    }
+
+    /// Starts `request` in the sandbox with its stdin and stdout handed to the caller as
+    /// pipes that stay open: for a program that speaks a protocol on them (an MCP server).
+    /// [`Child::next`] then reports its stderr and its exit only. Everything else is as for
+    /// [`Child::spawn`]: the sandbox, the group, the timeout, the kill when the [`Child`] is
+    /// dropped. `request.stdin` must be `None` and `request.background_log` too.
+    pub fn spawn_interactive(request: Request) -> Result<Interactive, SpawnFailure> {
+        Self::spawn_interactive_with_helper(Path::new(SELF_EXE), request)
+    }
+
+    /// [`Child::spawn_interactive`] with another `airlock` executable as the helper (tests).
+    #[doc(hidden)]
+    pub fn spawn_interactive_with_helper(helper: &Path, request: Request) -> Result<Interactive, SpawnFailure> {
+        if request.stdin.is_some() || request.background_log.is_some() {
+            return Err(SpawnFailure("an interactive command takes no stdin bytes and no log".into()));
+        }
+        let (child, pipes) = Self::start(helper, request, Mode::Interactive)?;
+        let (stdin, stdout) = pipes.ok_or_else(|| SpawnFailure("the command's stdio pipes are missing".into()))?;
+        Ok(Interactive { child, stdin, stdout })
+    }
+
+    fn start(
+        helper: &Path,
+        request: Request,
+        mode: Mode,
+    ) -> Result<(Self, Option<(tokio::process::ChildStdin, tokio::process::ChildStdout)>), SpawnFailure> {
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| SpawnFailure("a command can only be started inside the async runtime".into()))?;
         let _entered = runtime.enter();
@@ -190,7 +239,7 @@ impl Child {
             .env_clear()
             .env(SPEC_VAR, json)
             .process_group(0)
-            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdin(if stdin.is_some() || mode == Mode::Interactive { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child =
@@ -218,7 +267,13 @@ impl Child {
             log: background_log.clone(),
         };
         // From here on, dropping `started` on an error kills the group.
-        started.connect(pipes, stdin, log)?;
+        let handed = match mode {
+            Mode::Collected => {
+                started.connect(pipes, stdin, log)?;
+                None
+            }
+            Mode::Interactive => Some(started.connect_interactive(pipes)?),
+        };
         if !timeout.is_zero() {
             let group = Arc::clone(&started.group);
             started.timer = Some(tokio::spawn(async move {
@@ -229,7 +284,31 @@ impl Child {
         if let Some(path) = background_log {
             background::register(pid, spec.argv.join(" "), path, Arc::clone(&started.group));
         }
-        Ok(started)
+        Ok((started, handed))
+    }
+
+    /// Wires an interactive child: its stderr read into the output channel, its stdin and
+    /// stdout returned to the caller.
+    fn connect_interactive(
+        &mut self,
+        (stdin, stdout, stderr): (
+            Option<std::process::ChildStdin>,
+            Option<std::process::ChildStdout>,
+            Option<std::process::ChildStderr>,
+        ),
+    ) -> Result<(tokio::process::ChildStdin, tokio::process::ChildStdout), SpawnFailure> {
+        let failure = |error: std::io::Error| SpawnFailure(format!("cannot connect to the command's pipes: {error}"));
+        let (Some(stdin), Some(stdout), Some(stderr)) = (stdin, stdout, stderr) else {
+            return Err(SpawnFailure("the command's pipes are missing".into()));
+        };
+        let (sender, receiver) = mpsc::channel(BUFFERED_CHUNKS);
+        let stderr = tokio::process::ChildStderr::from_std(stderr).map_err(failure)?;
+        self.tasks.push(tokio::spawn(pump(stderr, Stream::Stderr, sender)));
+        self.output = Some(receiver);
+        self.open_pipes = 1;
+        let stdin = tokio::process::ChildStdin::from_std(stdin).map_err(failure)?;
+        let stdout = tokio::process::ChildStdout::from_std(stdout).map_err(failure)?;
+        Ok((stdin, stdout))
     }
 
     /// Wires the pipes: readers into the output channel (or copiers into the log) and the

@@ -203,3 +203,58 @@ fn the_spec_is_not_on_the_helpers_command_line() {
     assert!(!args.contains("hunter2-secret"), "the secret is on the command line: {args}");
     assert!(env.contains("hunter2-secret"), "the spec is not in the environment: {out}");
 }
+
+/// An interactive child: a line written to its stdin comes back on its stdout while both
+/// stay open, its stderr arrives through `next`, and dropping the handle kills it even
+/// though the caller still holds its pipes.
+#[test]
+fn an_interactive_child_keeps_its_stdin_open_and_dies_with_its_handle() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let _alone = SLOTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().expect("dir");
+    // The helper plays the sandboxed program: it answers each line, and says so on stderr.
+    let helper = dir.path().join("helper");
+    let pid_file = dir.path().join("pid");
+    let script = format!(
+        "#!/bin/sh\necho $$ > {}\nwhile read line; do echo \"got $line\"; echo \"err $line\" >&2; done\n",
+        pid_file.display()
+    );
+    std::fs::write(&helper, script).expect("helper");
+    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let spec = Spec { argv: vec!["sh".into()], cwd: dir.path().to_path_buf(), ..Spec::default() };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    runtime.block_on(async {
+        let refused = Child::spawn_interactive_with_helper(
+            &helper,
+            Request { spec: spec.clone(), stdin: Some(b"x".to_vec()), ..Request::default() },
+        );
+        assert!(refused.is_err(), "stdin bytes and an interactive stdin at once");
+        let Interactive { mut child, mut stdin, stdout } =
+            Child::spawn_interactive_with_helper(&helper, Request { spec, ..Request::default() }).expect("spawn");
+        let mut lines = BufReader::new(stdout).lines();
+        for word in ["one", "two"] {
+            stdin.write_all(format!("{word}\n").as_bytes()).await.expect("write");
+            let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await.expect("answer");
+            assert_eq!(line.expect("read").as_deref(), Some(format!("got {word}").as_str()));
+        }
+        let mut stderr = Vec::new();
+        while !String::from_utf8_lossy(&stderr).contains("err two") {
+            match child.next(Duration::from_secs(10)).await {
+                ChildEvent::Stderr(bytes) => stderr.extend(bytes),
+                other => panic!("expected stderr, got {other:?}"),
+            }
+        }
+        let pid: i32 = std::fs::read_to_string(&pid_file).expect("pid").trim().parse().expect("a pid");
+        assert_eq!(child.pid() as i32, pid);
+        drop(child);
+        // The program is killed although its stdin is still open.
+        let gone = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await.expect("stdout ends");
+        assert!(matches!(gone, Ok(None)), "{gone:?}");
+        drop(stdin);
+        // Reaped, and (a moment later) its slot given back for the test that counts them.
+        while Path::new(&format!("/proc/{pid}")).exists() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    });
+}
