@@ -94,6 +94,18 @@ enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
+    /// MCP servers: the ones airlock starts as tool sources, and what each may do.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum McpCommand {
+    /// `list`, `show`, `add`, `remove`, `grant`, `revoke`.
+    #[command(flatten)]
+    Manage(commands::mcp::McpCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -173,6 +185,11 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
     }
+    if let Some(Command::Mcp { command: McpCommand::Manage(command) }) = &cli.command {
+        let helper = PathBuf::from(airlock_process::SELF_EXE);
+        let context = commands::mcp::Context { paths: &paths, workspace: &workspace, helper };
+        return command_done(commands::mcp::run(&context, command).await);
+    }
     if cli.show_context {
         let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
         let context = context_files::load(&paths.home, &workspace, &folders);
@@ -214,7 +231,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             };
             return command_done(commands::plugins::run(&context, command).await);
         }
-        Some(Command::Trust(_) | Command::Sessions { .. }) | None => {}
+        Some(Command::Trust(_) | Command::Sessions { .. } | Command::Mcp { .. }) | None => {}
     }
 
     for folder in &cli.add_dir {
