@@ -45,6 +45,9 @@ pub struct FileConfig {
     /// their call's folders (the user's toolchains, package caches, secrets).
     #[serde(default)]
     pub commands: airlock_sandbox::folders::Settings,
+    /// `[mcp_servers.NAME]`: MCP servers whose tools are offered ([`crate::mcp`]).
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, crate::mcp::ServerConfig>,
 }
 
 /// `[tools]`: limits applied to every tool call.
@@ -145,6 +148,8 @@ pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
     }
     config.tools.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     config.commands.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+    crate::mcp::config::check_all(&config.mcp_servers)
+        .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     Ok(config)
 }
 

@@ -94,6 +94,7 @@ pub mod config;
 pub mod contract;
 pub mod engine;
 pub mod events;
+pub mod mcp;
 pub mod paths;
 pub mod policy;
 pub mod registry;

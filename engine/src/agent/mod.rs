@@ -178,6 +178,12 @@ impl Agent {
                 description: tool.info.description.clone(),
                 parameters: tool.info.parameters.clone(),
             })
+            // The tools of the MCP servers ready by now.
+            .chain(self.scheduler.mcp_declarations().into_iter().map(|tool| ToolDeclaration {
+                name: tool.name,
+                description: tool.description,
+                parameters: tool.parameters,
+            }))
             .collect();
         if self.declared && declarations == self.declarations {
             return;
@@ -319,6 +325,7 @@ impl Agent {
             return Some(Outcome::MaxTurns(self.settings.max_turns));
         }
         self.declare_tools();
+        self.scheduler.notice_mcp_starting();
         if let Err(CompressError::Cancelled) = self.compress_if_needed(report.turns + 1, events, cancel, report).await {
             return Some(Outcome::Cancelled);
         }

@@ -182,6 +182,12 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     let questions = Questions::new(out.clone());
     let Tools { runtime, registry, policy, .. } = tools;
     let mut scheduler = Scheduler::new(runtime.clone(), registry.clone(), policy.clone(), questions.clone(), limits);
+    // The MCP servers start in the background: the first prompt does not wait for them.
+    let mcp_out = out.clone();
+    let mcp_events = EventSink::to(move |event| {
+        mcp_out.send(Output::Event(event));
+    });
+    scheduler.set_mcp(crate::mcp::Hub::for_session(&paths, &workspace, &commands, mcp_events));
     scheduler.set_command_settings(commands);
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };

@@ -73,16 +73,64 @@ impl Editor {
 
     /// The `[grants.NAME]` table, created when missing.
     fn grant_table(&mut self, plugin: &str) -> Option<&mut toml_edit::Table> {
-        let grants = self.document.entry("grants").or_insert_with(|| {
+        self.table_in("grants", plugin)
+    }
+
+    /// The `[SECTION.NAME]` table, created when missing.
+    fn table_in(&mut self, section: &str, name: &str) -> Option<&mut toml_edit::Table> {
+        let grants = self.document.entry(section).or_insert_with(|| {
             let mut table = toml_edit::Table::new();
             table.set_implicit(true);
             toml_edit::Item::Table(table)
         });
         grants
             .as_table_mut()?
-            .entry(plugin)
+            .entry(name)
             .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
             .as_table_mut()
+    }
+
+    /// Adds `values` to the list `key` (`read`, `write`, `env`) of an MCP server's grant
+    /// (`[mcp_servers.NAME]`), without duplicates.
+    pub fn mcp_add(&mut self, server: &str, key: &str, values: &[String]) {
+        if values.is_empty() {
+            return;
+        }
+        let Some(table) = self.table_in("mcp_servers", server) else { return };
+        let item = table.entry(key).or_insert_with(|| toml_edit::value(toml_edit::Array::new()));
+        if let Some(array) = item.as_array_mut() {
+            for value in values {
+                if !array.iter().any(|v| v.as_str() == Some(value)) {
+                    array.push(value.as_str());
+                }
+            }
+        }
+    }
+
+    /// Removes `values` from the list `key` of an MCP server's grant.
+    pub fn mcp_remove(&mut self, server: &str, key: &str, values: &[String]) {
+        let Some(table) = self.table_in("mcp_servers", server) else { return };
+        if let Some(array) = table.get_mut(key).and_then(|i| i.as_array_mut()) {
+            array.retain(|v| !values.iter().any(|value| v.as_str() == Some(value)));
+        }
+    }
+
+    /// Sets whether an MCP server may reach the network (`false` removes the key: the
+    /// default).
+    pub fn mcp_set_network(&mut self, server: &str, network: bool) {
+        let Some(table) = self.table_in("mcp_servers", server) else { return };
+        if network {
+            table.insert("network", toml_edit::value(true));
+        } else {
+            table.remove("network");
+        }
+    }
+
+    /// Removes an MCP server's whole grant.
+    pub fn mcp_remove_grant(&mut self, server: &str) {
+        if let Some(servers) = self.document.get_mut("mcp_servers").and_then(|g| g.as_table_mut()) {
+            servers.remove(server);
+        }
     }
 
     /// Adds `values` to the list `key` of a plugin's grant (no duplicates).

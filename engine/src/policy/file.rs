@@ -53,6 +53,9 @@ pub struct PolicyFile {
     /// [`super::Policy::bind`] resolves other names of a plugin to its own).
     pub grants: BTreeMap<String, GrantTable>,
     pub rules: Vec<Rule>,
+    /// The `[mcp_servers.NAME]` tables: what each MCP server started from this file's
+    /// scope may do ([`crate::mcp::McpGrant`]).
+    pub mcp_servers: BTreeMap<String, crate::mcp::McpGrant>,
 }
 
 /// One `[grants.NAME]` table.
@@ -109,6 +112,8 @@ struct RawPolicy {
     grants: BTreeMap<Spanned<String>, RawGrant>,
     #[serde(default)]
     rule: Vec<Spanned<RawRule>>,
+    #[serde(default)]
+    mcp_servers: BTreeMap<String, crate::mcp::McpGrant>,
 }
 
 #[derive(Deserialize)]
@@ -183,7 +188,10 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
     for (index, spanned) in raw.rule.into_iter().enumerate() {
         rules.push(parse_rule(index, spanned, &text, path, source, &invalid)?);
     }
-    Ok(PolicyFile { path: path.to_path_buf(), hash, grants, rules })
+    for (name, grant) in &raw.mcp_servers {
+        grant.check(name).map_err(|message| invalid(0, message))?;
+    }
+    Ok(PolicyFile { path: path.to_path_buf(), hash, grants, rules, mcp_servers: raw.mcp_servers })
 }
 
 /// Where in a policy file's text a problem is, and what: the error to return.
@@ -267,12 +275,15 @@ fn parse_rule(
     }
     let tool = match raw.tool {
         Some(tool) if tool.get_ref() == "*" => None,
-        Some(tool) if !crate::registry::is_tool_name(tool.get_ref()) => {
+        Some(tool)
+            if !crate::registry::is_tool_name(tool.get_ref()) && !super::rules::is_mcp_rule_tool(tool.get_ref()) =>
+        {
             return Err(invalid(
                 tool.span().start,
                 format!(
                     "`tool = {:?}` can name no tool: tool names are lowercase letters, digits and `_`, \
-                     starting with a letter (or \"*\" for every tool)",
+                     starting with a letter, or an MCP server's `SERVER__tool` or `SERVER__*` \
+                     (or \"*\" for every tool)",
                     tool.get_ref()
                 ),
             ));

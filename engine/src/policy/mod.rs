@@ -386,7 +386,9 @@ impl Policy {
             return false;
         }
         self.mode().offers(tool.kind)
-            && !self.with_rules(|mut rules| Iterator::any(&mut rules, |r| r.hidden_tool() == Some(&tool.name)))
+            && !self.with_rules(|mut rules| {
+                Iterator::any(&mut rules, |r| r.hidden_tool().is_some_and(|t| rules::tool_matches(t, &tool.name)))
+            })
     }
 
     /// Decides a call.

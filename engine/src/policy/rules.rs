@@ -103,9 +103,29 @@ pub struct CallFacts<'a> {
     pub within_workspace: bool,
 }
 
+/// Whether a rule's `tool` names the tool `name`: the same name, or `SERVER__*` for every
+/// tool of an MCP server.
+pub fn tool_matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(server) if server.ends_with("__") => name.starts_with(server),
+        _ => pattern == name,
+    }
+}
+
+/// Whether `name` may stand in a rule's `tool` for an MCP server's tools: `SERVER__tool` or
+/// `SERVER__*`.
+pub fn is_mcp_rule_tool(name: &str) -> bool {
+    let Some((server, tool)) = name.split_once("__") else { return false };
+    crate::mcp::config::is_server_name(server)
+        && (tool == "*"
+            || (!tool.is_empty()
+                && name.len() <= crate::mcp::checks::MAX_OFFERED_NAME
+                && tool.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')))
+}
+
 impl Rule {
     pub fn matches(&self, facts: &CallFacts<'_>) -> bool {
-        if self.tool.as_deref().is_some_and(|tool| tool != facts.tool) {
+        if self.tool.as_deref().is_some_and(|tool| !tool_matches(tool, facts.tool)) {
             return false;
         }
         if self.source == RuleSource::Workspace && self.decision == RuleDecision::Allow && !facts.within_workspace {

@@ -80,7 +80,7 @@ pub fn check(info: &PluginInfo) -> Result<(), String> {
     Ok(())
 }
 
-fn check_schema(tool: &str, schema: &serde_json::Value) -> Result<(), String> {
+pub(crate) fn check_schema(tool: &str, schema: &serde_json::Value) -> Result<(), String> {
     let serde_json::Value::Object(object) = schema else {
         return Err(format!("tool `{tool}`: `parameters` is not a JSON object"));
     };

@@ -43,6 +43,7 @@ use serde::Serialize;
 
 use crate::contract::{PluginInfo, ToolInfo};
 use crate::runtime::{LoadedComponent, Runtime, RuntimeError};
+pub(crate) use describe::{MAX_DECLARED, MAX_DESCRIPTION, check_schema};
 pub use describe::{MAX_SCHEMA, check as check_description, declared_bytes, is_tool_name};
 pub use load::STARTUP_BUDGET;
 pub use source::{MAX_PLUGIN_BYTES, Origin, PluginSource, is_reserved};

@@ -57,6 +57,13 @@ impl Scheduler {
         let mut prepared = match validated {
             Validated::Done(done) => return Approved::Done(*done),
             Validated::Pending(prepared) => *prepared,
+            Validated::Mcp(mcp) => {
+                return match self.approve_mcp(*mcp, events, cancel).await {
+                    super::mcp::McpApproved::Ready(mcp) => Approved::ReadyMcp(Box::new(mcp)),
+                    super::mcp::McpApproved::Done(done) => Approved::Done(done),
+                    super::mcp::McpApproved::CancelBatch(done) => Approved::CancelBatch(done),
+                };
+            }
         };
         if cancel.is_cancelled() {
             return Approved::Done(prepared.fail(cancelled(), events));

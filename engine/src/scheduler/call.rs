@@ -29,6 +29,8 @@ use airlock_sandbox::explain::Blocked;
 pub(super) enum Approved {
     /// Approved and waiting for its turn.
     Ready(Prepared),
+    /// A call of an MCP server's tool, approved and waiting for its turn.
+    ReadyMcp(Box<super::mcp::McpCall>),
     /// Finished early (unknown tool, bad arguments, refused, ...).
     Done(CompletedCall),
     /// The user cancelled this call, and with it the batch.

@@ -21,6 +21,7 @@ mod call;
 mod finish;
 mod grant;
 mod groups;
+mod mcp;
 mod output;
 mod sandboxing;
 mod validation;
@@ -94,6 +95,8 @@ pub struct Scheduler {
     /// and the view read from them and the environment when the first command starts.
     commands: Arc<folders::Settings>,
     command_view: Arc<OnceLock<Arc<CommandView>>>,
+    /// The session's MCP servers, whose tools are a second kind of tool ([`mcp`]).
+    mcp: Option<Arc<crate::mcp::Hub>>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -122,6 +125,36 @@ impl Scheduler {
             outputs: None,
             commands: Arc::default(),
             command_view: Arc::default(),
+            mcp: None,
+        }
+    }
+
+    /// Offers the tools of the MCP servers of `hub` from now on (each once it is ready).
+    pub fn set_mcp(&mut self, hub: Arc<crate::mcp::Hub>) {
+        self.mcp = Some(hub);
+    }
+
+    /// The tools of the ready MCP servers the model is offered now: under the policy, and
+    /// never one whose name a built-in or plugin owns (that clash is warned of once).
+    pub fn mcp_declarations(&self) -> Vec<crate::mcp::OfferedTool> {
+        let Some(hub) = &self.mcp else { return Vec::new() };
+        let mut offered = Vec::new();
+        for (live, tool) in hub.offered() {
+            if self.registry.get(&tool.name).is_some() {
+                hub.warn_clash(&live, &tool);
+                continue;
+            }
+            if self.policy.offers(&mcp::policy_info(&tool.name)) {
+                offered.push(tool);
+            }
+        }
+        offered
+    }
+
+    /// Says once for each MCP server still starting that its tools come later.
+    pub fn notice_mcp_starting(&self) {
+        if let Some(hub) = &self.mcp {
+            hub.notice_starting();
         }
     }
 
@@ -202,14 +235,22 @@ impl Scheduler {
         .await;
         let (mut slots, runnable) = self.approve_in_order(validated, events, cancel).await;
         let groups = groups::groups(runnable.into_iter().map(|(index, ready)| {
-            let (parallel, reach) = (ready.tool.info.parallel_safe, ready.reach());
+            let (parallel, reach) = match &ready {
+                Runnable::Plugin(ready) => (ready.tool.info.parallel_safe, ready.reach()),
+                Runnable::Mcp(_) => (false, groups::Reach::Unknown),
+            };
             ((index, ready), parallel, reach)
         }));
         for group in groups {
             let indexes: Vec<usize> = group.iter().map(|(index, _)| *index).collect();
             let results = on_tasks(group.into_iter().map(|(_, ready)| {
                 let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
-                async move { this.execute(ready, &events, &cancel).await }
+                async move {
+                    match ready {
+                        Runnable::Plugin(ready) => this.execute(ready, &events, &cancel).await,
+                        Runnable::Mcp(mcp) => this.execute_mcp(*mcp, &events, &cancel).await,
+                    }
+                }
             }))
             .await;
             for (index, done) in indexes.into_iter().zip(results) {
@@ -247,7 +288,7 @@ impl Scheduler {
         validated: Vec<Option<Validated>>,
         events: &EventSink,
         cancel: &Cancellation,
-    ) -> (Vec<Option<CompletedCall>>, Vec<(usize, Prepared)>) {
+    ) -> (Vec<Option<CompletedCall>>, Vec<(usize, Runnable)>) {
         const BATCH_CANCELLED: &str = "the user cancelled another call of this batch";
         let mut slots: Vec<Option<CompletedCall>> = Vec::with_capacity(validated.len());
         let mut runnable = Vec::new();
@@ -261,6 +302,7 @@ impl Scheduler {
                 slots.push(Some(match item {
                     Validated::Done(done) => *done,
                     Validated::Pending(pending) => pending.cancel(BATCH_CANCELLED, events),
+                    Validated::Mcp(mcp) => mcp.cancel(BATCH_CANCELLED, events),
                 }));
                 continue;
             }
@@ -277,18 +319,31 @@ impl Scheduler {
                 }
                 Some(Approved::Ready(ready)) => {
                     slots.push(None);
-                    runnable.push((index, ready));
+                    runnable.push((index, Runnable::Plugin(ready)));
+                }
+                Some(Approved::ReadyMcp(mcp)) => {
+                    slots.push(None);
+                    runnable.push((index, Runnable::Mcp(mcp)));
                 }
                 None => slots.push(None),
             }
         }
         if batch_cancelled {
             for (index, ready) in runnable.drain(..) {
-                slots[index] = Some(ready.cancel(BATCH_CANCELLED, events));
+                slots[index] = Some(match ready {
+                    Runnable::Plugin(ready) => ready.cancel(BATCH_CANCELLED, events),
+                    Runnable::Mcp(mcp) => mcp.cancel(BATCH_CANCELLED, events),
+                });
             }
         }
         (slots, runnable)
     }
+}
+
+/// An approved call waiting for its turn: a component's, or an MCP server's.
+enum Runnable {
+    Plugin(Prepared),
+    Mcp(Box<mcp::McpCall>),
 }
 
 /// Runs each future on its own task and returns their outputs in order; a task that

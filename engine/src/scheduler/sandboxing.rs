@@ -125,7 +125,7 @@ impl Access {
 /// The OS sandbox of the programs a call starts, in one line for the person asked — never a
 /// silent downgrade: a kernel without Landlock, or a machine without the namespace view, is
 /// named.
-fn commands_sandbox(network: bool) -> String {
+pub(super) fn commands_sandbox(network: bool) -> String {
     let view = airlock_sandbox::view_support(Path::new(airlock_process::SELF_EXE));
     commands_sandbox_under(airlock_sandbox::support(), view.as_ref().map(|_| ()).map_err(String::as_str), network)
 }

@@ -25,6 +25,8 @@ use airlock_model::FunctionCall;
 /// The outcome of validation: a call to approve, or one that already ended.
 pub(super) enum Validated {
     Pending(Box<Prepared>),
+    /// A call of an MCP server's tool ([`super::mcp`]).
+    Mcp(Box<super::mcp::McpCall>),
     Done(Box<CompletedCall>),
 }
 
@@ -46,6 +48,12 @@ impl Scheduler {
         let fail = |error: ToolError| Validated::Done(Box::new(finish(call, started, Err(error), events)));
 
         let Some(tool) = self.registry.get(&call.name).cloned() else {
+            if let Some(found) = self.mcp_tool(&call.name) {
+                return match self.validate_mcp(call, found, events).await {
+                    Ok(mcp) => Validated::Mcp(Box::new(mcp)),
+                    Err(done) => Validated::Done(Box::new(done)),
+                };
+            }
             return fail(self.unknown_tool(&call.name));
         };
         if !self.policy.offers(&tool.info) {
@@ -169,12 +177,13 @@ impl Scheduler {
     }
 
     fn unknown_tool(&self, name: &str) -> ToolError {
-        let available: Vec<&str> = self
+        let available: Vec<String> = self
             .registry
             .tools()
             .iter()
             .filter(|t| self.policy.offers(&t.info))
-            .map(|t| t.info.name.as_str())
+            .map(|t| t.info.name.clone())
+            .chain(self.mcp.iter().flat_map(|hub| hub.offered()).map(|(_, tool)| tool.name))
             .collect();
         let hint = match self.registry.suggest(name) {
             Some(suggestion) => format!(" Did you mean `{suggestion}`?"),
@@ -228,7 +237,7 @@ fn touched_path(confirmation: Option<&Confirmation>, args: &str, workspace: &Pat
 }
 
 /// Parses the model's arguments: a JSON object (an empty string counts as `{}`).
-fn parse_args(text: &str) -> Result<serde_json::Value, String> {
+pub(super) fn parse_args(text: &str) -> Result<serde_json::Value, String> {
     if text.trim().is_empty() {
         return Ok(serde_json::Value::Object(serde_json::Map::new()));
     }

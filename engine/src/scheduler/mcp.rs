@@ -1,0 +1,298 @@
+//! The calls of MCP servers' tools: a second kind of tool beside components, on the same
+//! states and events. A call is validated (its arguments against the tool's checked
+//! schema), judged as an exec-class call by the policy (rules per tool `SERVER__tool` or per
+//! server `SERVER__*`, the approval mode), asked about when the verdict says so — the
+//! question marked `MCP server NAME (sandboxed: <grant>)` and holding the server's sandbox
+//! — and executed on the server's connection: progress as live output, the run's
+//! cancellation cancelling it at the server, the server's per-call timeout, and the result
+//! under the call's output cap with the whole saved, as a component's.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::finish::{Ending, cancelled, finish, finish_with};
+use super::{CompletedCall, Scheduler, output};
+use crate::cancel::Cancellation;
+use crate::capability::{Held, HeldFolder};
+use crate::contract::{Confirmation, ContentPart, ErrorKind, Kind, ToolError, ToolInfo, ToolOutput};
+use crate::events::{CallStatus, CallUpdate, Event, EventSink};
+use crate::mcp::hub::Live;
+use crate::mcp::{McpGrant, OfferedTool};
+use crate::policy::rules::CallFacts;
+use crate::policy::{ApprovalOutcome, ApprovalRequest, Verdict};
+use airlock_mcp::{CallOutcome, McpError, Part};
+use airlock_model::FunctionCall;
+
+/// Longest check of one call's arguments against its schema.
+const ARGS_DEADLINE: Duration = Duration::from_secs(2);
+
+/// A validated call of an MCP tool, waiting for approval or its turn.
+pub(super) struct McpCall {
+    pub call: FunctionCall,
+    live: Arc<Live>,
+    tool: OfferedTool,
+    args: serde_json::Map<String, serde_json::Value>,
+    started: Instant,
+    /// `MCP server NAME (sandboxed: <grant>)`.
+    marker: String,
+}
+
+impl McpCall {
+    pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
+        finish(&self.call, self.started, Err(ToolError::new(ErrorKind::Cancelled, reason)), events)
+    }
+
+    fn fail(self, error: ToolError, events: &EventSink) -> CompletedCall {
+        finish(&self.call, self.started, Err(error), events)
+    }
+}
+
+/// What approving an MCP call came to.
+pub(super) enum McpApproved {
+    Ready(McpCall),
+    Done(CompletedCall),
+    CancelBatch(CompletedCall),
+}
+
+/// The policy's view of an MCP tool: an exec-class tool of that name.
+pub(super) fn policy_info(name: &str) -> ToolInfo {
+    ToolInfo {
+        name: name.to_owned(),
+        display_name: name.to_owned(),
+        description: String::new(),
+        parameters: serde_json::Value::Null,
+        kind: Kind::Execute,
+        streams_output: true,
+        parallel_safe: false,
+        capabilities: crate::contract::Capabilities::default(),
+    }
+}
+
+impl Scheduler {
+    /// The ready MCP tool offered as `name`, unless a built-in or plugin owns the name.
+    pub(super) fn mcp_tool(&self, name: &str) -> Option<(Arc<Live>, OfferedTool)> {
+        if self.registry.get(name).is_some() {
+            return None;
+        }
+        self.mcp.as_ref()?.find(name)
+    }
+
+    /// Validates a call of an MCP tool: offered under the policy, arguments a JSON object
+    /// that matches the tool's schema.
+    pub(super) async fn validate_mcp(
+        &self,
+        call: &FunctionCall,
+        (live, tool): (Arc<Live>, OfferedTool),
+        events: &EventSink,
+    ) -> Result<McpCall, CompletedCall> {
+        let started = Instant::now();
+        let fail = |error: ToolError| finish(call, started, Err(error), events);
+        if !self.policy.offers(&policy_info(&call.name)) {
+            let verdict = self.policy.verdict(
+                &policy_info(&call.name),
+                &CallFacts { tool: &call.name, ..CallFacts::default() },
+                None,
+            );
+            let message = match verdict {
+                Verdict::Deny(message) => message,
+                _ => format!("`{}` is not available in this session", call.name),
+            };
+            return Err(fail(ToolError::new(ErrorKind::PolicyDenied, message)));
+        }
+        let args = match super::validation::parse_args(&call.arguments) {
+            Ok(serde_json::Value::Object(args)) => args,
+            Ok(_) => return Err(fail(ToolError::new(ErrorKind::InvalidParams, "the arguments must be a JSON object"))),
+            Err(reason) => return Err(fail(ToolError::new(ErrorKind::InvalidParams, reason))),
+        };
+        let (schema, value) = (tool.parameters.clone(), serde_json::Value::Object(args.clone()));
+        let checked = tokio::task::spawn_blocking(move || crate::registry::check_args_against(&schema, &value));
+        match tokio::time::timeout(ARGS_DEADLINE, checked).await {
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(problems))) => {
+                return Err(fail(ToolError::new(
+                    ErrorKind::InvalidParams,
+                    format!("the arguments of `{}` do not match its schema: {problems}", call.name),
+                )));
+            }
+            _ => {
+                return Err(fail(ToolError::new(
+                    ErrorKind::PluginFault,
+                    format!("`{}` cannot check its arguments: its schema is too costly", call.name),
+                )));
+            }
+        }
+        let marker = live.server.marker();
+        Ok(McpCall { call: call.clone(), live, tool, args, started, marker })
+    }
+
+    /// The rules' verdict on an MCP call, and the person's answer when they ask.
+    pub(super) async fn approve_mcp(
+        &self,
+        prepared: McpCall,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> McpApproved {
+        if cancel.is_cancelled() {
+            return McpApproved::Done(prepared.fail(cancelled(), events));
+        }
+        let facts = CallFacts { tool: &prepared.call.name, ..CallFacts::default() };
+        match self.policy.verdict(&policy_info(&prepared.call.name), &facts, None) {
+            Verdict::Allow => {}
+            Verdict::Deny(message) => {
+                return McpApproved::Done(prepared.fail(ToolError::new(ErrorKind::PolicyDenied, message), events));
+            }
+            Verdict::Ask => {
+                let request = self.mcp_question(&prepared, events);
+                let outcome = tokio::select! {
+                    outcome = self.approver.ask(request) => outcome,
+                    () = cancel.cancelled() => return McpApproved::Done(prepared.fail(cancelled(), events)),
+                };
+                match outcome {
+                    ApprovalOutcome::AllowOnce => {}
+                    ApprovalOutcome::AllowAlways { scope, save } => {
+                        match self.policy.remember(&prepared.call.name, &scope, save) {
+                            Ok(message) => events.send(Event::Notice { message }),
+                            Err(error) => {
+                                events.send(Event::Warning { message: format!("cannot save the rule: {error}") })
+                            }
+                        }
+                    }
+                    ApprovalOutcome::Modify { .. } => {
+                        let error = ToolError::new(ErrorKind::PolicyDenied, "an MCP server's call cannot be edited");
+                        return McpApproved::Done(prepared.fail(error, events));
+                    }
+                    ApprovalOutcome::Refuse(message) => {
+                        return McpApproved::Done(
+                            prepared.fail(ToolError::new(ErrorKind::PolicyDenied, message), events),
+                        );
+                    }
+                    ApprovalOutcome::Cancel => {
+                        let error = ToolError::new(ErrorKind::Cancelled, "the user cancelled this call");
+                        return McpApproved::CancelBatch(prepared.fail(error, events));
+                    }
+                }
+            }
+        }
+        let mut update = CallUpdate::new(&prepared.call.id, &prepared.call.name, CallStatus::Scheduled);
+        update.description = Some(prepared.marker.clone());
+        events.send(Event::ToolCall(Box::new(update)));
+        McpApproved::Ready(prepared)
+    }
+
+    /// The question for an MCP call, announced (`awaiting_approval`).
+    fn mcp_question(&self, prepared: &McpCall, events: &EventSink) -> ApprovalRequest {
+        let McpCall { call, live, tool, args, marker, .. } = prepared;
+        let shown = serde_json::Value::Object(args.clone()).to_string();
+        let shown = &shown[..shown.floor_char_boundary(2000)];
+        let confirmation = Confirmation::Info {
+            prompt: format!("Allow {marker} to run its tool `{}` with {shown}?", tool.tool),
+            urls: Vec::new(),
+        };
+        let grant = &live.server.grant;
+        let sandbox = held(grant, &self.workspace, live.server.config.tool_secs(), self.limits.output);
+        let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
+        update.description = Some(marker.clone());
+        update.confirmation = Some(confirmation.clone());
+        events.send(Event::ToolCall(Box::new(update)));
+        ApprovalRequest {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            description: marker.clone(),
+            confirmation,
+            path: None,
+            writable: sandbox.folders.iter().filter(|f| f.writable).map(|f| f.path.clone()).collect(),
+            bound: false,
+            sandbox,
+            line: None,
+        }
+    }
+
+    /// Runs an approved MCP call to its end.
+    pub(super) async fn execute_mcp(
+        &self,
+        prepared: McpCall,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> CompletedCall {
+        if cancel.is_cancelled() {
+            return prepared.cancel("the run was cancelled before this call started", events);
+        }
+        let McpCall { call, live, tool, args, started, marker } = prepared;
+        events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
+        let executing = Instant::now();
+        let (sender, forwarding) = output::forward_live(&call.id, events);
+        let result = match &self.mcp {
+            Some(hub) => tokio::select! {
+                result = hub.call(&live, &tool, args, Some(sender)) => Some(result),
+                () = cancel.cancelled() => None,
+            },
+            None => Some(Err(McpError::Stopped("no MCP server runs in this session".into()))),
+        };
+        let live_text = forwarding.drained().await;
+        let result = match result {
+            None => Err(cancelled()),
+            Some(Ok(outcome)) => self.outcome(outcome, &call.id).await,
+            Some(Err(error)) => Err(mcp_error(&live.server.name, error)),
+        };
+        let ending = Ending {
+            started: Some(started),
+            executing: Some(executing),
+            meter: None,
+            description: Some(marker),
+            live: live_text,
+        };
+        finish_with(&call, result, events, ending)
+    }
+
+    /// A server's result as a tool's: an `isError` result a tool error, the rest under the
+    /// call's output cap (the whole saved).
+    async fn outcome(&self, outcome: CallOutcome, call_id: &str) -> Result<ToolOutput, ToolError> {
+        let parts: Vec<ContentPart> = outcome.parts.into_iter().map(content_part).collect();
+        let output = ToolOutput { llm_content: parts, display: None };
+        let output = output::cap(output, self.limits.output, self.outputs.as_deref(), call_id).await;
+        if outcome.is_error {
+            return Err(ToolError::new(ErrorKind::Execution, output.llm_text()));
+        }
+        Ok(output)
+    }
+}
+
+fn content_part(part: Part) -> ContentPart {
+    match part {
+        Part::Text(text) => ContentPart::Text { text },
+        Part::Media { mime_type, bytes } => ContentPart::Media { mime_type, bytes },
+        Part::Resource { uri, text } => ContentPart::Text { text: format!("[resource {uri}]\n{text}") },
+        Part::Link { uri, name, mime_type } => {
+            let kind = mime_type.map(|m| format!(", {m}")).unwrap_or_default();
+            ContentPart::Text { text: format!("[resource link: {name} <{uri}>{kind}]") }
+        }
+    }
+}
+
+fn mcp_error(server: &str, error: McpError) -> ToolError {
+    let kind = match &error {
+        McpError::CallTimeout { .. } => ErrorKind::Timeout,
+        McpError::Protocol(_) => ErrorKind::PluginFault,
+        _ => ErrorKind::Execution,
+    };
+    ToolError::new(kind, crate::sanitize::line(&format!("MCP server {server}: {error}")))
+}
+
+/// What the server's sandbox holds, for the dialog.
+fn held(grant: &McpGrant, workspace: &std::path::Path, timeout_secs: u64, output: usize) -> Held {
+    let home = crate::mcp::hub::user_home();
+    let mut folders = vec![HeldFolder { path: workspace.to_path_buf(), writable: false }];
+    let (read, _) = McpGrant::resolve(&grant.read, workspace, home.as_deref());
+    folders.extend(read.into_iter().map(|path| HeldFolder { path, writable: false }));
+    let (write, _) = McpGrant::resolve(&grant.write, workspace, home.as_deref());
+    folders.extend(write.into_iter().map(|path| HeldFolder { path, writable: true }));
+    Held {
+        folders,
+        network: if grant.network { vec!["*".to_owned()] } else { Vec::new() },
+        env: grant.env.clone(),
+        memory_bytes: 0,
+        timeout_secs,
+        output_bytes: output as u64,
+        commands: Some(super::sandboxing::commands_sandbox(grant.network).replace("programs it starts", "the server")),
+    }
+}
