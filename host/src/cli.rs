@@ -213,12 +213,15 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {
+            let helper = PathBuf::from(airlock_process::SELF_EXE);
+            let context = commands::mcp::Context { paths: &paths, workspace: &workspace, helper };
+            let servers = commands::mcp::probe_all(&context).await.map_err(Fatal::command)?;
             let mut stdout = std::io::stdout().lock();
             let registry = &tools.registry;
             let written_list = if json {
-                tools_list::json(registry, &mut stdout)
+                tools_list::json(registry, &servers, &mut stdout)
             } else {
-                tools_list::text(registry, &tools.policy, &mut stdout)
+                tools_list::text(registry, &tools.policy, &servers, &mut stdout)
             };
             return written(written_list);
         }

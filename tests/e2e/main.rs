@@ -21,6 +21,8 @@ mod guests;
 mod headless;
 mod hostile;
 mod kits;
+#[path = "mcp_client/main.rs"]
+mod mcp_client;
 #[path = "paths/main.rs"]
 mod paths;
 mod plugin_faults;

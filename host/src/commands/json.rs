@@ -40,6 +40,10 @@ use airlock_engine::session::Summary as SessionSummary;
 /// `tools list --json`.
 #[derive(Debug, Serialize)]
 pub struct ToolList<'a> {
+    /// The tools of the MCP servers, as a session would offer them (left out when there
+    /// are none, so the listing without servers keeps its shape).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mcp_tools: Vec<McpToolEntry<'a>>,
     /// Plugins that could not be loaded.
     pub problems: &'a [LoadProblem],
     /// Every tool the model may call.
@@ -199,6 +203,23 @@ impl<'a> From<&'a SessionSummary> for SessionEntry<'a> {
 }
 
 pub use airlock_frontends::json::write_pretty;
+
+/// An MCP server's tool as `tools list --json` shows it.
+#[derive(Debug, Serialize)]
+pub struct McpToolEntry<'a> {
+    /// What the model is told the tool does (checked, hidden characters removed).
+    pub description: &'a str,
+    /// `MCP server NAME (sandboxed: …)`.
+    pub marker: String,
+    /// `NAME__tool`: the name the model calls.
+    pub name: &'a str,
+    /// The JSON schema of its arguments.
+    pub parameters: &'a Value,
+    /// The server it comes from.
+    pub server: &'a str,
+    /// The server's own name of it.
+    pub tool: &'a str,
+}
 
 /// `mcp list --json`.
 #[derive(Debug, Serialize)]

@@ -4,6 +4,8 @@
 //! other tables — survives, through `toml_edit`.
 //!
 //! Invariants: `add` never replaces a server that is there (the command refuses first);
+//! `remove` takes the table and the comment lines right above its header (`toml_edit` keeps
+//! them with the table: they describe it), nothing else;
 //! the file is written atomically; a workspace's file is read and written through one
 //! handle on `<workspace>/.airlock` opened without following a link, so the folder read
 //! is the folder written (the way [`airlock_engine::policy::edit::Editor`] edits a

@@ -17,6 +17,8 @@ pub mod config_edit;
 mod grant;
 mod show;
 
+pub use show::probe_all;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -15,13 +15,19 @@ use crate::commands::json::{self, McpServerList, McpServerView, McpSkipped, McpT
 use airlock_engine::mcp::{self, ConfiguredServer, Probe, ProbeState};
 use airlock_engine::sanitize::line;
 
-pub(super) async fn list(context: &Context<'_>, as_json: bool, out: &mut impl Write) -> Result<(), CommandError> {
+/// Every configured server, started at once, with what starting it found.
+pub async fn probe_all(context: &Context<'_>) -> Result<Vec<(ConfiguredServer, Probe)>, CommandError> {
     let servers = configured(context)?;
     let probes = futures_util::future::join_all(
         servers.iter().map(|s| mcp::probe(context.paths, context.workspace, s, &context.helper)),
     )
     .await;
-    let views: Vec<McpServerView> = servers.iter().zip(&probes).map(|(s, p)| view(s, p)).collect();
+    Ok(servers.into_iter().zip(probes).collect())
+}
+
+pub(super) async fn list(context: &Context<'_>, as_json: bool, out: &mut impl Write) -> Result<(), CommandError> {
+    let probed = probe_all(context).await?;
+    let views: Vec<McpServerView> = probed.iter().map(|(s, p)| view(s, p)).collect();
     if as_json {
         json::write_pretty(out, &McpServerList { servers: views })?;
         return Ok(());
