@@ -29,7 +29,15 @@ const WARM_RULE: &str = "[[rule]]\ntool = \"run_shell_command\"\ncommand = \"sle
 /// `sleep 3` first. What the model is told next is in request 1; the tools it declares
 /// from then on include the servers'.
 fn warm_up(mock: &MockModel) {
-    mock.push_turn(Turn::calls(vec![call("run_shell_command", serde_json::json!({"command": "sleep 3"}))]));
+    warm_up_for(mock, 3);
+}
+
+/// [`warm_up`] for `secs` seconds: for sessions whose servers start slowly together.
+fn warm_up_for(mock: &MockModel, secs: u32) {
+    mock.push_turn(Turn::calls(vec![call(
+        "run_shell_command",
+        serde_json::json!({"command": format!("sleep {secs}")}),
+    )]));
 }
 
 /// The folders a Python fixture server must read to start: the venv, the interpreter's own

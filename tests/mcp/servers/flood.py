@@ -8,6 +8,7 @@ low-level server. `python flood.py MODE`, MODE one of:
 airlock must bound what it reads, report the server once, and go on.
 """
 
+import os
 import sys
 import threading
 
@@ -31,10 +32,10 @@ def tools() -> list[Tool]:
 async def list_tools(ctx, params) -> ListToolsResult:
     if MODE == "output":
         # The answer never comes: endless bytes where a JSON-RPC line should be.
+        # Straight to file descriptor 1, the protocol's pipe, past the SDK's own stdout.
         chunk = b"A" * 65536
         while True:
-            sys.stdout.buffer.write(chunk)
-            sys.stdout.buffer.flush()
+            os.write(1, chunk)
     return ListToolsResult(tools=tools())
 
 
