@@ -198,3 +198,42 @@ fn server_filesystem_granted_one_folder_gets_an_os_refusal_for_a_file_outside_it
     );
     assert!(!refused.contains("outside allowed directories"), "the server's own check refused it: {refused}");
 }
+
+#[test]
+fn a_server_reaches_the_network_only_when_granted() {
+    let s = notes_session("");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let yolo = ["--approval-mode", "yolo"];
+    let (done, refused, _) = call_once(&s, "notes__connect", json!({"port": port}), &yolo);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(refused.starts_with("refused: "), "it reached a local server without the network: {refused}");
+
+    write_policy(&s, &python_grant("notes", "network = true"));
+    let (_, connected, _) = call_once(&s, "notes__connect", json!({"port": port}), &yolo);
+    assert_eq!(connected, "connected");
+}
+
+#[test]
+fn a_server_sees_a_variable_only_when_it_asks_for_it_and_it_is_granted() {
+    let s = session();
+    configure(&s, &python_server("notes", "normal.py", &[], "env = [\"NOTES_TOKEN\"]"));
+    write_policy(&s, &python_grant("notes", ""));
+    let see = |s: &Session, name: &str| {
+        let mock = MockModel::start(Wire::OpenAi);
+        warm_up(&mock);
+        mock.push_turn(Turn::calls(vec![call("notes__env_var", json!({"name": name}))]));
+        mock.push_turn(Turn::text("done"));
+        let mut command = s.command(&mock);
+        command.args(["-p", "go", "--approval-mode", "yolo"]);
+        command.env("NOTES_TOKEN", "notes-secret").env("OPENAI_API_KEY", "sk-airlocks-own").env("OTHER", "x");
+        let done = Session::run(command);
+        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        function_responses(&mock.requests()[2])[0].1.clone()
+    };
+    assert_eq!(see(&s, "NOTES_TOKEN"), "unset", "requested but not granted");
+    write_policy(&s, &python_grant("notes", "env = [\"NOTES_TOKEN\", \"OTHER\"]"));
+    assert_eq!(see(&s, "NOTES_TOKEN"), "set: notes-secret");
+    assert_eq!(see(&s, "OTHER"), "unset", "granted but not requested");
+    assert_eq!(see(&s, "OPENAI_API_KEY"), "unset", "airlock's own key reached a server");
+}

@@ -74,7 +74,7 @@ fn added_server_is_listed_started_with_its_tools_and_the_default_grant() {
     let text = mcp(&s, &["list"]);
     assert_eq!(text.code, Some(0), "{}", text.stderr);
     assert!(text.stdout.starts_with("notes  started  (user: "), "{}", text.stdout);
-    assert!(text.stdout.contains("  tools (8): notes__read_note, notes__write_note"), "{}", text.stdout);
+    assert!(text.stdout.contains("  tools (10): notes__read_note, notes__write_note"), "{}", text.stdout);
     assert!(text.stdout.contains("writes nothing; no network; no variables  (grant in "), "{}", text.stdout);
 }
 

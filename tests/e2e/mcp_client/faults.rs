@@ -197,5 +197,5 @@ fn include_and_exclude_choose_the_tools_offered() {
     assert_eq!(only, ["only__echo", "only__peek"], "include_tools");
     let but = tools_of("but");
     assert!(!but.contains(&"but__write_note".to_string()) && but.contains(&"but__read_note".to_string()), "{but:?}");
-    assert_eq!(but.len(), 7, "{but:?}");
+    assert_eq!(but.len(), 9, "{but:?}");
 }

@@ -11,11 +11,14 @@ starts it in the workspace). Its tools:
 - `fail(reason)`: an error result (`isError`) carrying `reason`;
 - `peek(path)`: tries to read any path, outside the workspace too, and returns what it
   got: the text, or the OS error (what the sandbox lets it do, seen from inside);
-- `echo(text)`: `text` back, the least a call can do (the overhead benchmark's tool).
+- `echo(text)`: `text` back, the least a call can do (the overhead benchmark's tool);
+- `connect(port)`: opens a TCP connection to 127.0.0.1:`port` and says whether it could;
+- `env_var(name)`: the value of the variable `name` it sees, or that it sees none.
 """
 
 import asyncio
 import os
+import socket
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, EmbeddedResource, ImageContent, TextContent, TextResourceContents
@@ -85,6 +88,21 @@ def peek(path: str) -> CallToolResult:
 @server.tool(description="Echo `text` back.")
 def echo(text: str) -> CallToolResult:
     return reply(text)
+
+
+@server.tool(description="Connect to 127.0.0.1:`port` over TCP and say whether it worked.")
+def connect(port: int) -> CallToolResult:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            return reply("connected")
+    except OSError as error:
+        return reply(f"refused: {error.strerror or error} (errno {error.errno})")
+
+
+@server.tool(description="The value of the environment variable `name`, as the server sees it.")
+def env_var(name: str) -> CallToolResult:
+    value = os.environ.get(name)
+    return reply("unset" if value is None else f"set: {value}")
 
 
 if __name__ == "__main__":
