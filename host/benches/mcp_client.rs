@@ -6,12 +6,13 @@
 //! - **direct**: an rmcp client starts the server as a plain child (no sandbox) and times
 //!   each `tools/call` round trip;
 //! - **through airlock**: the release binary, headless against the mock model, runs a
-//!   session in which the model calls `bench__echo` once per turn; each call's `run_ms`
-//!   (stream-json: from the start of its execution to its result, as the scheduler measures
-//!   it — policy, the sandboxed server, the round trip, the result's conversion and caps) is
-//!   one sample.
+//!   session in which the model calls `bench__echo` once per turn (allowed by a rule); each
+//!   call gives two samples from stream-json: `run_ms` (from the start of its execution to
+//!   its result: airlock's client, the sandboxed server, the round trip, the result's
+//!   conversion and caps) and `duration` (from the call's arrival: its validation and the
+//!   policy decision too).
 //!
-//! The overhead is the difference of the medians. `cargo bench -p airlock --bench
+//! The overhead is the difference of the medians, for each. `cargo bench -p airlock --bench
 //! mcp_client`; `AIRLOCK_BENCH_RUNS` sets the calls each way (200).
 
 #![allow(
@@ -49,12 +50,17 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let direct = runtime.block_on(direct_calls(&toolchain.python, &script, WARMUP + runs));
     let through = through_airlock(&toolchain.python, &script, WARMUP + runs);
+    let (run, whole): (Vec<Duration>, Vec<Duration>) = through.into_iter().unzip();
     let direct = Summary::of(&direct[WARMUP..]);
-    let through = Summary::of(&through[WARMUP..]);
+    let run = Summary::of(&run[WARMUP..]);
+    let whole = Summary::of(&whole[WARMUP..]);
     report("echo, direct (rmcp client, plain child)", &direct);
-    report("echo, through airlock (run_ms of bench__echo)", &through);
-    let overhead = through.median.as_secs_f64() - direct.median.as_secs_f64();
-    println!("overhead of airlock (difference of the medians): {:.3} ms (goal ≤ 1 ms)", overhead * 1e3);
+    report("echo, through airlock: run_ms", &run);
+    report("echo, through airlock: duration (validation to result)", &whole);
+    for (label, summary) in [("run_ms", &run), ("duration", &whole)] {
+        let overhead = summary.median.as_secs_f64() - direct.median.as_secs_f64();
+        println!("overhead of airlock by {label} (difference of the medians): {:.3} ms (goal ≤ 1 ms)", overhead * 1e3);
+    }
 }
 
 /// `count` round trips of `echo` from an rmcp client to the server run as a plain child.
@@ -75,8 +81,8 @@ async fn direct_calls(python: &Path, script: &Path, count: usize) -> Vec<Duratio
 }
 
 /// `count` calls of `bench__echo` in one headless session, one per model turn; each call's
-/// `run_ms` as airlock measured it.
-fn through_airlock(python: &Path, script: &Path, count: usize) -> Vec<Duration> {
+/// `run_ms` and `duration` as airlock measured them.
+fn through_airlock(python: &Path, script: &Path, count: usize) -> Vec<(Duration, Duration)> {
     let cache = tempfile::tempdir().unwrap();
     let session = Session::new(BINARY, cache.path());
     let reads: Vec<String> = folders_of(python, script).iter().map(|p| toml(&p.display().to_string())).collect();
@@ -89,26 +95,30 @@ fn through_airlock(python: &Path, script: &Path, count: usize) -> Vec<Duration> 
     std::fs::write(
         session.airlock_home().join("policy.toml"),
         format!(
-            "[mcp_servers.bench]\nread = [{}]\n\n[[rule]]\ntool = \"bench__echo\"\ndecision = \"allow\"\n",
+            "[mcp_servers.bench]\nread = [{}]\n\n[[rule]]\ntool = \"bench__echo\"\ndecision = \"allow\"\n\n\
+             [[rule]]\ntool = \"run_shell_command\"\ncommand = \"sleep\"\ndecision = \"allow\"\n",
             reads.join(", ")
         ),
     )
     .unwrap();
     let mock = MockModel::start(Wire::OpenAi);
+    // The server starts in the background: the first turn gives it time (its tools are
+    // offered from the next request on).
+    mock.push_turn(Turn::calls(vec![call("run_shell_command", json!({"command": "sleep 3"}))]));
     for index in 0..count {
         mock.push_turn(Turn::calls(vec![call("bench__echo", json!({"text": format!("call {index}")}))]));
     }
     mock.push_turn(Turn::text("done"));
-    let turns = (count + 1).to_string();
+    let turns = (count + 2).to_string();
     let done = session.airlock(&mock, &["-p", "go", "-o", "stream-json", "--max-turns", &turns]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
-    let samples: Vec<Duration> = done
+    let ms = |value: &Value| value.as_f64().map(|ms| Duration::from_secs_f64(ms / 1e3));
+    let samples: Vec<(Duration, Duration)> = done
         .stdout
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|event| event["type"] == "tool_call" && event["status"] == "success" && event["name"] == "bench__echo")
-        .filter_map(|event| event["run_ms"].as_f64())
-        .map(|ms| Duration::from_secs_f64(ms / 1e3))
+        .filter_map(|event| Some((ms(&event["run_ms"])?, ms(&event["duration"])?)))
         .collect();
     assert_eq!(samples.len(), count, "not every call succeeded:\n{}", done.stderr);
     samples
