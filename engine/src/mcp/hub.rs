@@ -91,17 +91,19 @@ impl Hub {
         helper: &Path,
         events: EventSink,
     ) -> Arc<Self> {
-        let hub = Arc::new(Self { servers: Vec::new(), events, said: Mutex::default() });
+        let lives: Vec<Arc<Live>> = servers
+            .servers
+            .into_iter()
+            .filter(|server| server.config.enabled())
+            .map(|server| Arc::new(Live { server, state: Mutex::new(State::Starting) }))
+            .collect();
+        let hub = Arc::new(Self { servers: lives, events, said: Mutex::default() });
         for notice in &servers.notices {
             hub.say(Event::Notice { message: sanitize::line(notice) });
         }
-        let enabled: Vec<ConfiguredServer> = servers.servers.into_iter().filter(|s| s.config.enabled()).collect();
-        if enabled.is_empty() {
+        if hub.servers.is_empty() {
             return hub;
         }
-        let lives: Vec<Arc<Live>> =
-            enabled.into_iter().map(|server| Arc::new(Live { server, state: Mutex::new(State::Starting) })).collect();
-        let hub = Arc::new(Self { servers: lives, events: hub.events.clone(), said: Mutex::default() });
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             for live in &hub.servers {
                 hub.fail(live, format!("MCP server {} cannot start outside the async runtime", live.server.name));
@@ -196,6 +198,11 @@ impl Hub {
     /// The ready tool offered as `name`.
     pub fn find(&self, name: &str) -> Option<(Arc<Live>, OfferedTool)> {
         self.offered().into_iter().find(|(_, tool)| tool.name == name)
+    }
+
+    /// Whether a server is still starting.
+    pub fn is_starting(&self) -> bool {
+        self.servers.iter().any(|live| matches!(&*lock(&live.state), State::Starting))
     }
 
     /// Says once per server still starting that its tools come once it is ready.

@@ -218,7 +218,9 @@ impl Scheduler {
             return prepared.cancel("the run was cancelled before this call started", events);
         }
         let McpCall { call, live, tool, args, started, marker } = prepared;
-        events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
+        let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Executing);
+        update.description = Some(marker.clone());
+        events.send(Event::ToolCall(Box::new(update)));
         let executing = Instant::now();
         let (sender, forwarding) = output::forward_live(&call.id, events);
         let result = match &self.mcp {
@@ -296,3 +298,7 @@ fn held(grant: &McpGrant, workspace: &std::path::Path, timeout_secs: u64, output
         commands: Some(super::sandboxing::commands_sandbox(grant.network).replace("programs it starts", "the server")),
     }
 }
+
+#[cfg(test)]
+#[path = "mcp_tests.rs"]
+mod tests;
