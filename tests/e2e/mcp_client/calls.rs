@@ -88,6 +88,13 @@ fn a_call_is_refused_headless_by_default_and_runs_under_yolo_or_a_rule() {
     let (done, ruled, _) = call_once(&s, "notes__echo", json!({"text": "by rule"}), &[]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_eq!(ruled, "by rule");
+
+    // One rule for every tool of the server.
+    let rule = "[[rule]]\ntool = \"notes__*\"\ndecision = \"allow\"\n";
+    write_policy(&s, &format!("{}\n{rule}", python_grant("notes", "")));
+    let (done, globbed, _) = call_once(&s, "notes__echo", json!({"text": "by the server's rule"}), &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(globbed, "by the server's rule");
 }
 
 #[test]
