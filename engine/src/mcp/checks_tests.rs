@@ -17,7 +17,7 @@ fn object() -> serde_json::Value {
 }
 
 #[test]
-fn a_good_tool_is_offered_as_server__tool() {
+fn a_good_tool_is_offered_under_its_servers_name() {
     let (offered, skipped) = check_tools("fs", &[tool("read_file", "Reads a file.", object())], |_| true);
     assert!(skipped.is_empty(), "{skipped:?}");
     assert_eq!(offered[0].name, "fs__read_file");

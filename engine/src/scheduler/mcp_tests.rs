@@ -166,13 +166,12 @@ async fn a_servers_tools_are_offered_asked_about_run_and_capped() {
     let invalid = done[3].result.as_ref().expect_err("a number for a string");
     assert_eq!(invalid.kind, ErrorKind::InvalidParams);
     // Each call that ran was asked about, exec-class, marked with its server and sandbox.
-    let questions = asked.0.lock().unwrap();
+    let questions = asked.0.lock().unwrap().clone();
     assert_eq!(questions.len(), 3);
     let marker = "MCP server fx (sandboxed: reads the workspace; writes nothing; no network; no variables)";
     assert_eq!(questions[0].description, marker);
     assert!(questions[0].sandbox.folders.iter().all(|f| !f.writable));
     assert!(questions[0].sandbox.network.is_empty());
-    drop(questions);
     // The recorder ends once every sender is gone: the hub's with the scheduler.
     drop(scheduler);
     let events = recorder.finish().await;
@@ -205,7 +204,7 @@ async fn rules_per_server_and_per_tool_decide_mcp_calls() {
     let done = scheduler.run_batch(&calls, &recorder.sink, &Cancellation::default()).await;
     assert_eq!(text(&done[0]), "A");
     assert_eq!(done[2].result.as_ref().expect_err("denied").kind, ErrorKind::PolicyDenied);
-    let questions = asked.0.lock().unwrap();
+    let questions = asked.0.lock().unwrap().clone();
     assert_eq!(questions.iter().map(|q| q.tool.as_str()).collect::<Vec<_>>(), ["fx__fail"], "only the ask rule asks");
 }
 

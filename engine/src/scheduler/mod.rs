@@ -247,7 +247,7 @@ impl Scheduler {
                 let (this, events, cancel) = (self.clone(), events.clone(), cancel.clone());
                 async move {
                     match ready {
-                        Runnable::Plugin(ready) => this.execute(ready, &events, &cancel).await,
+                        Runnable::Plugin(ready) => this.execute(*ready, &events, &cancel).await,
                         Runnable::Mcp(mcp) => this.execute_mcp(*mcp, &events, &cancel).await,
                     }
                 }
@@ -319,7 +319,7 @@ impl Scheduler {
                 }
                 Some(Approved::Ready(ready)) => {
                     slots.push(None);
-                    runnable.push((index, Runnable::Plugin(ready)));
+                    runnable.push((index, Runnable::Plugin(Box::new(ready))));
                 }
                 Some(Approved::ReadyMcp(mcp)) => {
                     slots.push(None);
@@ -342,7 +342,7 @@ impl Scheduler {
 
 /// An approved call waiting for its turn: a component's, or an MCP server's.
 enum Runnable {
-    Plugin(Prepared),
+    Plugin(Box<Prepared>),
     Mcp(Box<mcp::McpCall>),
 }
 
