@@ -94,7 +94,8 @@ enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
-    /// The Model Context Protocol: airlock's tools for other agents.
+    /// The Model Context Protocol: airlock's tools for other agents (`serve`), and the MCP
+    /// servers airlock starts as tool sources, with what each may do.
     Mcp {
         #[command(subcommand)]
         command: McpCommand,
@@ -105,6 +106,9 @@ enum Command {
 enum McpCommand {
     /// Offer airlock's sandboxed tools to an MCP client, over stdio (or --http).
     Serve(commands::mcp_serve::ServeArgs),
+    /// `list`, `show`, `add`, `remove`, `grant`, `revoke`.
+    #[command(flatten)]
+    Manage(commands::mcp::McpCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -184,6 +188,11 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
     }
+    if let Some(Command::Mcp { command: McpCommand::Manage(command) }) = &cli.command {
+        let helper = PathBuf::from(airlock_process::SELF_EXE);
+        let context = commands::mcp::Context { paths: &paths, workspace: &workspace, helper };
+        return command_done(commands::mcp::run(&context, command).await);
+    }
     if cli.show_context {
         let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
         let context = context_files::load(&paths.home, &workspace, &folders);
@@ -210,12 +219,15 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
 
     match cli.command {
         Some(Command::Tools { command: ToolsCommand::List { json } }) => {
+            let helper = PathBuf::from(airlock_process::SELF_EXE);
+            let context = commands::mcp::Context { paths: &paths, workspace: &workspace, helper };
+            let servers = commands::mcp::probe_all(&context).await.map_err(Fatal::command)?;
             let mut stdout = std::io::stdout().lock();
             let registry = &tools.registry;
             let written_list = if json {
-                tools_list::json(registry, &mut stdout)
+                tools_list::json(registry, &servers, &mut stdout)
             } else {
-                tools_list::text(registry, &tools.policy, &mut stdout)
+                tools_list::text(registry, &tools.policy, &servers, &mut stdout)
             };
             return written(written_list);
         }
@@ -242,7 +254,8 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
                 commands::mcp_serve::ServeError::Start(message) => Fatal::new(ExitCode::Failure, message),
             });
         }
-        Some(Command::Trust(_) | Command::Sessions { .. }) | None => {}
+        Some(Command::Trust(_) | Command::Sessions { .. } | Command::Mcp { command: McpCommand::Manage(_) }) | None => {
+        }
     }
 
     for folder in &cli.add_dir {

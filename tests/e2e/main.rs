@@ -21,6 +21,8 @@ mod guests;
 mod headless;
 mod hostile;
 mod kits;
+#[path = "mcp_client/main.rs"]
+mod mcp_client;
 #[path = "mcp_serve/main.rs"]
 mod mcp_serve;
 #[path = "mcp_serve_rust/main.rs"]

@@ -136,21 +136,39 @@ pub fn workspace_config_path(workspace: &Path) -> PathBuf {
 }
 
 /// The servers of a workspace's `.airlock/config.toml` (none when it does not exist), each
-/// checked. Read through a handle on the workspace, following no link.
-pub fn load_workspace(workspace: &Path) -> Result<BTreeMap<String, ServerConfig>, String> {
+/// checked, and the sha-256 of the very bytes parsed (`none` when there is no file), which
+/// trust pins. Read through a handle on the workspace, following no link.
+pub fn load_workspace(workspace: &Path) -> Result<(BTreeMap<String, ServerConfig>, String), String> {
     let path = workspace_config_path(workspace);
-    let dir = airlock_files::open_dir(workspace).map_err(|e| format!("cannot open the workspace: {e}"))?;
-    let bytes = match airlock_files::read_file_in(&dir, Path::new(".airlock/config.toml"), 1 << 20) {
-        Ok(bytes) => bytes,
-        Err(airlock_files::FileError::NotFound) => return Ok(BTreeMap::new()),
+    let bytes = match read_workspace_config(workspace) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok((BTreeMap::new(), "none".into())),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
+    let hash = airlock_files::content_hash(&bytes);
     let text = String::from_utf8(bytes).map_err(|_| format!("{}: the file is not UTF-8", path.display()))?;
     let parsed: WorkspaceConfig = toml::from_str(&text).map_err(|e| {
         format!("{}: {} (a workspace's config.toml holds only [mcp_servers.NAME] tables)", path.display(), e.message())
     })?;
     check_all(&parsed.mcp_servers).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(parsed.mcp_servers)
+    Ok((parsed.mcp_servers, hash))
+}
+
+/// The bytes of a workspace's `.airlock/config.toml`, `None` when there is none.
+fn read_workspace_config(workspace: &Path) -> Result<Option<Vec<u8>>, String> {
+    let dir = airlock_files::open_dir(workspace).map_err(|e| format!("cannot open the workspace: {e}"))?;
+    match airlock_files::read_file_in(&dir, Path::new(".airlock/config.toml"), 1 << 20) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(airlock_files::FileError::NotFound) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The sha-256 `airlock trust` pins for a workspace's `.airlock/config.toml` (`none` when
+/// there is none): its MCP servers start only while the file is byte-for-byte what was
+/// trusted.
+pub fn workspace_config_hash(workspace: &Path) -> Result<String, String> {
+    Ok(read_workspace_config(workspace)?.map_or_else(|| "none".into(), |bytes| airlock_files::content_hash(&bytes)))
 }
 
 /// Checks every table of `servers`.

@@ -165,13 +165,8 @@ impl Hub {
                 for warning in &ready.warnings {
                     self.say(Event::Warning { message: sanitize::line(warning) });
                 }
-                for skipped in &ready.skipped {
-                    self.say(Event::Warning {
-                        message: sanitize::line(&format!(
-                            "the tool {} of MCP server {name} is not offered: {}",
-                            skipped.tool, skipped.reason
-                        )),
-                    });
+                if let Some(message) = skipped_warning(name, &ready.skipped) {
+                    self.say(Event::Warning { message });
                 }
                 *lock(&live.state) = State::Ready { connection: Arc::new(ready.connection), offered: ready.offered };
             }
@@ -198,9 +193,24 @@ impl Hub {
     /// The tools of the ready servers, with their server.
     pub fn offered(&self) -> Vec<(Arc<Live>, OfferedTool)> {
         let mut tools = Vec::new();
+        let mut names = HashSet::new();
         for live in &self.servers {
-            if let State::Ready { offered, .. } = &*lock(&live.state) {
-                tools.extend(offered.iter().map(|tool| (live.clone(), tool.clone())));
+            let ready = match &*lock(&live.state) {
+                State::Ready { offered, .. } => offered.clone(),
+                _ => continue,
+            };
+            for tool in ready {
+                // `a_` + `_b` and `a` + `__b` give one name: the first server's tool keeps it.
+                if names.insert(tool.name.clone()) {
+                    tools.push((live.clone(), tool));
+                } else {
+                    self.say(Event::Warning {
+                        message: sanitize::line(&format!(
+                            "the tool {} of MCP server {} is not offered: another MCP server's tool has that name",
+                            tool.name, live.server.name
+                        )),
+                    });
+                }
             }
         }
         tools
@@ -268,4 +278,24 @@ impl Hub {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// How many skipped tools one warning names; the rest are counted (a server listing a
+/// hundred thousand bad tools is one line, never a flood of them).
+const SKIPPED_NAMED: usize = 3;
+
+/// The one warning that says which tools of server `name` are not offered and why.
+fn skipped_warning(name: &str, skipped: &[SkippedTool]) -> Option<String> {
+    let named: Vec<String> = skipped.iter().take(SKIPPED_NAMED).map(|s| format!("{} ({})", s.tool, s.reason)).collect();
+    let message = match skipped.len() {
+        0 => return None,
+        1 => format!("the tool {} of MCP server {name} is not offered: {}", skipped[0].tool, skipped[0].reason),
+        n if n <= SKIPPED_NAMED => format!("{n} tools of MCP server {name} are not offered: {}", named.join("; ")),
+        n => format!(
+            "{n} tools of MCP server {name} are not offered: {}; and {} more (`airlock mcp show {name}` lists them)",
+            named.join("; "),
+            n - SKIPPED_NAMED
+        ),
+    };
+    Some(sanitize::line_bounded(&message, 600))
 }

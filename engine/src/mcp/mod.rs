@@ -93,21 +93,28 @@ pub fn servers(paths: &Paths, workspace: &Path) -> Result<Servers, McpConfigErro
             grant_file: paths.policy_file(),
         });
     }
-    let workspace_servers = config::load_workspace(workspace).map_err(McpConfigError)?;
+    let (workspace_servers, config_hash) = config::load_workspace(workspace).map_err(McpConfigError)?;
     if workspace_servers.is_empty() {
         return Ok(found);
     }
     let config_file = config::workspace_config_path(workspace);
+    let store = TrustStore::load(&paths.trust_file()).map_err(policy_error)?;
     let trusted = match crate::policy::workspace_policy_hash(workspace) {
-        Ok(hash) => {
-            TrustStore::load(&paths.trust_file()).map_err(policy_error)?.status(workspace, &hash)
-                == TrustStatus::Trusted
-        }
+        Ok(hash) => store.status(workspace, &hash) == TrustStatus::Trusted,
         Err(_) => false,
     };
     if !trusted {
         found.notices.push(format!(
             "ignoring the MCP servers of {}: this folder is not trusted (review it, then run `airlock trust`)",
+            config_file.display()
+        ));
+        return Ok(found);
+    }
+    // Trust pins the servers' very commands: a `git pull` that changes them does not start
+    // them.
+    if store.pinned_config(workspace) != Some(config_hash.as_str()) {
+        found.notices.push(format!(
+            "ignoring the MCP servers of {}: the file changed since this folder was trusted (review it, then run `airlock trust` again)",
             config_file.display()
         ));
         return Ok(found);

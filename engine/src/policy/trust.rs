@@ -5,7 +5,9 @@
 //!
 //! Trust also pins the code it arms: the sha-256 of every workspace plugin file at trust
 //! time. A workspace plugin whose digest is not pinned — changed or added since — gets
-//! nothing from the workspace's policy until the folder is trusted again.
+//! nothing from the workspace's policy until the folder is trusted again. The same holds for
+//! the MCP servers of `.airlock/config.toml`: trust pins that file's hash, and a server list
+//! changed since starts nothing.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,6 +35,10 @@ struct Folder {
     /// sha-256 of each `<folder>/.airlock/plugins/*.wasm` when trusted, by file name.
     #[serde(default)]
     plugins: BTreeMap<String, String>,
+    /// sha-256 of `<folder>/.airlock/config.toml` (its MCP servers) when trusted, or `none`;
+    /// absent in a record written before airlock pinned it, whose servers then never start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    config_sha256: Option<String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -83,6 +89,19 @@ impl TrustStore {
         self.file.folder.iter().find(|f| f.path == workspace).map(|f| &f.plugins)
     }
 
+    /// The hash of `.airlock/config.toml` pinned when `workspace` was trusted.
+    pub fn pinned_config(&self, workspace: &Path) -> Option<&str> {
+        self.file.folder.iter().find(|f| f.path == workspace).and_then(|f| f.config_sha256.as_deref())
+    }
+
+    /// Pins the hash of `.airlock/config.toml` (`none` when there is none) of a trusted
+    /// `workspace`: its MCP servers start only while the file stays so.
+    pub fn pin_config(&mut self, workspace: &Path, config_hash: &str) {
+        if let Some(folder) = self.file.folder.iter_mut().find(|f| f.path == workspace) {
+            folder.config_sha256 = Some(config_hash.to_string());
+        }
+    }
+
     /// Trusts `workspace` with its policy and its plugins (file name → sha-256) as they
     /// are now.
     pub fn trust(&mut self, workspace: &Path, policy_hash: &str, plugins: BTreeMap<String, String>) {
@@ -91,6 +110,7 @@ impl TrustStore {
             path: workspace.to_path_buf(),
             policy_sha256: policy_hash.to_string(),
             plugins,
+            config_sha256: None,
         });
     }
 

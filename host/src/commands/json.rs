@@ -10,6 +10,8 @@
 //! | `airlock plugins show NAME --json`       | [`PluginView`], indented                            |
 //! | `airlock plugins inspect FILE --json`    | [`Inspected`], indented                             |
 //! | `airlock sessions list --json`           | an array of [`SessionEntry`], indented              |
+//! | `airlock mcp list --json`                | [`McpServerList`], indented                         |
+//! | `airlock mcp show NAME --json`           | [`McpServerView`], indented                         |
 //!
 //! The run's outputs (`-o json`, `-o stream-json`) are the protocol's types
 //! (`airlock_protocol`: their shapes, documentation and JSON Schema live there), built from
@@ -38,6 +40,10 @@ use airlock_engine::session::Summary as SessionSummary;
 /// `tools list --json`.
 #[derive(Debug, Serialize)]
 pub struct ToolList<'a> {
+    /// The tools of the MCP servers, as a session would offer them (left out when there
+    /// are none, so the listing without servers keeps its shape).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mcp_tools: Vec<McpToolEntry<'a>>,
     /// Plugins that could not be loaded.
     pub problems: &'a [LoadProblem],
     /// Every tool the model may call.
@@ -197,6 +203,76 @@ impl<'a> From<&'a SessionSummary> for SessionEntry<'a> {
 }
 
 pub use airlock_frontends::json::write_pretty;
+
+/// An MCP server's tool as `tools list --json` shows it.
+#[derive(Debug, Serialize)]
+pub struct McpToolEntry<'a> {
+    /// What the model is told the tool does (checked, hidden characters removed).
+    pub description: &'a str,
+    /// `MCP server NAME (sandboxed: …)`.
+    pub marker: String,
+    /// `NAME__tool`: the name the model calls.
+    pub name: &'a str,
+    /// The JSON schema of its arguments.
+    pub parameters: &'a Value,
+    /// The server it comes from.
+    pub server: &'a str,
+    /// The server's own name of it.
+    pub tool: &'a str,
+}
+
+/// `mcp list --json`.
+#[derive(Debug, Serialize)]
+pub struct McpServerList {
+    pub servers: Vec<McpServerView>,
+}
+
+/// One MCP server in `mcp list --json` and `mcp show NAME --json`: its config, grant, and
+/// what starting it found.
+#[derive(Debug, Serialize)]
+pub struct McpServerView {
+    /// A stdio server's program and arguments (`null` for an HTTP server).
+    pub command: Option<Vec<String>>,
+    /// The `config.toml` that declares it.
+    pub config_file: std::path::PathBuf,
+    /// Why it did not start, when `state` is `failed`.
+    pub error: Option<String>,
+    /// What it may do: `read`, `write`, `network`, `env` (`airlock_engine::mcp::McpGrant`).
+    pub grant: airlock_engine::mcp::McpGrant,
+    /// The `policy.toml` its grant is (or would be) written in.
+    pub grant_file: std::path::PathBuf,
+    /// `MCP server NAME (sandboxed: …)`, as its calls are marked.
+    pub marker: String,
+    pub name: String,
+    /// `user` or `workspace`.
+    pub scope: airlock_engine::mcp::Scope,
+    /// Its tools that are not offered, and why.
+    pub skipped: Vec<McpSkipped>,
+    /// `started`, `disabled` or `failed`.
+    pub state: &'static str,
+    /// The tools offered to the model.
+    pub tools: Vec<McpTool>,
+    /// An HTTP server's endpoint (`null` for a stdio server).
+    pub url: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// A tool an MCP server offers.
+#[derive(Debug, Serialize)]
+pub struct McpTool {
+    pub description: String,
+    /// `NAME__tool`, as the model sees it.
+    pub name: String,
+    /// The server's own name of it.
+    pub tool: String,
+}
+
+/// A tool of an MCP server that is not offered.
+#[derive(Debug, Serialize)]
+pub struct McpSkipped {
+    pub reason: String,
+    pub tool: String,
+}
 
 /// Writes `sessions list --json`: an indented array of [`SessionEntry`], keys in field order.
 pub fn write_sessions(out: &mut impl Write, sessions: &[SessionSummary]) -> io::Result<()> {

@@ -1,11 +1,12 @@
 //! Commands that manage or list what airlock has rather than run a session: `airlock
-//! plugins …`, `airlock trust`, `airlock tools list`, `airlock sessions list` and
+//! plugins …`, `airlock mcp …`, `airlock trust`, `airlock tools list`, `airlock sessions list` and
 //! `airlock --show-context`. They print to stdout and never run a model. They are the
 //! binary's, not front ends of a session: they read and edit the plugin folders, the policy
 //! files, the trust store and the session files directly, with no session started, so they
 //! name `airlock-engine` (README "Layout" says why they may).
 
 pub mod json;
+pub mod mcp;
 pub mod mcp_serve;
 pub mod plugins;
 pub mod sessions_list;
@@ -26,6 +27,9 @@ pub enum CommandError {
     /// A file given to `plugins inspect` is not a plugin.
     #[error("{0}")]
     Unloadable(String),
+    /// A config or policy file the `mcp` commands read or edit cannot be used.
+    #[error("{0}")]
+    Config(String),
     #[error("cannot write the output: {0}")]
     Output(#[from] std::io::Error),
 }

@@ -1,15 +1,23 @@
-//! `airlock tools list`: every tool with its plugin file, kind and schema, and every plugin
-//! that could not be loaded. The text listing passes every plugin-written field through
-//! [`airlock_engine::sanitize`]; the JSON listing is data.
+//! `airlock tools list`: every tool with its plugin file, kind and schema, every plugin
+//! that could not be loaded, and the tools of the MCP servers (each server started once to
+//! list them, as `airlock mcp list` does), marked with their server and its grant. The text
+//! listing passes every plugin- or server-written field through [`airlock_engine::sanitize`];
+//! the JSON listing is data.
 
 use std::io::{self, Write};
 
 use super::json;
+use airlock_engine::mcp::{ConfiguredServer, Probe};
 use airlock_engine::registry::Registry;
 use airlock_engine::sanitize::line;
 
 /// Human-readable listing.
-pub fn text(registry: &Registry, policy: &airlock_engine::policy::Policy, out: &mut impl Write) -> io::Result<()> {
+pub fn text(
+    registry: &Registry,
+    policy: &airlock_engine::policy::Policy,
+    servers: &[(ConfiguredServer, Probe)],
+    out: &mut impl Write,
+) -> io::Result<()> {
     for tool in registry.tools() {
         let info = &tool.info;
         writeln!(out, "{} ({}) — {}", line(&info.name), info.kind.as_str(), line(&info.display_name))?;
@@ -30,8 +38,25 @@ pub fn text(registry: &Registry, policy: &airlock_engine::policy::Policy, out: &
             airlock_engine::sanitize::line_bounded(&info.parameters.to_string(), airlock_engine::registry::MAX_SCHEMA);
         writeln!(out, "  parameters: {schema}")?;
     }
+    for (server, probe) in servers {
+        for tool in &probe.offered {
+            writeln!(out, "{} (execute) — {}", line(&tool.name), line(&tool.tool))?;
+            writeln!(out, "  {}", line(&server.marker()))?;
+            writeln!(out, "  {}", line(tool.description.lines().next().unwrap_or_default()))?;
+            let schema = airlock_engine::sanitize::line_bounded(
+                &tool.parameters.to_string(),
+                airlock_engine::registry::MAX_SCHEMA,
+            );
+            writeln!(out, "  parameters: {schema}")?;
+        }
+    }
     for problem in &registry.problems {
         writeln!(out, "problem: {}: {}", line(&problem.path), line(&problem.reason))?;
+    }
+    for (server, probe) in servers {
+        if let airlock_engine::mcp::ProbeState::Failed(reason) = &probe.state {
+            writeln!(out, "problem: MCP server {}: {}", line(&server.name), line(reason))?;
+        }
     }
     Ok(())
 }
@@ -41,7 +66,7 @@ pub const NOT_CONFIGURED: &str = "no search API is configured; add [tools.web_se
     (provider = \"brave\" | \"tavily\" | \"searxng\", url, key_env)";
 
 /// One JSON object: [`json::ToolList`].
-pub fn json(registry: &Registry, out: &mut impl Write) -> io::Result<()> {
+pub fn json(registry: &Registry, servers: &[(ConfiguredServer, Probe)], out: &mut impl Write) -> io::Result<()> {
     let tools = registry
         .tools()
         .iter()
@@ -62,5 +87,18 @@ pub fn json(registry: &Registry, out: &mut impl Write) -> io::Result<()> {
             streams_output: tool.info.streams_output,
         })
         .collect();
-    json::write_pretty(out, &json::ToolList { problems: &registry.problems, tools })
+    let mcp_tools = servers
+        .iter()
+        .flat_map(|(server, probe)| {
+            probe.offered.iter().map(move |tool| json::McpToolEntry {
+                description: &tool.description,
+                marker: server.marker(),
+                name: &tool.name,
+                parameters: &tool.parameters,
+                server: &server.name,
+                tool: &tool.tool,
+            })
+        })
+        .collect();
+    json::write_pretty(out, &json::ToolList { mcp_tools, problems: &registry.problems, tools })
 }

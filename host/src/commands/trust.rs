@@ -62,7 +62,10 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     };
     let plugin_dir = folder.join(".airlock").join("plugins");
     let (plugins, problems) = workspace_digests(&plugin_dir);
+    let config_hash = airlock_engine::mcp::config::workspace_config_hash(&folder)
+        .map_err(|reason| PolicyError::Read { path: folder.join(".airlock").join("config.toml"), reason })?;
     store.trust(&folder, &policy.hash, plugins.clone());
+    store.pin_config(&folder, &config_hash);
     store.save()?;
     writeln!(out, "trusted {}", line(&folder.display().to_string()))?;
     for (name, digest) in &plugins {
@@ -86,9 +89,16 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     for rule in &policy.rules {
         writeln!(out, "  rule: {} → {} (priority {})", line(&rule.scope()), rule.decision.as_str(), rule.priority)?;
     }
+    if config_hash != "none" {
+        writeln!(
+            out,
+            "  pins its MCP servers (.airlock/config.toml, sha256 {})",
+            &config_hash[..16.min(config_hash.len())]
+        )?;
+    }
     writeln!(
         out,
-        "if {} or a plugin in {} changes, airlock ignores it until you run `airlock trust` again",
+        "if {}, .airlock/config.toml or a plugin in {} changes, airlock ignores it until you run `airlock trust` again",
         line(&policy_path.display().to_string()),
         line(&plugin_dir.display().to_string())
     )?;
