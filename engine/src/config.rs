@@ -3,6 +3,7 @@
 //! problem; nothing is silently ignored (unknown keys included). The model provider
 //! settings (`provider`, `[providers.NAME]`, `[retry]`) live in [`providers`].
 
+pub mod mcp;
 mod providers;
 
 use std::collections::BTreeMap;
@@ -47,7 +48,7 @@ pub struct FileConfig {
     pub commands: airlock_sandbox::folders::Settings,
     /// `[mcp_servers.NAME]`: MCP servers whose tools are offered ([`crate::mcp`]).
     #[serde(default)]
-    pub mcp_servers: BTreeMap<String, crate::mcp::ServerConfig>,
+    pub mcp_servers: BTreeMap<String, mcp::ServerConfig>,
 }
 
 /// `[tools]`: limits applied to every tool call.
@@ -148,7 +149,7 @@ pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
     }
     config.tools.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     config.commands.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
-    crate::mcp::config::check_all(&config.mcp_servers)
+    mcp::check_all(&config.mcp_servers)
         .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     Ok(config)
 }

@@ -74,16 +74,17 @@
 //! - `agent`: `cancel`, `events`, `scheduler`, `session`, `airlock_files`, `airlock_model`
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
-//! - `config`: `capability`, `paths`, `policy`, `sanitize`, `airlock_model`, `airlock_sandbox`
+//! - `config`: `capability`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
 //! - `contract`: (none)
-//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `paths`, `policy`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
+//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `mcp`, `paths`, `policy`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`
+//! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
 //! - `paths`: `airlock_files`
 //! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
 //! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_sandbox`, `airlock_shell`
 //! - `sanitize`: `airlock_protocol`
-//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `policy`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_process`, `airlock_sandbox`
+//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `mcp`, `policy`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_sandbox`
 //! - `session`: `events`, `scheduler`, `airlock_model`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -12,8 +12,7 @@ use crate::sanitize;
 
 /// Most tools offered from one server.
 pub const MAX_SERVER_TOOLS: usize = 128;
-/// Longest offered name (`NAME__tool`): what model APIs accept for a function's name.
-pub const MAX_OFFERED_NAME: usize = 64;
+pub use crate::policy::mcp_grant::MAX_OFFERED_NAME;
 
 /// A server's tool as the model is offered it.
 #[derive(Debug, Clone, PartialEq)]

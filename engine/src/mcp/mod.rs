@@ -16,7 +16,8 @@
 //! takes the name of a built-in or a plugin's tool (the clash is skipped, with a warning).
 
 pub mod checks;
-pub mod config;
+/// The `[mcp_servers.NAME]` tables of the config files (they live in the config module).
+pub use crate::config::mcp as config;
 pub mod grant;
 pub(crate) mod hub;
 pub mod launch;

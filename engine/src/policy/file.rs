@@ -54,8 +54,8 @@ pub struct PolicyFile {
     pub grants: BTreeMap<String, GrantTable>,
     pub rules: Vec<Rule>,
     /// The `[mcp_servers.NAME]` tables: what each MCP server started from this file's
-    /// scope may do ([`crate::mcp::McpGrant`]).
-    pub mcp_servers: BTreeMap<String, crate::mcp::McpGrant>,
+    /// scope may do ([`super::mcp_grant::McpGrant`]).
+    pub mcp_servers: BTreeMap<String, super::mcp_grant::McpGrant>,
 }
 
 /// One `[grants.NAME]` table.
@@ -113,7 +113,7 @@ struct RawPolicy {
     #[serde(default)]
     rule: Vec<Spanned<RawRule>>,
     #[serde(default)]
-    mcp_servers: BTreeMap<String, crate::mcp::McpGrant>,
+    mcp_servers: BTreeMap<String, super::mcp_grant::McpGrant>,
 }
 
 #[derive(Deserialize)]

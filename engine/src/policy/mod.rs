@@ -31,6 +31,7 @@ pub mod file;
 mod folders;
 mod grants;
 pub mod line_view;
+pub mod mcp_grant;
 pub(crate) mod mode;
 mod reach;
 pub mod rules;

@@ -116,10 +116,10 @@ pub fn tool_matches(pattern: &str, name: &str) -> bool {
 /// `SERVER__*`.
 pub fn is_mcp_rule_tool(name: &str) -> bool {
     let Some((server, tool)) = name.split_once("__") else { return false };
-    crate::mcp::config::is_server_name(server)
+    super::mcp_grant::is_server_name(server)
         && (tool == "*"
             || (!tool.is_empty()
-                && name.len() <= crate::mcp::checks::MAX_OFFERED_NAME
+                && name.len() <= super::mcp_grant::MAX_OFFERED_NAME
                 && tool.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')))
 }
 

@@ -115,12 +115,7 @@ impl ServerConfig {
     }
 }
 
-/// `[a-z0-9_-]{1,32}` without `__` (which separates server and tool in `NAME__tool`).
-pub fn is_server_name(name: &str) -> bool {
-    (1..=32).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
-        && !name.contains("__")
-}
+pub use crate::policy::mcp_grant::is_server_name;
 
 /// A trusted workspace's `.airlock/config.toml`: MCP servers only.
 #[derive(Debug, Default, Deserialize)]
@@ -177,5 +172,5 @@ pub fn check_all(servers: &BTreeMap<String, ServerConfig>) -> Result<(), String>
 }
 
 #[cfg(test)]
-#[path = "config_tests.rs"]
+#[path = "mcp_tests.rs"]
 mod tests;
