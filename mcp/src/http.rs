@@ -91,7 +91,7 @@ pub fn in_clear(url: &str) -> bool {
         return false;
     }
     let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    let loopback =
+        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
     !loopback
 }

@@ -119,3 +119,30 @@ pub fn http_a_server_that_is_not_there_is_a_start_failure() {
         assert!(matches!(error, McpError::Stopped(_)), "{error:?}");
     });
 }
+
+/// A server whose endpoint redirects (307, which keeps the body) to another origin: the
+/// client does not follow it, so the other origin never sees the token or the headers.
+pub fn http_a_redirect_to_another_origin_is_not_followed() {
+    run(async {
+        let seen = Seen::default();
+        let other = axum::Router::new()
+            .fallback(|| async { StatusCode::OK })
+            .layer(middleware::from_fn_with_state(seen.clone(), guard));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let target = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, other).await });
+        let redirecting = axum::Router::new().fallback(move || {
+            let target = target.clone();
+            async move { (StatusCode::TEMPORARY_REDIRECT, [(axum::http::header::LOCATION, target)]) }
+        });
+        // `localhost` and `127.0.0.1` are different origins.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://localhost:{}/mcp", listener.local_addr().unwrap().port());
+        tokio::spawn(async move { axum::serve(listener, redirecting).await });
+        let error = start_http(launch(&url, TOKEN)).await.expect_err("not followed");
+        let McpError::Stopped(reason) = &error else { panic!("{error:?}") };
+        // The redirect itself came back (so the first server was reached, not refused).
+        assert!(reason.contains("307"), "{reason}");
+        assert!(seen.lock().unwrap().is_empty(), "the other origin was reached");
+    });
+}
