@@ -21,6 +21,7 @@ mod guests;
 mod headless;
 mod hostile;
 mod kits;
+mod mcp_http;
 mod mcp_source;
 #[path = "paths/main.rs"]
 mod paths;
