@@ -3,7 +3,7 @@
 //! schema), judged as an exec-class call by the policy (rules per tool `SERVER__tool` or per
 //! server `SERVER__*`, the approval mode), asked about when the verdict says so — the
 //! question marked `MCP server NAME (sandboxed: <grant>)` and holding the server's sandbox
-//! — and executed on the server's connection: progress as live output, the run's
+//! (`remote: ORIGIN` and only that origin for an HTTP server) — and executed on the server's connection: progress as live output, the run's
 //! cancellation cancelling it at the server, the server's per-call timeout, and the result
 //! under the call's output cap with the whole saved, as a component's.
 
