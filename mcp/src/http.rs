@@ -74,9 +74,10 @@ pub async fn start_http(launch: HttpLaunch) -> Result<Connection, McpError> {
 
 /// The reason for a failed handshake, in words a person can act on.
 fn handshake_failure(error: &str) -> String {
-    if error.contains("Auth required") || error.contains("401") {
+    // rmcp names a refusal `Auth required` (with a challenge) or `HTTP 401 …` (without).
+    if error.contains("Auth required") || error.contains("HTTP 401") {
         "the server refused the credentials (HTTP 401): check the token in `bearer_token_env`".to_owned()
-    } else if error.contains("403") || error.contains("Insufficient scope") {
+    } else if error.contains("Insufficient scope") || error.contains("HTTP 403") {
         format!("the server refused the request (HTTP 403): {error}")
     } else {
         format!("the handshake failed: {error}")
@@ -95,3 +96,7 @@ pub fn in_clear(url: &str) -> bool {
         host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
     !loopback
 }
+
+#[cfg(test)]
+#[path = "http_tests.rs"]
+mod tests;
