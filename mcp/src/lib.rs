@@ -1,10 +1,12 @@
 //! airlock's MCP client: the connection layer between the engine and an MCP server that is
 //! a source of tools. A stdio server is started through the OS sandbox
 //! ([`airlock_process::Child::spawn_interactive`], a [`Launch`] built by the engine from
-//! the server's grant), initialised, asked for its tools, and called.
+//! the server's grant), initialised, asked for its tools, and called. A streamable-HTTP
+//! server is reached by airlock itself ([`start_http`], only at its configured URL) and
+//! used through the same [`Connection`].
 //!
 //! What this crate guarantees, whatever the server does:
-//! - the server is a sandboxed child: its process group dies with the [`Connection`]
+//! - a stdio server is a sandboxed child: its process group dies with the [`Connection`]
 //!   (and so with airlock);
 //! - start-up (the process, the handshake, the first tool list) is bounded by the launch's
 //!   timeout, and each call by its own; a call whose future is dropped tells the server
@@ -23,11 +25,13 @@
 mod client;
 mod flood;
 mod health;
+mod http;
 mod stdio;
 
 pub use client::{CallOutcome, Connection, Part, ServerTool};
 pub use flood::{FLOOD_BYTES, FLOOD_WINDOW, MAX_MESSAGE};
 pub use health::STDERR_TAIL;
+pub use http::{HttpLaunch, in_clear, start_http};
 pub use stdio::{Launch, start_stdio};
 
 /// Why a server could not be used.

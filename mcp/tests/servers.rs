@@ -2,6 +2,8 @@
 //! airlock is) and the fixture server (an rmcp stdio server), so every server here runs
 //! through the real OS sandbox, started exactly as airlock starts one.
 //!
+//! The HTTP tests ([`http`]) serve the same fixture tools over streamable HTTP in-process.
+//!
 //! `servers fixture MODE [MARKS]`: the fixture server. MODE `normal` serves the tools below;
 //! `crash` writes to stderr and exits at once; `hang` never answers; `flood` writes an
 //! endless line.
@@ -22,6 +24,8 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 
+mod http;
+
 fn main() -> ExitCode {
     if let Some(code) = airlock_sandbox::run_helper_if_asked() {
         return code;
@@ -33,6 +37,16 @@ fn main() -> ExitCode {
     let filter = args.iter().skip(1).find(|a| !a.starts_with('-')).cloned().unwrap_or_default();
     let tests: &[(&str, fn())] = &[
         ("lists_every_page_of_tools_and_calls_one", lists_every_page_of_tools_and_calls_one),
+        (
+            "http_lists_tools_calls_one_and_cancels_a_dropped_call",
+            http::http_lists_tools_calls_one_and_cancels_a_dropped_call,
+        ),
+        ("http_a_wrong_token_is_a_start_failure", http::http_a_wrong_token_is_a_start_failure),
+        (
+            "http_a_server_that_is_not_there_is_a_start_failure",
+            http::http_a_server_that_is_not_there_is_a_start_failure,
+        ),
+        ("http_a_redirect_to_another_origin_is_not_followed", http::http_a_redirect_to_another_origin_is_not_followed),
         ("a_read_outside_the_grant_gets_the_os_refusal", a_read_outside_the_grant_gets_the_os_refusal),
         ("results_carry_media_resources_links_and_errors", results_carry_media_resources_links_and_errors),
         (

@@ -23,6 +23,7 @@ mod hostile;
 mod kits;
 #[path = "mcp_client/main.rs"]
 mod mcp_client;
+mod mcp_http;
 #[path = "mcp_serve/main.rs"]
 mod mcp_serve;
 #[path = "mcp_serve_rust/main.rs"]

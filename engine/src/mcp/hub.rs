@@ -15,7 +15,7 @@ use airlock_sandbox::folders::{CommandView, HostEnv, Settings};
 use tokio::sync::mpsc;
 
 use super::checks::{OfferedTool, SkippedTool, check_tools};
-use super::launch::{Host, launch};
+use super::launch::{Host, http_launch, launch};
 use super::{ConfiguredServer, Servers};
 use crate::events::{Event, EventSink};
 use crate::paths::Paths;
@@ -32,11 +32,20 @@ pub(super) struct Ready {
 /// Starts `server` in its sandbox, lists and checks its tools. The error is one sanitised
 /// line saying why it cannot be used.
 pub(super) async fn connect(server: &ConfiguredServer, host: &Host<'_>) -> Result<Ready, String> {
-    let (launch, warnings) = launch(server, host).map_err(|e| sanitize::line(&e))?;
     let name = &server.name;
-    let connection = airlock_mcp::start_stdio(launch)
-        .await
-        .map_err(|e| sanitize::line(&format!("MCP server {name} did not start: {e}{}", widen_hint(server))))?;
+    let (connection, warnings) = if server.config.url.is_some() {
+        let (launch, warnings) = http_launch(server).map_err(|e| sanitize::line(&e))?;
+        let connection = airlock_mcp::start_http(launch)
+            .await
+            .map_err(|e| sanitize::line(&format!("MCP server {name} did not start: {e}")))?;
+        (connection, warnings)
+    } else {
+        let (launch, warnings) = launch(server, host).map_err(|e| sanitize::line(&e))?;
+        let connection = airlock_mcp::start_stdio(launch)
+            .await
+            .map_err(|e| sanitize::line(&format!("MCP server {name} did not start: {e}{}", widen_hint(server))))?;
+        (connection, warnings)
+    };
     let tools = connection.tools().await.map_err(|e| sanitize::line(&format!("MCP server {name}: {e}")))?;
     let (offered, skipped) = check_tools(name, &tools, |tool| server.config.wants(tool));
     Ok(Ready { connection, offered, skipped, warnings })

@@ -4,11 +4,15 @@
 //! read-only); it writes only its `write` folders (never airlock's own) and its private
 //! temp folder; the network only when granted; and only the variables it requests and is
 //! granted. The user's secrets stay hidden ([`CommandView`]).
+//!
+//! An HTTP server is a remote service airlock connects to itself ([`http_launch`]): no
+//! sandbox and none of the grant applies; it gets its URL, its headers and the token of
+//! its `bearer_token_env`, and nothing else of the user's.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use airlock_mcp::Launch;
+use airlock_mcp::{HttpLaunch, Launch};
 use airlock_process::Base;
 use airlock_sandbox::Spec;
 use airlock_sandbox::folders::CommandView;
@@ -35,9 +39,7 @@ pub fn launch(server: &ConfiguredServer, host: &Host<'_>) -> Result<(Launch, Vec
     let name = &server.name;
     let config = &server.config;
     let Some(command) = &config.command else {
-        return Err(format!(
-            "MCP server {name}: HTTP servers (`url`) are not supported yet; only stdio servers (`command`) start"
-        ));
+        return Err(format!("MCP server {name}: it has no `command` (it is an HTTP server)"));
     };
     let grant = &server.grant;
     let mut warnings = Vec::new();
@@ -111,3 +113,51 @@ pub fn launch(server: &ConfiguredServer, host: &Host<'_>) -> Result<(Launch, Vec
     };
     Ok((launch, warnings))
 }
+
+/// The connection to the HTTP server `server`, and what the user should know about it (each
+/// a line for a warning). An error when the token's variable is not set.
+pub fn http_launch(server: &ConfiguredServer) -> Result<(HttpLaunch, Vec<String>), String> {
+    let name = &server.name;
+    let config = &server.config;
+    let Some(url) = &config.url else {
+        return Err(format!("MCP server {name}: it has no `url` (it is a stdio server)"));
+    };
+    let mut warnings = Vec::new();
+    let bearer_token = match &config.bearer_token_env {
+        Some(var) => match std::env::var(var) {
+            Ok(token) if !token.trim().is_empty() => Some(token.trim().to_owned()),
+            _ => {
+                return Err(format!(
+                    "MCP server {name}: its token variable {var} (`bearer_token_env`) is not set in airlock's \
+                     environment"
+                ));
+            }
+        },
+        None => None,
+    };
+    if airlock_mcp::in_clear(url) {
+        warnings.push(format!(
+            "MCP server {name}: {} is plain http:// to another machine; its token, headers and calls travel \
+             in clear",
+            super::origin(url)
+        ));
+    }
+    if server.grant != super::McpGrant::default() {
+        warnings.push(format!(
+            "MCP server {name} is an HTTP server (a remote service): its grant in {} does not apply to it",
+            server.grant_file.display()
+        ));
+    }
+    let launch = HttpLaunch {
+        url: url.clone(),
+        headers: config.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        bearer_token,
+        startup_timeout: Duration::from_secs(config.startup_secs()),
+        max_message: airlock_mcp::MAX_MESSAGE,
+    };
+    Ok((launch, warnings))
+}
+
+#[cfg(test)]
+#[path = "launch_tests.rs"]
+mod tests;

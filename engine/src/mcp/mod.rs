@@ -56,9 +56,28 @@ pub struct ConfiguredServer {
 }
 
 impl ConfiguredServer {
-    /// `MCP server NAME (sandboxed: <grant>)`: how every call of its tools is marked.
+    /// `MCP server NAME (sandboxed: <grant>)`, or `MCP server NAME (remote: ORIGIN)` for an
+    /// HTTP server: how every call of its tools is marked.
     pub fn marker(&self) -> String {
-        format!("MCP server {} (sandboxed: {})", self.name, self.grant.describe())
+        match &self.config.url {
+            Some(url) => format!("MCP server {} (remote: {})", self.name, crate::sanitize::line(&origin(url))),
+            None => format!("MCP server {} (sandboxed: {})", self.name, self.grant.describe()),
+        }
+    }
+}
+
+/// The scheme, host and port of `url`: a path or query may hold a secret, not shown.
+pub(crate) fn origin(url: &str) -> String {
+    match url.parse::<http::Uri>() {
+        Ok(uri) => match (uri.scheme_str(), uri.authority()) {
+            (Some(scheme), Some(authority)) => {
+                // An authority's user-info (`user:pass@`) is a secret too.
+                let host = authority.as_str().rsplit('@').next().unwrap_or_default();
+                format!("{scheme}://{host}")
+            }
+            _ => "an HTTP server".to_owned(),
+        },
+        Err(_) => "an HTTP server".to_owned(),
     }
 }
 

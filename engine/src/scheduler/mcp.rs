@@ -3,7 +3,7 @@
 //! schema), judged as an exec-class call by the policy (rules per tool `SERVER__tool` or per
 //! server `SERVER__*`, the approval mode), asked about when the verdict says so — the
 //! question marked `MCP server NAME (sandboxed: <grant>)` and holding the server's sandbox
-//! — and executed on the server's connection: progress as live output, the run's
+//! (`remote: ORIGIN` and only that origin for an HTTP server) — and executed on the server's connection: progress as live output, the run's
 //! cancellation cancelling it at the server, the server's per-call timeout, and the result
 //! under the call's output cap with the whole saved, as a component's.
 
@@ -188,8 +188,11 @@ impl Scheduler {
             prompt: format!("Allow {marker} to run its tool `{}` with {shown}?", tool.tool),
             urls: Vec::new(),
         };
-        let grant = &live.server.grant;
-        let sandbox = held(grant, &self.workspace, live.server.config.tool_secs(), self.limits.output);
+        let config = &live.server.config;
+        let sandbox = match &config.url {
+            Some(url) => remote(url, config.tool_secs(), self.limits.output),
+            None => held(&live.server.grant, &self.workspace, config.tool_secs(), self.limits.output),
+        };
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
         update.description = Some(marker.clone());
         update.confirmation = Some(confirmation.clone());
@@ -296,6 +299,20 @@ fn held(grant: &McpGrant, workspace: &std::path::Path, timeout_secs: u64, output
         timeout_secs,
         output_bytes: output as u64,
         commands: Some(super::sandboxing::commands_sandbox(grant.network).replace("programs it starts", "the server")),
+    }
+}
+
+/// What a call to an HTTP server holds, for the dialog: no folder, no variable; only the
+/// server's origin, a remote service outside this machine's sandbox.
+fn remote(url: &str, timeout_secs: u64, output: usize) -> Held {
+    Held {
+        folders: Vec::new(),
+        network: vec![crate::mcp::origin(url)],
+        env: Vec::new(),
+        memory_bytes: 0,
+        timeout_secs,
+        output_bytes: output as u64,
+        commands: Some("a remote service: it runs on its own machine, not in this machine's sandbox".to_owned()),
     }
 }
 

@@ -280,3 +280,12 @@ async fn a_server_that_cannot_start_is_reported_once_and_the_session_goes_on() {
 fn is_starting(hub: &Hub) -> bool {
     hub.is_starting()
 }
+
+#[test]
+fn an_http_servers_question_holds_only_its_origin() {
+    let held = remote("https://user:secret@mcp.example.com:8443/mcp?key=hidden", 60, 1000);
+    assert!(held.folders.is_empty() && held.env.is_empty(), "{held:?}");
+    assert_eq!(held.network, ["https://mcp.example.com:8443"]);
+    assert!(held.commands.as_deref().is_some_and(|c| c.contains("remote service")), "{held:?}");
+    assert_eq!((held.timeout_secs, held.output_bytes), (60, 1000));
+}
