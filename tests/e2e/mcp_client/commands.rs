@@ -119,6 +119,9 @@ fn an_http_server_is_added_with_its_url_headers_and_token_variable() {
     assert_eq!(remote["url"].as_str(), Some("https://example.com/mcp"));
     assert_eq!(remote["headers"]["X-Team"].as_str(), Some("infra"));
     assert_eq!(remote["bearer_token_env"].as_str(), Some("EXAMPLE_TOKEN"));
+    // A remote service is not shown a sandbox grant it does not run under.
+    assert!(added.stdout.contains("remote: it runs on its own machine"), "{}", added.stdout);
+    assert!(!added.stdout.contains("sandboxed:"), "{}", added.stdout);
     let refused = mcp(&s, &["add", "ftp", "--url", "ftp://example.com"]);
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
 }

@@ -210,12 +210,16 @@ fn add(context: &Context<'_>, args: &AddArgs, out: &mut impl Write) -> Result<()
     let path = editor.path().to_path_buf();
     editor.save().map_err(|e| CommandError::Config(e.to_string()))?;
     writeln!(out, "added the MCP server {} to {}", args.name, line(&path.display().to_string()))?;
-    writeln!(out, "  sandboxed: {}", mcp::McpGrant::default().describe())?;
-    writeln!(
-        out,
-        "  to let it do more: airlock mcp grant {} --read PATH | --write PATH | --env VAR | --network",
-        args.name
-    )?;
+    if server.url.is_some() {
+        writeln!(out, "  remote: it runs on its own machine, not in airlock's sandbox; no grant applies")?;
+    } else {
+        writeln!(out, "  sandboxed: {}", mcp::McpGrant::default().describe())?;
+        writeln!(
+            out,
+            "  to let it do more: airlock mcp grant {} --read PATH | --write PATH | --env VAR | --network",
+            args.name
+        )?;
+    }
     if args.in_workspace {
         writeln!(out, "  a workspace's servers start once the folder is trusted: `airlock trust`")?;
     }

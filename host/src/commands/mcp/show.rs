@@ -113,12 +113,17 @@ fn write_server(view: &McpServerView, detail: bool, out: &mut impl Write) -> std
     if let Some(url) = &view.url {
         writeln!(out, "  url: {}", line(url))?;
     }
-    writeln!(
-        out,
-        "  sandboxed: {}  (grant in {})",
-        view.grant.describe(),
-        line(&view.grant_file.display().to_string())
-    )?;
+    if view.url.is_some() {
+        // A remote service: no sandbox of this machine holds it, so no grant is shown as if one did.
+        writeln!(out, "  remote: it runs on its own machine, not in airlock's sandbox; no grant applies")?;
+    } else {
+        writeln!(
+            out,
+            "  sandboxed: {}  (grant in {})",
+            view.grant.describe(),
+            line(&view.grant_file.display().to_string())
+        )?;
+    }
     if view.state == "started" {
         let names: Vec<String> = view.tools.iter().map(|t| line(&t.name)).collect();
         let listed = if names.is_empty() { "none".to_string() } else { names.join(", ") };
