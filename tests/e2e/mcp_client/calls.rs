@@ -190,13 +190,15 @@ fn server_filesystem_granted_one_folder_gets_an_os_refusal_for_a_file_outside_it
         &format!("[mcp_servers.fs]\ncommand = {}\nargs = {}\n", toml_string(&program), toml_list(&["/".into()])),
     );
     let folders = vec![node_modules.canonicalize().unwrap().display().to_string()];
-    write_policy(&s, &format!("[mcp_servers.fs]\nread = {}\n\n{WARM_RULE}", toml_list(&folders)));
+    // Approved the way a user approves a server's tool for good: a rule naming it (the
+    // default approval mode refuses any other call headless).
+    let rule = "[[rule]]\ntool = \"fs__read_text_file\"\ndecision = \"allow\"\n";
+    write_policy(&s, &format!("[mcp_servers.fs]\nread = {}\n\n{WARM_RULE}\n{rule}", toml_list(&folders)));
 
-    let yolo = ["--approval-mode", "yolo"];
-    let (done, inside, _) = call_once(&s, "fs__read_text_file", json!({"path": s.workspace.join("inside.txt")}), &yolo);
+    let (done, inside, _) = call_once(&s, "fs__read_text_file", json!({"path": s.workspace.join("inside.txt")}), &[]);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_eq!(inside, "inside text", "{}", done.stderr);
-    let (_, refused, _) = call_once(&s, "fs__read_text_file", json!({"path": secret}), &yolo);
+    let (_, refused, _) = call_once(&s, "fs__read_text_file", json!({"path": secret}), &[]);
     assert!(refused.starts_with("Error"), "{refused}");
     assert!(!refused.contains("TOP SECRET"), "{refused}");
     assert!(
