@@ -74,7 +74,7 @@
 //! - `agent`: `cancel`, `events`, `scheduler`, `session`, `airlock_files`, `airlock_model`
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
-//! - `config`: `capability`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
+//! - `config`: `agent`, `capability`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
 //! - `contract`: (none)
 //! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `mcp`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`

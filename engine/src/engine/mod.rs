@@ -47,7 +47,7 @@ use crate::session;
 pub use calls::Call;
 use questions::Questions;
 pub use questions::{Answer, AnswerError, Question};
-pub use start::{Info, NO_MODEL, Settings, StartError, Tools};
+pub use start::{Info, NO_MODEL, PromptSettings, Settings, StartError, Tools};
 
 /// An order from a front end.
 #[derive(Debug, Clone, PartialEq)]

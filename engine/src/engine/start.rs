@@ -136,6 +136,26 @@ pub struct Settings {
     pub resume: Option<String>,
     /// `[commands]` of `config.toml`.
     pub commands: airlock_sandbox::folders::Settings,
+    /// `[context]` and `[skills]` of `config.toml`.
+    pub prompts: PromptSettings,
+}
+
+/// Which context files are read and whether skills are offered.
+#[derive(Debug, Clone)]
+pub struct PromptSettings {
+    /// The context files' names (`[context] file_names`).
+    pub context_file_names: Vec<String>,
+    /// `[skills] enabled`.
+    pub skills: bool,
+}
+
+impl Default for PromptSettings {
+    fn default() -> Self {
+        Self {
+            context_file_names: context_files::DEFAULT_FILE_NAMES.iter().map(|n| (*n).to_owned()).collect(),
+            skills: true,
+        }
+    }
 }
 
 /// The provider and model an [`Info`] names for a session started without a model.
@@ -180,9 +200,10 @@ pub(super) fn init(info: &Info, registry: &Registry) -> Event {
 
 /// Builds the session and sends its start-up events to `out`.
 pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<Started, StartError> {
-    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume, commands } = settings;
+    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume, commands, prompts } =
+        settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
-    let context = context_files::load(&paths.home, &workspace, &folders);
+    let context = context_files::load(&paths.home, &workspace, &folders, &prompts.context_file_names);
     let system = agent::system_prompt(&workspace, &context);
     let custom = Arc::new(crate::prompts::commands::load(&paths.home, &workspace));
     let workspace_text = workspace.display().to_string();
