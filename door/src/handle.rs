@@ -62,7 +62,7 @@ impl Session {
     /// command whose name a user's command has is listed as `workspace:NAME`. Descriptions
     /// and hints come from files: sanitised to one line.
     pub fn commands(&self) -> Vec<CommandRow> {
-        self.0.commands().list.iter().map(command_row).collect()
+        self.custom_commands().rows()
     }
 
     /// The custom command `name` (as [`Session::commands`] lists it) expanded with `args`
@@ -70,11 +70,14 @@ impl Session {
     /// include left out or shell interpolation not run. `Err` when there is no such command,
     /// naming those there are (sanitised).
     pub fn expand_command(&self, name: &str, args: &str) -> Result<ExpandedCommand, String> {
-        let expanded = self.0.expand_command(name, args)?;
-        Ok(ExpandedCommand {
-            prompt: expanded.prompt,
-            notices: expanded.notices.iter().map(|n| airlock_protocol::shown::line(n)).collect(),
-        })
+        self.custom_commands().expand(name, args)
+    }
+
+    /// The custom commands as a handle a front end can keep beside the session (cheap to
+    /// clone): [`CustomCommands::rows`] and [`CustomCommands::expand`] answer as
+    /// [`Session::commands`] and [`Session::expand_command`] do.
+    pub fn custom_commands(&self) -> CustomCommands {
+        CustomCommands(self.0.custom_commands())
     }
 
     /// Starts one call of `tool` with `arguments` outside a model turn (a tool server's
@@ -84,6 +87,26 @@ impl Session {
     /// [`Call::finish`] is awaited, so the id is known before any output of the call.
     pub fn call(&self, tool: &str, arguments: &serde_json::Value, cancel: Cancellation) -> Call {
         Call(self.0.call(tool, arguments.to_string(), cancel))
+    }
+}
+
+/// A session's custom commands, kept beside it by a front end.
+#[derive(Debug, Clone)]
+pub struct CustomCommands(engine::CustomCommands);
+
+impl CustomCommands {
+    /// As [`Session::commands`].
+    pub fn rows(&self) -> Vec<CommandRow> {
+        self.0.list().list.iter().map(command_row).collect()
+    }
+
+    /// As [`Session::expand_command`].
+    pub fn expand(&self, name: &str, args: &str) -> Result<ExpandedCommand, String> {
+        let expanded = self.0.expand(name, args).map_err(|e| airlock_protocol::shown::line(&e))?;
+        Ok(ExpandedCommand {
+            prompt: expanded.prompt,
+            notices: expanded.notices.iter().map(|n| airlock_protocol::shown::line(n)).collect(),
+        })
     }
 }
 

@@ -24,6 +24,7 @@
 //!   runs, drops the orders put off, and ends the stream.
 
 mod calls;
+mod custom;
 mod questions;
 mod reload;
 mod start;
@@ -45,6 +46,7 @@ use crate::registry::Registry;
 pub use crate::runtime::Announce;
 use crate::session;
 pub use calls::Call;
+pub use custom::CustomCommands;
 use questions::Questions;
 pub use questions::{Answer, AnswerError, Question};
 pub use start::{Info, NO_MODEL, PromptSettings, Settings, StartError, Tools};
@@ -175,9 +177,8 @@ pub struct Session {
     current: CurrentTools,
     watch: tokio::task::JoinHandle<()>,
     calls: calls::Calls,
-    /// The custom commands found at start, and the workspace their includes read from.
-    commands: Arc<crate::prompts::commands::Commands>,
-    workspace: std::path::PathBuf,
+    /// The custom commands found at start.
+    custom: CustomCommands,
 }
 
 impl Session {
@@ -191,7 +192,7 @@ impl Session {
         let folders = tools.folders.clone();
         let started = start::build(settings, tools, &out)?;
         let info = started.info.clone();
-        let commands = started.commands.clone();
+        let custom = CustomCommands::new(started.commands.clone(), workspace.clone(), current.clone());
         let (orders, received) = mpsc::unbounded_channel();
         let watch = reload::watch(reload::dirs(&started.paths, &workspace), folders, orders.downgrade());
         let mut agent = started.agent;
@@ -213,7 +214,7 @@ impl Session {
             },
         };
         let task = tokio::spawn(engine.serve(received));
-        Ok((Self { orders: Orders(orders), info, task, current, watch, calls, commands, workspace }, outputs))
+        Ok((Self { orders: Orders(orders), info, task, current, watch, calls, custom }, outputs))
     }
 
     /// Starts a call of `tool` with `arguments` (JSON text) outside a model turn, through
@@ -229,21 +230,9 @@ impl Session {
         self.current.clone()
     }
 
-    /// The custom commands found when the session started.
-    pub fn commands(&self) -> &crate::prompts::commands::Commands {
-        &self.commands
-    }
-
-    /// The custom command `name` expanded with `args` for one run: includes read from the
-    /// workspace and the folders added to the session now; `Err` names the known commands
-    /// when there is no such command.
-    pub fn expand_command(&self, name: &str, args: &str) -> Result<crate::prompts::expand::Expanded, String> {
-        let Some(command) = self.commands.get(name) else {
-            return Err(crate::prompts::commands::unknown(&self.commands, name));
-        };
-        let added: Vec<_> = self.current.get().policy.added_folders().into_iter().map(|f| f.path).collect();
-        let roots = crate::prompts::expand::Roots { workspace: &self.workspace, added: &added };
-        Ok(crate::prompts::expand::expand(command, args, roots))
+    /// The custom commands found when the session started, with their expansion.
+    pub fn custom_commands(&self) -> CustomCommands {
+        self.custom.clone()
     }
 
     /// What identified the session when it started (a resume names its session in a new
