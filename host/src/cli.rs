@@ -105,6 +105,11 @@ enum Command {
         #[command(subcommand)]
         command: commands::prompts::CommandsCommand,
     },
+    /// Skills: instructions the model activates when a task calls for them (`list`).
+    Skills {
+        #[command(subcommand)]
+        command: commands::prompts::SkillsCommand,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -196,6 +201,11 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Commands { command }) = &cli.command {
         return written(commands::prompts::commands(&paths.home, &workspace, command, &mut std::io::stdout().lock()));
     }
+    if let Some(Command::Skills { command }) = &cli.command {
+        let enabled = file.skills.enabled();
+        let mut stdout = std::io::stdout().lock();
+        return written(commands::prompts::skills(&paths.home, &workspace, enabled, command, &mut stdout));
+    }
     if let Some(Command::Mcp { command: McpCommand::Manage(command) }) = &cli.command {
         let helper = PathBuf::from(airlock_process::SELF_EXE);
         let context = commands::mcp::Context { paths: &paths, workspace: &workspace, helper };
@@ -268,6 +278,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             Command::Trust(_)
             | Command::Sessions { .. }
             | Command::Commands { .. }
+            | Command::Skills { .. }
             | Command::Mcp { command: McpCommand::Manage(_) },
         )
         | None => {}

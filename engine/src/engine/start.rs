@@ -204,8 +204,13 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
     let context = context_files::load(&paths.home, &workspace, &folders, &prompts.context_file_names);
-    let system = agent::system_prompt(&workspace, &context);
+    let mut system = agent::system_prompt(&workspace, &context);
     let custom = Arc::new(crate::prompts::commands::load(&paths.home, &workspace));
+    let skills = match prompts.skills {
+        true => crate::prompts::skills::load(&paths.home, &workspace),
+        false => crate::prompts::skills::Skills::default(),
+    };
+    system.push_str(&crate::prompts::skills::section(&skills));
     let workspace_text = workspace.display().to_string();
     let (provider_name, model, context_window) = match &provider {
         Some(p) => (p.name.clone(), p.model.clone(), p.context_window_tokens),
@@ -223,6 +228,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     });
     scheduler.set_mcp(crate::mcp::Hub::for_session(&paths, &workspace, &commands, mcp_events));
     scheduler.set_command_settings(commands);
+    scheduler.set_skills(skills.list.iter().map(|s| (s.name.clone(), s.dir.clone())).collect());
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
     let (recorded, recording_problem) = match &provider {
@@ -270,6 +276,10 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         let count = custom.problems.len();
         let message = format!("{count} custom command file(s) left out; `airlock commands list` says why");
         events.send(Event::Warning { message });
+    }
+    if !skills.problems.is_empty() {
+        let count = skills.problems.len();
+        events.send(Event::Warning { message: format!("{count} skill(s) left out; `airlock skills list` says why") });
     }
     if let Some(mut opened) = recorded {
         if let Some(message) = opened.notice.take() {

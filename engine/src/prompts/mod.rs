@@ -21,6 +21,7 @@ use airlock_files::{DirHandle, FileError};
 pub mod commands;
 pub mod expand;
 pub mod front_matter;
+pub mod skills;
 
 /// Where a prompt file was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

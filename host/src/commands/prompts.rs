@@ -53,3 +53,61 @@ fn write_problems(problems: &[String], out: &mut impl Write) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// `airlock skills …`.
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Print the skills the model may activate, and each one left out with why.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Prints the skills of `home` and `workspace` (`enabled`: `[skills] enabled`).
+pub fn skills(
+    home: &Path,
+    workspace: &Path,
+    enabled: bool,
+    command: &SkillsCommand,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    use airlock_engine::prompts::{Origin, skills};
+    use airlock_engine::sanitize::line;
+    let SkillsCommand::List { json } = command;
+    let found = skills::load(home, workspace);
+    let problems: Vec<String> = found.problems.iter().map(|p| line(p)).collect();
+    if *json {
+        let rows: Vec<serde_json::Value> = found
+            .list
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "name": s.name,
+                    "description": line(&s.description),
+                    "source": s.origin.as_str(),
+                    "path": line(&s.dir.display().to_string()),
+                })
+            })
+            .collect();
+        let value = serde_json::json!({ "enabled": enabled, "skills": rows, "problems": problems });
+        return writeln!(out, "{value}");
+    }
+    if !enabled {
+        writeln!(out, "skills are off ([skills] enabled = false in config.toml); these would be offered:")?;
+    }
+    if found.list.is_empty() {
+        writeln!(
+            out,
+            "no skills (put skill folders with a SKILL.md in {} or .airlock/skills/)",
+            home.join("skills").display()
+        )?;
+    }
+    for skill in &found.list {
+        let mark = if skill.origin == Origin::Workspace { "  (workspace)" } else { "" };
+        writeln!(out, "{}  {}{mark}", skill.name, airlock_engine::sanitize::line_bounded(&skill.description, 200))?;
+        writeln!(out, "  {}", line(&skill.dir.display().to_string()))?;
+    }
+    write_problems(&problems, out)
+}

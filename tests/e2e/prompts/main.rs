@@ -5,6 +5,7 @@
 
 mod commands;
 mod context;
+mod skills;
 
 use serde_json::Value;
 
