@@ -73,8 +73,11 @@ fn fill(home: &Path, workspace: &Path) {
         std::fs::create_dir_all(&skill).unwrap();
         let description = format!("Use this skill for task number {n}: it explains the steps and the checks.");
         let body = "Step one, then step two.\n".repeat(40);
-        std::fs::write(skill.join("SKILL.md"), format!("---\nname: skill-{n}\ndescription: {description}\n---\n{body}"))
-            .unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            format!("---\nname: skill-{n}\ndescription: {description}\n---\n{body}"),
+        )
+        .unwrap();
         std::fs::write(skill.join("REFERENCE.md"), "reference\n").unwrap();
         let folder = workspace.join(".airlock/commands").join(if n % 2 == 0 { "" } else { "team" });
         std::fs::create_dir_all(&folder).unwrap();

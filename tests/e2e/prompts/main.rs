@@ -6,6 +6,7 @@
 mod commands;
 mod context;
 mod skills;
+mod tui;
 
 use serde_json::Value;
 
