@@ -18,7 +18,7 @@ use crate::capability::CallLimits;
 use crate::capability::search::SearchEndpoint;
 /// Kept here too: front ends read the paths and the settings together.
 use crate::policy::ApprovalMode;
-pub use prompts::{ContextSettings, SkillSettings};
+pub use prompts::{ContextSettings, DEFAULT_FILE_NAMES, SkillSettings};
 pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
 
 /// The contents of `config.toml`.

@@ -18,9 +18,6 @@ use airlock_files as files;
 
 /// The name of airlock's own context file (the memory folder's only one).
 pub const FILE_NAME: &str = "AIRLOCK.md";
-/// The names read when `[context] file_names` is not set: airlock's own, then the one
-/// Codex and many repositories use.
-pub const DEFAULT_FILE_NAMES: [&str; 2] = [FILE_NAME, "AGENTS.md"];
 /// The folder of `$AIRLOCK_HOME` that holds the memory file (`crate::paths::MEMORY_DIR`).
 pub const MEMORY_FOLDER: &str = "memory";
 /// The most of one file that is used.

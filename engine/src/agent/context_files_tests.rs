@@ -106,7 +106,7 @@ fn every_configured_name_is_read_in_each_folder_in_the_listed_order() {
     std::fs::write(ws.join(FILE_NAME), "airlock rules").unwrap();
     std::fs::write(home.join(MEMORY_FOLDER).join("AGENTS.md"), "not the memory file").unwrap();
     let folders = folders(&home, &ws, None);
-    let names: Vec<String> = DEFAULT_FILE_NAMES.iter().map(|n| (*n).to_owned()).collect();
+    let names: Vec<String> = crate::config::DEFAULT_FILE_NAMES.iter().map(|n| (*n).to_owned()).collect();
     let files = load(&home, &ws, &folders, &names);
     let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
     assert_eq!(contents, ["airlock rules", "agents rules"]);

@@ -11,7 +11,9 @@
 
 use serde::Deserialize;
 
-use crate::agent::context_files::DEFAULT_FILE_NAMES;
+/// The names read when `file_names` is not set: airlock's own, then the one Codex and many
+/// repositories use.
+pub const DEFAULT_FILE_NAMES: [&str; 2] = ["AIRLOCK.md", "AGENTS.md"];
 
 /// The most names `file_names` may hold.
 const MAX_NAMES: usize = 16;

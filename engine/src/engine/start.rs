@@ -152,7 +152,7 @@ pub struct PromptSettings {
 impl Default for PromptSettings {
     fn default() -> Self {
         Self {
-            context_file_names: context_files::DEFAULT_FILE_NAMES.iter().map(|n| (*n).to_owned()).collect(),
+            context_file_names: crate::config::DEFAULT_FILE_NAMES.iter().map(|n| (*n).to_owned()).collect(),
             skills: true,
         }
     }
