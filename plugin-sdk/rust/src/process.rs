@@ -23,8 +23,8 @@
 
 use std::time::Duration;
 
-use crate::bindings::airlock::host::process::{self as host, Command, SpawnOptions};
 pub use crate::bindings::airlock::host::process::{Child, Event, ExitStatus, SpawnError};
+use crate::bindings::airlock::host::process::{self as host, Command, SpawnOptions};
 
 /// A program to start: build it, then [`Spawn::start`].
 #[derive(Debug, Clone)]

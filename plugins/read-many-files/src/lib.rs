@@ -120,9 +120,7 @@ struct Selection {
 impl Selection {
     fn new(args: &Args, root: &Path) -> Result<Self, ToolError> {
         if args.paths.iter().all(|p| p.trim().is_empty()) {
-            return Err(ToolError::InvalidParams(
-                "paths is empty: give at least one file, folder or glob pattern".into(),
-            ));
+            return Err(ToolError::InvalidParams("paths is empty: give at least one file, folder or glob pattern".into()));
         }
         let recursive = args.recursive.unwrap_or(true);
         let mut include = GlobSetBuilder::new();
@@ -151,8 +149,7 @@ impl Selection {
                 exclude.add(glob(pattern, pattern)?);
             }
         }
-        let built =
-            |set: GlobSetBuilder| set.build().map_err(|e| ToolError::InvalidParams(format!("invalid pattern: {e}")));
+        let built = |set: GlobSetBuilder| set.build().map_err(|e| ToolError::InvalidParams(format!("invalid pattern: {e}")));
         Ok(Self { include: built(include)?, exclude: built(exclude)?, patterns })
     }
 
@@ -194,10 +191,7 @@ impl Selection {
         let extension = relative.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
         self.patterns.iter().any(|p| {
             let p = p.to_ascii_lowercase();
-            p == name
-                || p.ends_with(&format!(".{extension}"))
-                || p.contains(&format!("{extension},"))
-                || p.contains(&format!(",{extension}}}"))
+            p == name || p.ends_with(&format!(".{extension}")) || p.contains(&format!("{extension},")) || p.contains(&format!(",{extension}}}"))
         })
     }
 }
@@ -368,11 +362,7 @@ fn read_all(root: &Path, selection: &Selection, files: &[PathBuf], overflow: boo
     }
     text.push_str("--- End of content ---\n");
     if !cut.is_empty() {
-        let _ = writeln!(
-            text,
-            "Cut at {MAX_FILE_BYTES} bytes (use read_file with start_line for the rest): {}",
-            cut.join(", ")
-        );
+        let _ = writeln!(text, "Cut at {MAX_FILE_BYTES} bytes (use read_file with start_line for the rest): {}", cut.join(", "));
     }
     if !skipped.is_empty() {
         let _ = writeln!(text, "Left out {} file(s):", skipped.len());
@@ -386,10 +376,7 @@ fn read_all(root: &Path, selection: &Selection, files: &[PathBuf], overflow: boo
     if overflow {
         let _ = writeln!(text, "More than {MAX_MATCHES} files matched; use narrower paths or patterns.");
     }
-    let summary = format!(
-        "Read {read} file(s){}",
-        if skipped.is_empty() { String::new() } else { format!(", left out {}", skipped.len()) }
-    );
+    let summary = format!("Read {read} file(s){}", if skipped.is_empty() { String::new() } else { format!(", left out {}", skipped.len()) });
     let mut parts = vec![ContentPart::Text(text)];
     parts.extend(media);
     Ok(ToolOutput { llm_content: parts, display: None }.with_markdown(summary))

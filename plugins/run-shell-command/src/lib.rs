@@ -167,8 +167,7 @@ fn looks_binary(sample: &[u8]) -> bool {
         return true;
     }
     let text = String::from_utf8_lossy(sample);
-    let odd =
-        text.chars().filter(|c| *c == '\u{FFFD}' || (c.is_control() && !c.is_whitespace() && *c != '\x1b')).count();
+    let odd = text.chars().filter(|c| *c == '\u{FFFD}' || (c.is_control() && !c.is_whitespace() && *c != '\x1b')).count();
     odd * 10 > text.chars().count().max(1)
 }
 

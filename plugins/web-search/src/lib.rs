@@ -150,11 +150,7 @@ fn pick(body: &Value, path: &[&str], snippet: &str) -> Vec<Hit> {
         .flatten()
         .filter_map(|r| {
             let url = r["url"].as_str().filter(|u| u.starts_with("http://") || u.starts_with("https://"))?;
-            Some(Hit {
-                title: clean(&r["title"], 200),
-                url: clean(&Value::from(url), 2000),
-                snippet: clean(&r[snippet], MAX_SNIPPET),
-            })
+            Some(Hit { title: clean(&r["title"], 200), url: clean(&Value::from(url), 2000), snippet: clean(&r[snippet], MAX_SNIPPET) })
         })
         .collect()
 }
@@ -239,9 +235,7 @@ fn send(method: &str, url: &str, headers: &[(&str, &str)], body: Option<String>)
             match stream.blocking_read(64 << 10) {
                 Ok(chunk) => bytes.extend_from_slice(&chunk),
                 Err(StreamError::Closed) => break,
-                Err(StreamError::LastOperationFailed(e)) => {
-                    return Err(fail(format!("reading the answer: {}", e.to_debug_string())));
-                }
+                Err(StreamError::LastOperationFailed(e)) => return Err(fail(format!("reading the answer: {}", e.to_debug_string()))),
             }
         }
     }
