@@ -73,6 +73,10 @@ pub struct Cli {
     /// `DIR:read-write` lets them write there too, each write asked about. Repeatable.
     #[arg(long = "add-dir", value_name = "DIR")]
     add_dir: Vec<String>,
+    /// Headless: the final answer must be JSON valid against this JSON Schema file; it is
+    /// printed alone on stdout, and an answer that is not valid exits 55.
+    #[arg(long, value_name = "FILE", conflicts_with = "interactive")]
+    output_schema: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -265,6 +269,8 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             .map_err(|reason| Fatal::new(ExitCode::Usage, format!("--add-dir: {reason}")))?;
     }
     let interactive = wants_ui(&cli)?;
+    let schema = commands::output_schema::load(cli.output_schema.as_deref(), interactive)
+        .map_err(|message| Fatal::new(ExitCode::Usage, message))?;
     let prompt = if interactive { String::new() } else { read_prompt(cli.prompt, cli.stdin, cli.ask)? };
     let flags = config::ProviderFlags { provider: cli.provider, model: cli.model, base_url: cli.base_url };
     let provider = config::resolve_provider(&file, &paths.config_file(), flags, &|name| std::env::var(name).ok())
@@ -283,6 +289,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         limits: file.tools.limits(),
         resume: cli.resume,
         commands: file.commands,
+        output_schema: schema.as_ref().map(|s| s.value().clone()),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     let session = airlock_door::Session::from(session);
@@ -291,7 +298,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let options = tui::Options { prompt: cli.interactive, mode, home };
         tui::run(session, outputs, options).await
     } else {
-        let options = exec::Options { format: cli.output_format, ask: cli.ask, mode };
+        let options = exec::Options { format: cli.output_format, ask: cli.ask, mode, schema };
         exec::run(session, outputs, prompt, options).await
     };
     // Commands left running in the background end with airlock, and the user is told which.
