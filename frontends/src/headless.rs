@@ -260,8 +260,7 @@ pub fn finish(
             let mut stdout = std::io::stdout().lock();
             match &structured {
                 Some(value) => {
-                    let _ = writeln!(stdout, "{value}");
-                    let _ = stdout.flush();
+                    let _ = super::output_schema::write_json(&mut stdout, value);
                 }
                 None => printed.lines.end_stdout_line(&mut stdout),
             }

@@ -7,11 +7,15 @@
 //! file and the answer are bounded ([`MAX_SCHEMA_BYTES`], [`MAX_ANSWER_BYTES`]), and
 //! `serde_json` bounds their nesting (128 levels), so no input makes the check run out of
 //! memory or stack. Messages quote the schema's and the answer's text only through
-//! [`airlock_protocol::shown`] at the caller.
+//! [`airlock_protocol::shown`] at the caller, and the checked value is printed by
+//! [`write_json`], which escapes what the sanitiser would hide, so the model's JSON never
+//! reaches a terminal with a character that moves the cursor or reorders text.
 
-use std::io::Read as _;
+use std::io::{self, Read as _, Write};
 use std::path::Path;
 
+use airlock_protocol::shown;
+use serde::Serialize as _;
 use serde_json::Value;
 
 /// Most bytes of a schema file. Providers take far smaller schemas (OpenAI's strict mode
@@ -120,6 +124,38 @@ impl OutputSchema {
         let more = if errors.len() > ERRORS_NAMED { "; and more" } else { "" };
         let named = errors.iter().take(ERRORS_NAMED).cloned().collect::<Vec<_>>().join("; ");
         Err(Mismatch(format!("the final answer does not match the schema: {named}{more}")))
+    }
+}
+
+/// Writes `value` compactly on one line. Strings are JSON as `serde_json` writes them, but
+/// for the characters [`shown::is_hidden`] names (DEL, C1 controls, bidi and invisible
+/// characters), written as `\uXXXX` escapes: the same data for a JSON reader, and nothing a
+/// terminal acts on.
+pub fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
+    let mut line = Vec::new();
+    value.serialize(&mut serde_json::Serializer::with_formatter(&mut line, Escaping)).map_err(io::Error::other)?;
+    line.push(b'\n');
+    out.write_all(&line)?;
+    out.flush()
+}
+
+/// `serde_json`'s compact format, escaping hidden characters in strings.
+struct Escaping;
+
+impl serde_json::ser::Formatter for Escaping {
+    fn write_string_fragment<W: ?Sized + Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if shown::is_hidden(c) {
+                writer.write_all(&fragment.as_bytes()[start..at])?;
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
+                start = at + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
     }
 }
 

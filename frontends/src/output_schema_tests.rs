@@ -97,3 +97,15 @@ fn schema_files_that_are_missing_too_large_or_not_json_are_refused() {
     assert!(matches!(OutputSchema::load(&prose), Err(SchemaError::NotJson { .. })));
     assert!(matches!(OutputSchema::load(dir.path()), Err(SchemaError::Read { .. })));
 }
+
+#[test]
+fn printed_json_escapes_what_a_terminal_would_act_on_and_stays_the_same_data() {
+    let value = json!({ "na\u{200b}me": "Ada\u{202e}\u{1b}[2J\u{9b}\u{7f} é \u{e0041}" });
+    let mut out = Vec::new();
+    write_json(&mut out, &value).unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8(out).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(text, "{\"na\\u200bme\":\"Ada\\u202e\\u001b[2J\\u009b\\u007f é \\udb40\\udc41\"}\n");
+    assert!(!text.chars().any(|c| c != '\n' && shown::is_hidden(c)), "{text:?}");
+    let back: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(back, value);
+}
