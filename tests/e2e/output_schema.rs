@@ -250,3 +250,46 @@ fn the_flag_is_for_headless_runs_only() {
     assert!(done.stderr.contains("--output-schema"), "{}", done.stderr);
     assert!(mock.requests().is_empty());
 }
+
+#[test]
+fn a_50_mb_answer_exits_55_without_being_parsed() {
+    let s = session();
+    // One long string of one letter: the loop detector would stop it as chanting first.
+    s.write_config("loop_detection = false\n");
+    let file = schema_file(&s, &json!({ "type": "string" }));
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::text(format!("\"{}\"", "a".repeat(50 << 20))));
+    let done = run(&s, &mock, &file, &[]);
+    assert_eq!(done.code, Some(55), "{}", done.stderr);
+    assert_eq!(done.stdout, "");
+    assert!(done.stderr.contains("the final answer is 50 MiB, over the 16 MiB"), "{}", done.stderr);
+}
+
+#[test]
+fn a_recursive_schema_is_sent_loose_and_checked_by_the_host() {
+    let tree = json!({
+        "type": "object",
+        "properties": { "name": { "type": "string" }, "children": { "type": "array", "items": { "$ref": "#" } } },
+        "required": ["name", "children"],
+        "additionalProperties": false
+    });
+    for wire in [Wire::OpenAi, Wire::Anthropic] {
+        let s = session();
+        let file = schema_file(&s, &tree);
+        let mock = MockModel::start(wire);
+        mock.push_turn(Turn::text(r#"{"name": "a", "children": [{"name": "b", "children": []}]}"#));
+        mock.push_turn(Turn::text(r#"{"name": "a", "children": [{"name": "b"}]}"#));
+        let done = run(&s, &mock, &file, &[]);
+        assert_eq!(done.code, Some(0), "{wire:?}: {}", done.stderr);
+        assert_eq!(done.stdout, "{\"children\":[{\"children\":[],\"name\":\"b\"}],\"name\":\"a\"}\n", "{wire:?}");
+        let done = run(&s, &mock, &file, &[]);
+        assert_eq!(done.code, Some(55), "{wire:?}: {}", done.stderr);
+        assert!(done.stderr.contains("at /children/0: \"children\" is a required property"), "{}", done.stderr);
+        let requests = mock.requests();
+        match wire {
+            // Strict decoding takes no recursion: OpenAI gets the schema loose, Anthropic none.
+            Wire::OpenAi => assert_eq!(requests[0]["response_format"]["json_schema"]["strict"], false),
+            _ => assert!(requests[0].get("output_config").is_none(), "{}", requests[0]),
+        }
+    }
+}
