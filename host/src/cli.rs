@@ -203,6 +203,13 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let system = agent::system_prompt(&workspace, &context);
         return written(show_context::print(&folders, &context, &system, &mut std::io::stdout().lock()));
     }
+    // Checked before the tools load, which can take seconds: a bad schema file fails at once.
+    let schema = match (&cli.command, cli.output_schema.as_deref()) {
+        (None, Some(path)) => commands::output_schema::load(path, wants_ui(&cli)?)
+            .map(Some)
+            .map_err(|message| Fatal::new(ExitCode::Usage, message))?,
+        _ => None,
+    };
     let mode = match &cli.command {
         Some(Command::Mcp { command: McpCommand::Serve(args) }) => args.approval_mode,
         _ => cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default),
@@ -269,8 +276,6 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             .map_err(|reason| Fatal::new(ExitCode::Usage, format!("--add-dir: {reason}")))?;
     }
     let interactive = wants_ui(&cli)?;
-    let schema = commands::output_schema::load(cli.output_schema.as_deref(), interactive)
-        .map_err(|message| Fatal::new(ExitCode::Usage, message))?;
     let prompt = if interactive { String::new() } else { read_prompt(cli.prompt, cli.stdin, cli.ask)? };
     let flags = config::ProviderFlags { provider: cli.provider, model: cli.model, base_url: cli.base_url };
     let provider = config::resolve_provider(&file, &paths.config_file(), flags, &|name| std::env::var(name).ok())

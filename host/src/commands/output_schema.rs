@@ -6,12 +6,11 @@ use std::path::Path;
 
 use airlock_frontends::output_schema::OutputSchema;
 
-/// The schema of `--output-schema`, if given, for a run that opens the UI when
-/// `interactive`; `Err` is the usage error to print.
-pub fn load(path: Option<&Path>, interactive: bool) -> Result<Option<OutputSchema>, String> {
-    let Some(path) = path else { return Ok(None) };
+/// The schema of `--output-schema PATH` for a run that opens the UI when `interactive`;
+/// `Err` is the usage error to print.
+pub fn load(path: &Path, interactive: bool) -> Result<OutputSchema, String> {
     if interactive {
         return Err("--output-schema is for headless runs: give the prompt with -p \"...\" or on standard input".into());
     }
-    OutputSchema::load(path).map(Some).map_err(|e| e.to_string())
+    OutputSchema::load(path).map_err(|e| e.to_string())
 }
