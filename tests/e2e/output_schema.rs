@@ -4,7 +4,10 @@
 //! or not valid, exits 55 and says why; a schema file that is missing, invalid, too large
 //! or refers outside itself exits 2 before any request, and nothing is fetched.
 
+use std::time::Duration;
+
 use airlock_tests::http_server::CountingListener;
+use airlock_tests::pty::Pty;
 use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, function_responses};
 use serde_json::{Value, json};
 
@@ -248,6 +251,12 @@ fn the_flag_is_for_headless_runs_only() {
     let done = s.airlock(&mock, &["-i", "hi", "--output-schema", &file]);
     assert_eq!(done.code, Some(2), "{}", done.stderr);
     assert!(done.stderr.contains("--output-schema"), "{}", done.stderr);
+    // No prompt on a terminal would open the UI: a usage error too, not a UI.
+    let mut command = s.command(&mock);
+    command.args(["--output-schema", &file]);
+    let mut pty = Pty::spawn(&command, 120, 30);
+    assert_eq!(pty.wait_exit(Duration::from_secs(60)), 2, "{}", pty.transcript());
+    assert!(pty.transcript().contains("--output-schema is for headless runs"), "{}", pty.transcript());
     assert!(mock.requests().is_empty());
 }
 
