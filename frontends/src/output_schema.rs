@@ -64,8 +64,9 @@ impl OutputSchema {
         let shown = path.display().to_string();
         let read = |e: std::io::Error| SchemaError::Read { path: shown.clone(), reason: e.to_string() };
         let file = std::fs::File::open(path).map_err(read)?;
-        if !file.metadata().map_err(read)?.is_file() {
-            return Err(SchemaError::Read { path: shown, reason: "not a file".into() });
+        // A pipe is fine (`--output-schema <(make-schema)`): the read below is bounded.
+        if file.metadata().map_err(read)?.is_dir() {
+            return Err(SchemaError::Read { path: shown, reason: "a folder, not a file".into() });
         }
         let mut bytes = Vec::new();
         file.take(MAX_SCHEMA_BYTES + 1).read_to_end(&mut bytes).map_err(read)?;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use airlock_tests::http_server::CountingListener;
 use airlock_tests::pty::Pty;
-use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, function_responses};
+use airlock_tests::{Finished, MockModel, Session, Turn, Wire, call, function_responses, run_bounded};
 use serde_json::{Value, json};
 
 use crate::session;
@@ -301,4 +301,18 @@ fn a_recursive_schema_is_sent_loose_and_checked_by_the_host() {
             _ => assert!(requests[0].get("output_config").is_none(), "{}", requests[0]),
         }
     }
+}
+
+#[test]
+fn a_schema_can_come_from_a_pipe() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::text(r#"{"name": "Ada", "age": 36}"#));
+    // As `--output-schema <(make-schema)` gives it: a pipe, read to its end.
+    let mut command = s.command(&mock);
+    command.args(["-p", "who is it?", "--output-schema", "/dev/stdin"]);
+    let done = run_bounded(command, Some(&person().to_string()), Duration::from_secs(120));
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(done.stdout, "{\"age\":36,\"name\":\"Ada\"}\n");
+    assert_eq!(sent_schema(Wire::OpenAi, &mock.requests()[0]), person());
 }
