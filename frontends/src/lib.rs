@@ -21,6 +21,7 @@ pub mod headless;
 pub mod json;
 mod live;
 pub mod mcp;
+pub mod output_schema;
 pub mod tui;
 
 pub use exit::ExitCode;

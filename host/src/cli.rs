@@ -73,6 +73,10 @@ pub struct Cli {
     /// `DIR:read-write` lets them write there too, each write asked about. Repeatable.
     #[arg(long = "add-dir", value_name = "DIR")]
     add_dir: Vec<String>,
+    /// Headless: the final answer must be JSON valid against this JSON Schema file; it is
+    /// printed alone on stdout, and an answer that is not valid exits 55.
+    #[arg(long, value_name = "FILE", conflicts_with = "interactive")]
+    output_schema: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -199,6 +203,13 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let system = agent::system_prompt(&workspace, &context);
         return written(show_context::print(&folders, &context, &system, &mut std::io::stdout().lock()));
     }
+    // Checked before the tools load, which can take seconds: a bad schema file fails at once.
+    let schema = match (&cli.command, cli.output_schema.as_deref()) {
+        (None, Some(path)) => commands::output_schema::load(path, wants_ui(&cli)?)
+            .map(Some)
+            .map_err(|message| Fatal::new(ExitCode::Usage, message))?,
+        _ => None,
+    };
     let mode = match &cli.command {
         Some(Command::Mcp { command: McpCommand::Serve(args) }) => args.approval_mode,
         _ => cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default),
@@ -283,6 +294,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         limits: file.tools.limits(),
         resume: cli.resume,
         commands: file.commands,
+        output_schema: schema.as_ref().map(|s| s.value().clone()),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     let session = airlock_door::Session::from(session);
@@ -291,7 +303,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let options = tui::Options { prompt: cli.interactive, mode, home };
         tui::run(session, outputs, options).await
     } else {
-        let options = exec::Options { format: cli.output_format, ask: cli.ask, mode };
+        let options = exec::Options { format: cli.output_format, ask: cli.ask, mode, schema };
         exec::run(session, outputs, prompt, options).await
     };
     // Commands left running in the background end with airlock, and the user is told which.

@@ -136,6 +136,9 @@ pub struct Settings {
     pub resume: Option<String>,
     /// `[commands]` of `config.toml`.
     pub commands: airlock_sandbox::folders::Settings,
+    /// The JSON Schema the final answer must follow (`--output-schema`): named in the
+    /// system prompt and sent in each request's structured-output field.
+    pub output_schema: Option<serde_json::Value>,
 }
 
 /// The provider and model an [`Info`] names for a session started without a model.
@@ -178,10 +181,24 @@ pub(super) fn init(info: &Info, registry: &Registry) -> Event {
 
 /// Builds the session and sends its start-up events to `out`.
 pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<Started, StartError> {
-    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume, commands } = settings;
+    let Settings {
+        paths,
+        workspace,
+        cwd,
+        provider,
+        max_turns,
+        loop_detection,
+        limits,
+        resume,
+        commands,
+        output_schema,
+    } = settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
     let context = context_files::load(&paths.home, &workspace, &folders);
-    let system = agent::system_prompt(&workspace, &context);
+    let mut system = agent::system_prompt(&workspace, &context);
+    if let Some(schema) = &output_schema {
+        system.push_str(&agent::output_schema_section(schema));
+    }
     let workspace_text = workspace.display().to_string();
     let (provider_name, model, context_window) = match &provider {
         Some(p) => (p.name.clone(), p.model.clone(), p.context_window_tokens),
@@ -200,6 +217,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     scheduler.set_mcp(crate::mcp::Hub::for_session(&paths, &workspace, &commands, mcp_events));
     scheduler.set_command_settings(commands);
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
+    agent.set_output_schema(output_schema);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
     let (recorded, recording_problem) = match &provider {
         // Nothing to record or resume: outputs cut for the caller are still kept whole.
