@@ -32,7 +32,11 @@ fn trusted_workspace(s: &Session, text: &str) {
 #[test]
 fn config_show_names_the_file_and_line_of_each_key_across_layers_a_profile_and_a_flag() {
     let s = session();
-    s.write_system("config.toml", "max_turns = 10\nmodel = \"team-model\"\n\n[profiles.fast]\nmodel = \"small\"\n");
+    s.write_system(
+        "config.toml",
+        "max_turns = 10\nmodel = \"team-model\"\n\n[profiles.fast]\nmodel = \"small\"\n\
+         [providers.team]\nkind = \"openai\"\nheaders = { Authorization = \"Bearer sk-secret\" }\n",
+    );
     s.write_config("# mine\nloop_detection = false\n[tools]\ntimeout_secs = 30\n");
     trusted_workspace(&s, "context_window_tokens = 50000\n");
     let (shown, _) = show(&s, &["--profile", "fast", "--max-turns", "7"]);
@@ -62,6 +66,11 @@ fn config_show_names_the_file_and_line_of_each_key_across_layers_a_profile_and_a
         done.stdout
     );
     assert!(done.stdout.contains(&format!("max_turns = 10  # {}:1", system.display())), "{}", done.stdout);
+    // A header's value may be a token: never printed.
+    assert!(!done.stdout.contains("sk-secret"), "{}", done.stdout);
+    assert!(done.stdout.contains("providers.team.headers.Authorization = (hidden)"), "{}", done.stdout);
+    assert_eq!(entry(&shown, "providers.team.headers.Authorization")["value"], "(hidden)");
+    assert!(!shown.to_string().contains("sk-secret"));
     // An unknown profile is a bad command line naming the known ones.
     let done = run_args(&s, &["--profile", "slow", "config", "show"]);
     assert_eq!(done.code, Some(2), "{}", done.stderr);
