@@ -342,11 +342,13 @@ fn layered_settings(paths: &Paths, workspace: &Path, cli: &mut Cli) -> Result<co
     })?;
     let text = |value: &String| config::Value::String(value.clone());
     let mode = |mode: &ApprovalMode| config::Value::String(mode.as_str().to_string());
-    cli.approval_mode = settings.flag("approval_mode", "--approval-mode", cli.approval_mode, mode);
-    cli.max_turns = settings.flag("max_turns", "--max-turns", cli.max_turns, |n| config::Value::Integer((*n).into()));
-    cli.model = settings.flag("model", "--model", cli.model.take(), text);
-    cli.provider = settings.flag("provider", "--provider", cli.provider.take(), text);
-    cli.base_url = settings.flag("base_url", "--base-url", cli.base_url.take(), text);
+    // A flag also stands for the provider table's key it overrides.
+    cli.approval_mode = settings.flag(&["approval_mode"], "--approval-mode", cli.approval_mode, mode);
+    let turns = |n: &u32| config::Value::Integer((*n).into());
+    cli.max_turns = settings.flag(&["max_turns"], "--max-turns", cli.max_turns, turns);
+    cli.model = settings.flag(&["model", "providers.*.model"], "--model", cli.model.take(), text);
+    cli.provider = settings.flag(&["provider"], "--provider", cli.provider.take(), text);
+    cli.base_url = settings.flag(&["base_url", "providers.*.base_url"], "--base-url", cli.base_url.take(), text);
     let mut stderr = std::io::stderr().lock();
     for warning in &settings.warnings {
         let _ = writeln!(stderr, "airlock: {}", airlock_engine::sanitize::line(warning));

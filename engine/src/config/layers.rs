@@ -109,13 +109,22 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// A flag's value for `key`, unless the system file locks it: then the flag is refused
-    /// with a warning and `None` is returned. Shown by `config show` as from the flag.
-    pub fn flag<T>(&mut self, key: &str, flag: &str, value: Option<T>, shown: impl Fn(&T) -> toml::Value) -> Option<T> {
+    /// A flag's value, unless the system file locks a key it stands for: `keys` are
+    /// dotted paths, the first the flag's own, where `*` stands for any one name
+    /// (`--base-url` also overrides `providers.*.base_url`). A refused flag gives `None`
+    /// and a warning naming the locked key; `config show` shows a used one as the flag's.
+    pub fn flag<T>(
+        &mut self,
+        keys: &[&str],
+        flag: &str,
+        value: Option<T>,
+        shown: impl Fn(&T) -> toml::Value,
+    ) -> Option<T> {
         let value = value?;
-        if self.is_locked(key) {
+        let key = keys.first().copied().unwrap_or_default();
+        if let Some(locked) = keys.iter().find_map(|pattern| self.lock_over(pattern)) {
             self.warnings.push(format!(
-                "{key} is locked by {}: {flag} {} is not used",
+                "{locked} is locked by {}: {flag} {} is not used",
                 self.system_file.display(),
                 crate::sanitize::line(&shown(&value).to_string())
             ));
@@ -135,7 +144,20 @@ impl Settings {
 
     /// Whether `key` (dotted) lies under a locked path.
     pub fn is_locked(&self, key: &str) -> bool {
-        self.locked.iter().any(|locked| key == locked || key.starts_with(&format!("{locked}.")))
+        self.lock_over(key).is_some()
+    }
+
+    /// The locked path that covers `pattern` (dotted, `*` matching any one name), if any:
+    /// a locked table covers every key in it.
+    fn lock_over(&self, pattern: &str) -> Option<String> {
+        let wanted: Vec<&str> = pattern.split('.').collect();
+        self.locked
+            .iter()
+            .find(|locked| {
+                let parts: Vec<&str> = locked.split('.').collect();
+                parts.len() <= wanted.len() && parts.iter().zip(&wanted).all(|(l, w)| *w == "*" || l == w)
+            })
+            .cloned()
     }
 }
 

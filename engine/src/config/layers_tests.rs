@@ -89,14 +89,33 @@ fn a_locked_key_is_kept_against_files_and_flags_with_warnings() {
     let mut settings = load_settings(&setup.paths, None).unwrap();
     assert_eq!(settings.config.approval_mode, Some(ApprovalMode::Default));
     assert_eq!(settings.config.tools.timeout_secs, None);
-    let flag = settings
-        .flag("approval_mode", "--approval-mode", Some(ApprovalMode::Yolo), |m| toml::Value::String(m.as_str().into()));
+    let flag = settings.flag(&["approval_mode"], "--approval-mode", Some(ApprovalMode::Yolo), |m| {
+        toml::Value::String(m.as_str().into())
+    });
     assert_eq!(flag, None);
     let warnings = settings.warnings.join("\n");
     assert!(warnings.contains("approval_mode is locked by") && warnings.contains("config.toml:1"), "{warnings}");
     assert!(warnings.contains("--approval-mode \"yolo\" is not used"), "{warnings}");
     assert!(warnings.contains("tools is locked"), "{warnings}");
     assert!(settings.rows.iter().any(|r| r.key == "approval_mode" && r.locked));
+}
+
+#[test]
+fn a_locked_provider_table_also_refuses_the_flags_that_override_it() {
+    let setup = setup(
+        Some(
+            "locked = [\"providers.team.base_url\"]\n[providers.team]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\n",
+        ),
+        None,
+    );
+    let mut settings = load_settings(&setup.paths, None).unwrap();
+    let text = |v: &String| toml::Value::String(v.clone());
+    let url =
+        settings.flag(&["base_url", "providers.*.base_url"], "--base-url", Some("http://evil.example".into()), text);
+    assert_eq!(url, None);
+    let model = settings.flag(&["model", "providers.*.model"], "--model", Some("m".to_string()), text);
+    assert_eq!(model.as_deref(), Some("m"));
+    assert!(settings.warnings.join("\n").contains("providers.team.base_url is locked"), "{:?}", settings.warnings);
 }
 
 #[test]

@@ -109,6 +109,26 @@ fn a_locked_system_key_holds_against_the_users_file_a_workspace_and_a_flag() {
 }
 
 #[test]
+fn a_locked_provider_table_sends_requests_where_the_system_says_whatever_the_flag() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    let system = format!("locked = [\"providers.gemini\"]\n[providers.gemini]\nbase_url = \"{}\"\n", mock.base_url());
+    s.write_system("config.toml", &system);
+    mock.push_turn(Turn::text("hello"));
+    let mut command = s.bare_command();
+    command.args(["--provider", "gemini", "--base-url", "http://127.0.0.1:9/v1", "-m", "test-model", "--workspace"]);
+    command.arg(&s.workspace).args(["-p", "hi"]);
+    let done = Session::run(command);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(mock.requests().len(), 1, "the request did not go where the system file says");
+    assert!(
+        done.stderr.contains("providers.gemini is locked by") && done.stderr.contains("--base-url"),
+        "{}",
+        done.stderr
+    );
+}
+
+#[test]
 fn a_workspaces_forbidden_keys_are_refused_with_a_warning() {
     let s = session();
     trusted_workspace(
