@@ -277,10 +277,12 @@ fn rows(merger: &Merger<'_>, sources: &Sources, locked: &[String]) -> Vec<Row> {
         .origins
         .iter()
         .filter_map(|(path, Origin { offset, profile })| {
-            let mut value = toml::Value::Table(values.clone());
-            for part in path {
-                value = value.get(part)?.clone();
+            let (last, parents) = path.split_last()?;
+            let mut table = &values;
+            for part in parents {
+                table = table.get(part)?.as_table()?;
             }
+            let value = table.get(last)?.clone();
             let (file, line) = sources.locate(*offset)?;
             let path_buf = file.to_path_buf();
             let source = match profile {
