@@ -53,6 +53,12 @@ impl Sources {
     fn at(&self, offset: usize) -> String {
         self.locate(offset).map_or_else(|| "?".into(), |(path, line)| format!("{}:{line}", path.display()))
     }
+
+    /// `FILE: line N`, as the errors of a single file say it.
+    fn error_at(&self, offset: usize) -> String {
+        self.locate(offset)
+            .map_or_else(|| "the merged settings".into(), |(path, line)| format!("{}: line {line}", path.display()))
+    }
 }
 
 /// Whether a layer was read, and if not why.
@@ -239,11 +245,11 @@ pub fn load_settings(paths: &Paths, workspace: Option<&Path>) -> Result<Settings
     let total = sources.files.last().map_or(0, |f| f.base + f.text.len());
     let deserializer = toml::de::Deserializer::from(Spanned::new(0..total, merger.table.clone()));
     let config = FileConfig::deserialize(deserializer).map_err(|e| {
-        let at = e.span().map(|span| sources.at(span.start)).unwrap_or_else(|| "the merged settings".into());
+        let at = e.span().map(|span| sources.error_at(span.start)).unwrap_or_else(|| "the merged settings".into());
         ConfigError::Layered(format!("{at}: {}", e.message()))
     })?;
     super::check_merged(&config).map_err(|(offset, message)| {
-        let at = offset.map(|o| sources.at(o)).unwrap_or_else(|| "the merged settings".into());
+        let at = offset.map(|o| sources.error_at(o)).unwrap_or_else(|| "the merged settings".into());
         ConfigError::Layered(format!("{at}: {message}"))
     })?;
 

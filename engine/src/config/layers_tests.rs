@@ -145,7 +145,7 @@ fn a_provider_table_of_the_system_file_may_be_chosen_by_the_user() {
     assert_eq!(settings.config.provider.as_ref().map(|p| p.get_ref().as_str()), Some("team"));
     let setup = super::tests::setup(None, Some("\nprovider = \"nowhere\"\n"));
     let message = load_settings(&setup.paths, None).unwrap_err().to_string();
-    assert!(message.contains("config.toml:2") && message.contains("unknown provider"), "{message}");
+    assert!(message.contains("config.toml: line 2: unknown provider"), "{message}");
 }
 
 #[test]
