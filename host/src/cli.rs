@@ -350,7 +350,7 @@ fn layered_settings(paths: &Paths, workspace: &Path, cli: &mut Cli) -> Result<co
     cli.provider = settings.flag(&["provider"], "--provider", cli.provider.take(), text);
     cli.base_url = settings.flag(&["base_url", "providers.*.base_url"], "--base-url", cli.base_url.take(), text);
     let mut stderr = std::io::stderr().lock();
-    for warning in &settings.warnings {
+    for warning in settings.warnings.iter().chain(&settings.notices()) {
         let _ = writeln!(stderr, "airlock: {}", airlock_engine::sanitize::line(warning));
     }
     Ok(settings)

@@ -148,6 +148,16 @@ impl Settings {
         Some(value)
     }
 
+    /// One line for each file that exists but was not read (an untrusted workspace's, one
+    /// changed since trust), as the policy and MCP loaders say theirs.
+    pub fn notices(&self) -> Vec<String> {
+        let skipped = self.layers.iter().filter_map(|layer| match &layer.state {
+            LayerState::Skipped(why) => Some(format!("ignoring the settings of {}: {why}", layer.path.display())),
+            _ => None,
+        });
+        skipped.collect()
+    }
+
     /// Whether `key` (dotted) lies under a locked path.
     pub fn is_locked(&self, key: &str) -> bool {
         self.lock_over(key).is_some()

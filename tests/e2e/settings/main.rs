@@ -160,7 +160,8 @@ fn a_workspaces_forbidden_keys_are_refused_with_a_warning() {
 fn an_untrusted_or_changed_workspace_file_is_not_read() {
     let s = session();
     s.write(".airlock/config.toml", "max_turns = 3\n");
-    let (shown, _) = show(&s, &[]);
+    let (shown, stderr) = show(&s, &[]);
+    assert!(stderr.contains("ignoring the settings of") && stderr.contains("not trusted"), "{stderr}");
     assert_eq!(shown["layers"][2]["state"], "skipped");
     assert!(shown["layers"][2]["reason"].as_str().unwrap().contains("not trusted"), "{shown}");
     assert_eq!(entry(&shown, "max_turns")["source"], "default");
