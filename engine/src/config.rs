@@ -20,7 +20,7 @@ use crate::capability::CallLimits;
 use crate::capability::search::SearchEndpoint;
 /// Kept here too: front ends read the paths and the settings together.
 use crate::policy::ApprovalMode;
-pub use layers::{Layer, LayerState, Row, Settings, Source, load_settings, system_config_file};
+pub use layers::{Layer, LayerState, Row, Settings, Source, check_workspace_file, load_settings, system_config_file};
 use merge::Role;
 pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
 /// A setting's value as `airlock config show` prints it.

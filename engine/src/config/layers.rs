@@ -285,6 +285,18 @@ pub fn load_settings(paths: &Paths, workspace: Option<&Path>) -> Result<Settings
     Ok(Settings { config, layers, profile: paths.profile.clone(), rows, locked: locked_dotted, warnings, system_file })
 }
 
+/// Checks a workspace's `.airlock/config.toml` as its layer would be read (`airlock trust`
+/// never pins a file that would then stop every run): fine when there is none.
+pub fn check_workspace_file(workspace: &Path) -> Result<(), ConfigError> {
+    let path = super::mcp::workspace_config_path(workspace);
+    let invalid = |message: String| ConfigError::Invalid { path: path.clone(), message };
+    let Some(bytes) = super::mcp::read_workspace_config(workspace).map_err(invalid)? else {
+        return Ok(());
+    };
+    let text = String::from_utf8(bytes).map_err(|_| invalid("the file is not UTF-8".into()))?;
+    super::check_layer(&path, &text, Role::Workspace).map(|_| ())
+}
+
 /// The rows of the keys files set.
 fn rows(merger: &Merger<'_>, sources: &Sources, locked: &[String]) -> Vec<Row> {
     let deserializer = toml::de::Deserializer::from(Spanned::new(0..0, merger.table.clone()));

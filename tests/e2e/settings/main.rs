@@ -157,6 +157,21 @@ fn a_workspaces_forbidden_keys_are_refused_with_a_warning() {
 }
 
 #[test]
+fn trust_refuses_a_workspace_settings_file_with_a_bad_key() {
+    let s = session();
+    s.write(".airlock/config.toml", "max_turns = 3\n\nmax_turn = 4\n");
+    let done = run_args(&s, &["trust"]);
+    assert_eq!(done.code, Some(52), "{}", done.stderr);
+    assert!(
+        done.stderr.contains(".airlock/config.toml: line 3") && done.stderr.contains("max_turn"),
+        "{}",
+        done.stderr
+    );
+    let (shown, _) = show(&s, &[]);
+    assert_eq!(shown["layers"][2]["state"], "skipped", "a bad file was trusted");
+}
+
+#[test]
 fn an_untrusted_or_changed_workspace_file_is_not_read() {
     let s = session();
     s.write(".airlock/config.toml", "max_turns = 3\n");
