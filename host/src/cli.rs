@@ -69,6 +69,9 @@ pub struct Cli {
     /// Print the AIRLOCK.md context files found and the assembled system prompt, and exit.
     #[arg(long)]
     show_context: bool,
+    /// Apply `[profiles.NAME]` of the system or user config.toml over the files.
+    #[arg(long, value_name = "NAME", global = true)]
+    profile: Option<String>,
     /// Let the built-in tools read a folder outside the workspace for this session;
     /// `DIR:read-write` lets them write there too, each write asked about. Repeatable.
     #[arg(long = "add-dir", value_name = "DIR")]
@@ -103,6 +106,11 @@ enum Command {
     Mcp {
         #[command(subcommand)]
         command: McpCommand,
+    },
+    /// The effective settings and where each came from.
+    Config {
+        #[command(subcommand)]
+        command: commands::config_show::ConfigCommand,
     },
 }
 
@@ -175,12 +183,19 @@ pub async fn run(cli: Cli) -> u8 {
 }
 
 async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
-    let paths = Paths::from_env().map_err(|e| Fatal::new(ExitCode::Config, e))?;
-    let file = config::load(&paths.config_file()).map_err(|e| Fatal::new(ExitCode::Config, e))?;
+    let mut paths = Paths::from_env().map_err(|e| Fatal::new(ExitCode::Config, e))?;
+    paths.profile = cli.profile.clone();
+    let workspace = workspace_root(cli.workspace.as_deref())?;
+    let mut cli = cli;
+    let settings = layered_settings(&paths, &workspace, &mut cli)?;
+    if let Some(Command::Config { command }) = &cli.command {
+        return written(commands::config_show::run(&settings, command, &mut std::io::stdout().lock()));
+    }
+    let mode_locked = settings.is_locked("approval_mode");
+    let file = settings.config;
     init_logging(&paths);
     // Temporary files that writes of a killed airlock left behind go first.
     airlock_files::leftovers::start(&paths.home);
-    let workspace = workspace_root(cli.workspace.as_deref())?;
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
 
     if let Some(Command::Trust(args)) = &cli.command {
@@ -211,6 +226,10 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         _ => None,
     };
     let mode = match &cli.command {
+        // A locked mode binds `mcp serve` too.
+        Some(Command::Mcp { command: McpCommand::Serve(_) }) if mode_locked => {
+            file.approval_mode.unwrap_or(ApprovalMode::Default)
+        }
         Some(Command::Mcp { command: McpCommand::Serve(args) }) => args.approval_mode,
         _ => cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default),
     };
@@ -265,8 +284,13 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
                 commands::mcp_serve::ServeError::Start(message) => Fatal::new(ExitCode::Failure, message),
             });
         }
-        Some(Command::Trust(_) | Command::Sessions { .. } | Command::Mcp { command: McpCommand::Manage(_) }) | None => {
-        }
+        Some(
+            Command::Trust(_)
+            | Command::Sessions { .. }
+            | Command::Config { .. }
+            | Command::Mcp { command: McpCommand::Manage(_) },
+        )
+        | None => {}
     }
 
     for folder in &cli.add_dir {
@@ -319,6 +343,29 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let _ = writeln!(std::io::stderr(), "{message}");
     }
     Ok(code)
+}
+
+/// The settings of every layer, with the flags a locked key refuses taken out of `cli`;
+/// what was refused is said once, here.
+fn layered_settings(paths: &Paths, workspace: &Path, cli: &mut Cli) -> Result<config::Settings, Fatal> {
+    let mut settings = config::load_settings(paths, Some(workspace)).map_err(|e| match e {
+        config::ConfigError::UnknownProfile { .. } => Fatal::new(ExitCode::Usage, e),
+        _ => Fatal::config(e),
+    })?;
+    let text = |value: &String| config::Value::String(value.clone());
+    let mode = |mode: &ApprovalMode| config::Value::String(mode.as_str().to_string());
+    // A flag also stands for the provider table's key it overrides.
+    cli.approval_mode = settings.flag(&["approval_mode"], "--approval-mode", cli.approval_mode, mode);
+    let turns = |n: &u32| config::Value::Integer((*n).into());
+    cli.max_turns = settings.flag(&["max_turns"], "--max-turns", cli.max_turns, turns);
+    cli.model = settings.flag(&["model", "providers.*.model"], "--model", cli.model.take(), text);
+    cli.provider = settings.flag(&["provider"], "--provider", cli.provider.take(), text);
+    cli.base_url = settings.flag(&["base_url", "providers.*.base_url"], "--base-url", cli.base_url.take(), text);
+    let mut stderr = std::io::stderr().lock();
+    for warning in settings.warnings.iter().chain(&settings.notices()) {
+        let _ = writeln!(stderr, "airlock: {}", airlock_engine::sanitize::line(warning));
+    }
+    Ok(settings)
 }
 
 /// Whether this run opens the interactive UI: `-i`, or no prompt, no `--ask`/`--stdin`,

@@ -42,6 +42,8 @@ mod scheduling;
 mod search;
 mod seed_tools;
 mod sessions;
+#[path = "settings/main.rs"]
+mod settings;
 mod startup_budget;
 mod terminal;
 mod trust;
