@@ -280,6 +280,7 @@ pub fn summary(
         session_id: session_id.to_string(),
         stats,
         status,
+        structured_output: None,
         todos: report.todos.iter().map(todo).collect(),
         tool_calls,
     }

@@ -1,9 +1,12 @@
-//! Settings: `$AIRLOCK_HOME/config.toml` (`AIRLOCK_HOME` defaults to `~/.airlock`), then
-//! command-line flags, which win. A malformed file is an error naming the file, line and
-//! problem; nothing is silently ignored (unknown keys included). The model provider
-//! settings (`provider`, `[providers.NAME]`, `[retry]`) live in [`providers`].
+//! Settings: the keys of `config.toml` ([`FileConfig`]) and the checks of one file. The
+//! files are read in layers — system, user, trusted workspace, profile — by [`layers`], then
+//! command-line flags win. A malformed file is an error naming the file, line and problem;
+//! nothing is silently ignored (unknown keys included). The model provider settings
+//! (`provider`, `[providers.NAME]`, `[retry]`) live in [`providers`].
 
+pub mod layers;
 pub mod mcp;
+mod merge;
 mod prompts;
 mod providers;
 
@@ -18,8 +21,12 @@ use crate::capability::CallLimits;
 use crate::capability::search::SearchEndpoint;
 /// Kept here too: front ends read the paths and the settings together.
 use crate::policy::ApprovalMode;
+pub use layers::{Layer, LayerState, Row, Settings, Source, check_workspace_file, load_settings, system_config_file};
+use merge::Role;
 pub use prompts::{ContextSettings, DEFAULT_FILE_NAMES, SkillSettings};
 pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
+/// A setting's value as `airlock config show` prints it.
+pub use toml::Value;
 
 /// The contents of `config.toml`.
 #[derive(Debug, Default, Deserialize)]
@@ -57,6 +64,12 @@ pub struct FileConfig {
     /// `[skills]`: whether skills are offered.
     #[serde(default)]
     pub skills: SkillSettings,
+    /// System file only: dotted key paths no other layer (nor a flag) may change.
+    #[serde(default)]
+    pub locked: Vec<String>,
+    /// `[profiles.NAME]`: keys that `--profile NAME` sets over the files.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, FileConfig>,
 }
 
 /// `[tools]`: limits applied to every tool call.
@@ -137,30 +150,103 @@ pub enum ConfigError {
     /// The chosen provider needs an API key that is not set.
     #[error("{0}")]
     MissingKey(String),
+    #[error(
+        "--profile {name}: unknown profile; known profiles: {known} (define one as [profiles.{name}] in the system or user config.toml)"
+    )]
+    UnknownProfile { name: String, known: String },
+    /// A problem of the layers together, located as `file:line: message`.
+    #[error("{0}")]
+    Layered(String),
 }
 
-/// Reads `config.toml`; a missing file means defaults.
+/// Reads one `config.toml` alone (no layers); a missing file means defaults.
 pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
         Err(e) => return Err(ConfigError::Read { path: path.to_path_buf(), reason: e.to_string() }),
     };
-    let config: FileConfig = toml::from_str(&text).map_err(|e| {
-        let location =
-            e.span().map(|span| format!("line {}: ", providers::line_of(&text, span.start))).unwrap_or_default();
-        ConfigError::Invalid { path: path.to_path_buf(), message: format!("{location}{}", e.message()) }
+    let config = check_layer(path, &text, Role::User)?;
+    check_merged(&config).map_err(|(offset, message)| {
+        let location = offset.map(|o| format!("line {}: ", providers::line_of(&text, o))).unwrap_or_default();
+        ConfigError::Invalid { path: path.to_path_buf(), message: format!("{location}{message}") }
     })?;
-    providers::check(&config, &text).map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
-    if config.max_turns == Some(0) {
-        return Err(ConfigError::Invalid { path: path.to_path_buf(), message: "max_turns must be at least 1".into() });
-    }
-    config.tools.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
-    config.commands.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
-    mcp::check_all(&config.mcp_servers)
-        .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
-    config.context.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     Ok(config)
+}
+
+/// Parses and checks one layer's file on its own: every check but those that need the
+/// other layers ([`check_merged`]).
+fn check_layer(path: &Path, text: &str, role: Role<'_>) -> Result<FileConfig, ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
+    let config: FileConfig = toml::from_str(text).map_err(|e| {
+        let location =
+            e.span().map(|span| format!("line {}: ", providers::line_of(text, span.start))).unwrap_or_default();
+        invalid(format!("{location}{}", e.message()))
+    })?;
+    check_values(&config, text).map_err(invalid)?;
+    for (name, profile) in &config.profiles {
+        if !profile.profiles.is_empty() || !profile.locked.is_empty() {
+            return Err(invalid(format!("[profiles.{name}] may not hold profiles or locked keys")));
+        }
+        check_values(profile, text).map_err(|e| invalid(format!("[profiles.{name}] {e}")))?;
+    }
+    match role {
+        Role::System => {
+            for key in &config.locked {
+                check_lockable(key).map_err(invalid)?;
+            }
+        }
+        // A workspace's `locked` is refused by the merge, with a warning.
+        Role::Workspace => {}
+        _ if !config.locked.is_empty() => {
+            return Err(invalid("`locked` is read only in the system file".into()));
+        }
+        _ => {}
+    }
+    Ok(config)
+}
+
+/// The checks of one file's values that need no other layer.
+fn check_values(config: &FileConfig, text: &str) -> Result<(), String> {
+    providers::check(config, text)?;
+    if config.max_turns == Some(0) {
+        return Err("max_turns must be at least 1".into());
+    }
+    config.tools.check()?;
+    config.commands.check()?;
+    config.context.check()?;
+    mcp::check_all(&config.mcp_servers)
+}
+
+/// The checks of the effective settings, whose parts may come from several layers: an error
+/// and the offset of the key it is about, when known.
+fn check_merged(config: &FileConfig) -> Result<(), (Option<usize>, String)> {
+    providers::check_known(config).map_err(|(offset, message)| (Some(offset), message))?;
+    config.tools.check().map_err(|m| (None, m))?;
+    config.commands.check().map_err(|m| (None, m))?;
+    config.context.check().map_err(|m| (None, m))?;
+    mcp::check_all(&config.mcp_servers).map_err(|m| (None, m))
+}
+
+/// `key` (dotted) names a key or table of `config.toml`: a document setting it to `true`
+/// fails for some other reason than an unknown field.
+fn check_lockable(key: &str) -> Result<(), String> {
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|part| part.is_empty()) || matches!(parts[0], "locked" | "profiles") {
+        return Err(format!("locked: `{key}` is not a key that can be locked"));
+    }
+    let mut value = toml::Value::Boolean(true);
+    for part in parts.iter().rev() {
+        let mut table = toml::Table::new();
+        table.insert((*part).to_string(), value);
+        value = toml::Value::Table(table);
+    }
+    match value.try_into::<FileConfig>() {
+        Err(e) if e.message().contains("unknown field") => {
+            Err(format!("locked: `{key}` is not a key of config.toml ({})", e.message()))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

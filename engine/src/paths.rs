@@ -35,10 +35,18 @@ pub struct Paths {
     /// The user's plugin folder.
     pub plugins: PathBuf,
     pub logs: PathBuf,
+    /// The system layer's folder (`config.toml`, `policy.toml`): `/etc/airlock`, or
+    /// `$AIRLOCK_SYSTEM_DIR` (tests and packagers set it).
+    pub system: PathBuf,
+    /// The profile `--profile` chose: every reader of the settings applies it.
+    pub profile: Option<String>,
 }
 
+/// The system layer's folder when `AIRLOCK_SYSTEM_DIR` is not set.
+pub const SYSTEM_DIR: &str = "/etc/airlock";
+
 impl Paths {
-    /// Reads `AIRLOCK_HOME`, `AIRLOCK_CACHE_DIR` and `HOME`; creates the home and cache
+    /// Reads `AIRLOCK_HOME`, `AIRLOCK_CACHE_DIR`, `AIRLOCK_SYSTEM_DIR` and `HOME`; creates the home and cache
     /// folders when missing (a folder must exist to have a canonical path).
     pub fn from_env() -> Result<Self, PathsError> {
         let home = match std::env::var_os("AIRLOCK_HOME") {
@@ -49,7 +57,11 @@ impl Paths {
             },
         };
         let cache = std::env::var_os("AIRLOCK_CACHE_DIR").filter(|dir| !dir.is_empty()).map(PathBuf::from);
-        Self::new(&home, cache.as_deref())
+        let mut paths = Self::new(&home, cache.as_deref())?;
+        if let Some(system) = std::env::var_os("AIRLOCK_SYSTEM_DIR").filter(|dir| !dir.is_empty()) {
+            paths.system = PathBuf::from(system);
+        }
+        Ok(paths)
     }
 
     /// The paths for a home folder and an optional separate cache folder, both made
@@ -57,7 +69,14 @@ impl Paths {
     pub fn new(home: &Path, cache: Option<&Path>) -> Result<Self, PathsError> {
         let home = canonical_folder(home)?;
         let cache = canonical_folder(&cache.map_or_else(|| home.join("cache"), Path::to_path_buf))?;
-        Ok(Self { plugins: home.join("plugins"), logs: home.join("logs"), cache, home })
+        Ok(Self {
+            plugins: home.join("plugins"),
+            logs: home.join("logs"),
+            cache,
+            home,
+            system: PathBuf::from(SYSTEM_DIR),
+            profile: None,
+        })
     }
 
     /// The folders no tool may write to: the home (policy, trust, plugins, sessions) and

@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 use super::ExitCode;
 use super::ask::Terminal;
 use super::headless::{self, OutputFormat, Printer};
+use super::output_schema::OutputSchema;
 use airlock_door::{Orders, Output, Question, Session};
 use airlock_protocol::shown as sanitize;
 use airlock_protocol::{Answer, ApprovalMode, GrantAnswer, Order};
@@ -17,13 +18,16 @@ use airlock_protocol::{Answer, ApprovalMode, GrantAnswer, Order};
 const LAST_OUTPUTS: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How a headless run prints and answers.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct Options {
     pub format: OutputFormat,
     /// Ask the terminal (`--ask`) instead of refusing.
     pub ask: bool,
     /// The session's approval mode, named in refusals.
     pub mode: ApprovalMode,
+    /// The schema the final answer must follow (`--output-schema`); the session was
+    /// started with it too, so the model was told.
+    pub schema: Option<OutputSchema>,
 }
 
 /// Runs `prompt` in `session` to its end and returns the exit code.
@@ -42,7 +46,10 @@ pub async fn run(
     let prompt = prompt.text;
     session.submit(Order::UserTurn { text: prompt });
     let terminal = options.ask.then(Terminal::default);
-    let mut printer = Printer::new(options.format);
+    let mut printer = match options.schema {
+        Some(_) => Printer::checking(options.format),
+        None => Printer::new(options.format),
+    };
     let report = loop {
         match outputs.recv().await {
             Some(Output::Event(event)) => printer.event(&event),
@@ -74,7 +81,7 @@ pub async fn run(
         }
     }
     match report {
-        Some(report) => headless::finish(options.format, &info, &report, printer.done()),
+        Some(report) => headless::finish(options.format, &info, &report, printer.done(), options.schema.as_ref()),
         None => {
             use std::io::Write as _;
             let message = "the engine stopped before the run ended (see $AIRLOCK_HOME/logs/airlock.log)";

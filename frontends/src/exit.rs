@@ -22,6 +22,8 @@ pub enum ExitCode {
     /// The model kept repeating itself (the same call, or the same text) after it was told
     /// to change course.
     LoopDetected = 54,
+    /// The final answer was not JSON valid against the `--output-schema` schema.
+    OutputSchema = 55,
     /// The run was cancelled (Ctrl-C, SIGTERM).
     Cancelled = 130,
 }

@@ -9,6 +9,11 @@
 //! stderr share a terminal a line of stderr never starts where the model's text left off.
 //! The JSON modes print the protocol's types (`airlock_protocol`), converted from the
 //! engine's values by `airlock_door::edge`.
+//!
+//! With `--output-schema` the final answer is checked ([`super::output_schema`]): `text`
+//! holds the model's text back and prints only the answer's JSON, on one line, once it
+//! passed; the JSON modes carry it as `structured_output`. An answer that fails exits 55
+//! with the reason on stderr, and `text` prints nothing on stdout.
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
@@ -24,6 +29,7 @@ use airlock_protocol::{ErrorBody, JsonOutput, ResultLine, ResultType, RunStatus,
 use super::ExitCode;
 use super::json;
 use super::live::LiveOutput;
+use super::output_schema::{Mismatch, OutputSchema};
 
 /// How a headless run prints (clap's kebab-case names: `text`, `json`, `stream-json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -38,6 +44,8 @@ pub enum OutputFormat {
 pub struct Printed {
     lines: Lines,
     warnings: Vec<String>,
+    /// The text of the latest model response, kept when the run checks its final answer.
+    answer: Option<String>,
 }
 
 /// Where the text front end left its lines. Redirected, stdout holds the answer exactly as
@@ -105,6 +113,14 @@ impl Printer {
         }
     }
 
+    /// A printer for a run whose final answer is checked against a schema: it keeps the
+    /// latest response's text, and in `text` mode prints none of the model's text.
+    pub fn checking(format: OutputFormat) -> Self {
+        let mut printer = Self::new(format);
+        printer.printed.answer = Some(String::new());
+        printer
+    }
+
     pub fn event(&mut self, event: &Event) {
         match event {
             Event::PluginProblem(problem) => {
@@ -112,6 +128,19 @@ impl Printer {
             }
             Event::Warning { message } => self.printed.warnings.push(message.clone()),
             _ => {}
+        }
+        if let Some(answer) = &mut self.printed.answer {
+            match event {
+                Event::TurnStarted { .. } => answer.clear(),
+                // The text mode prints the answer only once it was checked.
+                Event::Text { delta } => {
+                    answer.push_str(delta);
+                    if self.format == OutputFormat::Text {
+                        return;
+                    }
+                }
+                _ => {}
+            }
         }
         match self.format {
             OutputFormat::Json => {}
@@ -202,29 +231,53 @@ fn call_line(update: &airlock_door::events::CallUpdate, what: &str) -> String {
     line
 }
 
-/// Prints the end of the run and returns the exit code.
-pub fn finish(format: OutputFormat, session: &Info, report: &Report, mut printed: Printed) -> ExitCode {
-    let (code, status, error) = outcome(report);
+/// Prints the end of the run and returns the exit code. With `schema`, a completed run's
+/// final answer must be JSON valid against it.
+pub fn finish(
+    format: OutputFormat,
+    session: &Info,
+    report: &Report,
+    mut printed: Printed,
+    schema: Option<&OutputSchema>,
+) -> ExitCode {
+    let (mut code, mut status, mut error) = outcome(report);
+    let mut structured = None;
+    if let (Some(schema), ExitCode::Success) = (schema, code) {
+        match schema.check(printed.answer.as_deref().unwrap_or_default()) {
+            Ok(value) => structured = Some(value),
+            Err(Mismatch(why)) => {
+                (code, status, error) = (ExitCode::OutputSchema, RunStatus::Error, Some(("output_schema", why)))
+            }
+        }
+    }
+    let summary = |report: &Report| {
+        let mut summary = summary(session, report, status, error.as_ref());
+        summary.structured_output = structured.clone();
+        summary
+    };
     match format {
         OutputFormat::Text => {
-            printed.lines.end_stdout_line(&mut std::io::stdout().lock());
+            let mut stdout = std::io::stdout().lock();
+            match &structured {
+                Some(value) => {
+                    let _ = super::output_schema::write_json(&mut stdout, value);
+                }
+                None => printed.lines.end_stdout_line(&mut stdout),
+            }
         }
         OutputFormat::Json => {
             let output = JsonOutput {
                 model: session.model.clone(),
                 provider: session.provider.clone(),
                 response: report.response.clone(),
-                summary: summary(session, report, status, error.as_ref()),
+                summary: summary(report),
                 warnings: std::mem::take(&mut printed.warnings),
             };
             write_line(&mut std::io::stdout().lock(), &output);
         }
         OutputFormat::StreamJson => {
-            let result = ResultLine {
-                summary: summary(session, report, status, error.as_ref()),
-                timestamp: json::now_millis(),
-                kind: ResultType::Result,
-            };
+            let result =
+                ResultLine { summary: summary(report), timestamp: json::now_millis(), kind: ResultType::Result };
             write_line(&mut std::io::stdout().lock(), &result);
         }
     }

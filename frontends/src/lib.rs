@@ -21,6 +21,7 @@ pub mod headless;
 pub mod json;
 mod live;
 pub mod mcp;
+pub mod output_schema;
 pub mod slash;
 pub mod tui;
 

@@ -69,10 +69,17 @@ pub struct Cli {
     /// Print the AIRLOCK.md context files found and the assembled system prompt, and exit.
     #[arg(long)]
     show_context: bool,
+    /// Apply `[profiles.NAME]` of the system or user config.toml over the files.
+    #[arg(long, value_name = "NAME", global = true)]
+    profile: Option<String>,
     /// Let the built-in tools read a folder outside the workspace for this session;
     /// `DIR:read-write` lets them write there too, each write asked about. Repeatable.
     #[arg(long = "add-dir", value_name = "DIR")]
     add_dir: Vec<String>,
+    /// Headless: the final answer must be JSON valid against this JSON Schema file; it is
+    /// printed alone on stdout, and an answer that is not valid exits 55.
+    #[arg(long, value_name = "FILE", conflicts_with = "interactive")]
+    output_schema: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -109,6 +116,11 @@ enum Command {
     Skills {
         #[command(subcommand)]
         command: commands::prompts::SkillsCommand,
+    },
+    /// The effective settings and where each came from.
+    Config {
+        #[command(subcommand)]
+        command: commands::config_show::ConfigCommand,
     },
 }
 
@@ -181,12 +193,19 @@ pub async fn run(cli: Cli) -> u8 {
 }
 
 async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
-    let paths = Paths::from_env().map_err(|e| Fatal::new(ExitCode::Config, e))?;
-    let file = config::load(&paths.config_file()).map_err(|e| Fatal::new(ExitCode::Config, e))?;
+    let mut paths = Paths::from_env().map_err(|e| Fatal::new(ExitCode::Config, e))?;
+    paths.profile = cli.profile.clone();
+    let workspace = workspace_root(cli.workspace.as_deref())?;
+    let mut cli = cli;
+    let settings = layered_settings(&paths, &workspace, &mut cli)?;
+    if let Some(Command::Config { command }) = &cli.command {
+        return written(commands::config_show::run(&settings, command, &mut std::io::stdout().lock()));
+    }
+    let mode_locked = settings.is_locked("approval_mode");
+    let file = settings.config;
     init_logging(&paths);
     // Temporary files that writes of a killed airlock left behind go first.
     airlock_files::leftovers::start(&paths.home);
-    let workspace = workspace_root(cli.workspace.as_deref())?;
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
 
     if let Some(Command::Trust(args)) = &cli.command {
@@ -219,7 +238,18 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let candidates = context_files::candidates(&paths.home, &folders, &names);
         return written(show_context::print(&candidates, &context, &system, &mut std::io::stdout().lock()));
     }
+    // Checked before the tools load, which can take seconds: a bad schema file fails at once.
+    let schema = match (&cli.command, cli.output_schema.as_deref()) {
+        (None, Some(path)) => commands::output_schema::load(path, wants_ui(&cli)?)
+            .map(Some)
+            .map_err(|message| Fatal::new(ExitCode::Usage, message))?,
+        _ => None,
+    };
     let mode = match &cli.command {
+        // A locked mode binds `mcp serve` too.
+        Some(Command::Mcp { command: McpCommand::Serve(_) }) if mode_locked => {
+            file.approval_mode.unwrap_or(ApprovalMode::Default)
+        }
         Some(Command::Mcp { command: McpCommand::Serve(args) }) => args.approval_mode,
         _ => cli.approval_mode.or(file.approval_mode).unwrap_or(ApprovalMode::Default),
     };
@@ -279,6 +309,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             | Command::Sessions { .. }
             | Command::Commands { .. }
             | Command::Skills { .. }
+            | Command::Config { .. }
             | Command::Mcp { command: McpCommand::Manage(_) },
         )
         | None => {}
@@ -309,6 +340,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         limits: file.tools.limits(),
         resume: cli.resume,
         commands: file.commands,
+        output_schema: schema.as_ref().map(|s| s.value().clone()),
         prompts: engine::PromptSettings {
             context_file_names: file.context.file_names(),
             skills: file.skills.enabled(),
@@ -321,7 +353,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let options = tui::Options { prompt: cli.interactive, mode, home };
         tui::run(session, outputs, options).await
     } else {
-        let options = exec::Options { format: cli.output_format, ask: cli.ask, mode };
+        let options = exec::Options { format: cli.output_format, ask: cli.ask, mode, schema };
         exec::run(session, outputs, prompt, options).await
     };
     // Commands left running in the background end with airlock, and the user is told which.
@@ -337,6 +369,29 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let _ = writeln!(std::io::stderr(), "{message}");
     }
     Ok(code)
+}
+
+/// The settings of every layer, with the flags a locked key refuses taken out of `cli`;
+/// what was refused is said once, here.
+fn layered_settings(paths: &Paths, workspace: &Path, cli: &mut Cli) -> Result<config::Settings, Fatal> {
+    let mut settings = config::load_settings(paths, Some(workspace)).map_err(|e| match e {
+        config::ConfigError::UnknownProfile { .. } => Fatal::new(ExitCode::Usage, e),
+        _ => Fatal::config(e),
+    })?;
+    let text = |value: &String| config::Value::String(value.clone());
+    let mode = |mode: &ApprovalMode| config::Value::String(mode.as_str().to_string());
+    // A flag also stands for the provider table's key it overrides.
+    cli.approval_mode = settings.flag(&["approval_mode"], "--approval-mode", cli.approval_mode, mode);
+    let turns = |n: &u32| config::Value::Integer((*n).into());
+    cli.max_turns = settings.flag(&["max_turns"], "--max-turns", cli.max_turns, turns);
+    cli.model = settings.flag(&["model", "providers.*.model"], "--model", cli.model.take(), text);
+    cli.provider = settings.flag(&["provider"], "--provider", cli.provider.take(), text);
+    cli.base_url = settings.flag(&["base_url", "providers.*.base_url"], "--base-url", cli.base_url.take(), text);
+    let mut stderr = std::io::stderr().lock();
+    for warning in settings.warnings.iter().chain(&settings.notices()) {
+        let _ = writeln!(stderr, "airlock: {}", airlock_engine::sanitize::line(warning));
+    }
+    Ok(settings)
 }
 
 /// Whether this run opens the interactive UI: `-i`, or no prompt, no `--ask`/`--stdin`,

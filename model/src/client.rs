@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
-use super::{ModelError, ModelEvent, ModelRequest, ProviderConfig, ProviderKind, anthropic, gemini, openai};
+use super::{
+    ModelError, ModelEvent, ModelRequest, ProviderConfig, ProviderKind, anthropic, gemini, openai, structured,
+};
 
 /// A client for one configured provider.
 #[derive(Debug, Clone)]
@@ -96,7 +98,10 @@ impl ModelClient {
 /// The body `config`'s wire sends for `request`: bytes written straight from the history.
 pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest<'_>) -> Vec<u8> {
     match config.kind {
-        ProviderKind::Gemini => gemini::request_body(request),
+        ProviderKind::Gemini => {
+            let takes = structured::gemini_takes(&config.model, !request.tools.is_empty());
+            gemini::request_body(&ModelRequest { output_schema: request.output_schema.filter(|_| takes), ..*request })
+        }
         ProviderKind::Openai => openai::request_body(&config.model, request),
         ProviderKind::Anthropic => anthropic::request_body(&config.model, config.max_tokens, request),
     }

@@ -9,7 +9,7 @@ async fn an_unreachable_server_is_retried_then_a_connect_error_naming_the_url() 
     let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port());
     let base = format!("http://127.0.0.1:{}/v1", port.unwrap_or(9));
     let history = sample_history();
-    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None };
+    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None };
     let (events, result) = stream_all(config(ProviderKind::Openai, &base), request).await;
     assert_eq!(events.iter().filter(|e| matches!(e, ModelEvent::Retrying { .. })).count(), 4);
     match result {
@@ -27,7 +27,7 @@ async fn an_unreachable_server_is_retried_then_a_connect_error_naming_the_url() 
 #[tokio::test]
 async fn an_unusable_base_url_is_not_retried() {
     let history = sample_history();
-    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None };
+    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None };
     let (events, result) = stream_all(config(ProviderKind::Anthropic, "not a url"), request).await;
     assert!(events.is_empty());
     assert!(matches!(&result, Err(ModelError::BadRequest { reason, .. }) if !reason.is_empty()), "{result:?}");
@@ -52,6 +52,9 @@ fn the_stream_future_can_move_between_threads() {
         panic!("client");
     };
     let mut on_event = |_: ModelEvent| {};
-    let future = client.stream(ModelRequest { system: None, messages: &[], tools: &[], cache: None }, &mut on_event);
+    let future = client.stream(
+        ModelRequest { system: None, messages: &[], tools: &[], cache: None, output_schema: None },
+        &mut on_event,
+    );
     assert_send(&future);
 }

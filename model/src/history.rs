@@ -116,7 +116,7 @@ impl History {
 
     /// A request carrying the whole conversation, encoded through the cache.
     pub fn request<'a>(&'a self, system: Option<&'a str>, tools: &'a [ToolDeclaration]) -> ModelRequest<'a> {
-        ModelRequest { system, messages: &self.messages, tools, cache: Some(&self.cache) }
+        ModelRequest { system, messages: &self.messages, tools, cache: Some(&self.cache), output_schema: None }
     }
 }
 

@@ -23,6 +23,7 @@ mod openai;
 mod recorded;
 mod retry;
 mod sse;
+mod structured;
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
@@ -37,6 +38,7 @@ pub use history::{EncodeCache, History};
 #[doc(hidden)]
 pub use recorded::decode_body;
 pub use retry::RetryPolicy;
+pub use structured::{fits_strict, gemini_takes};
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -227,6 +229,9 @@ pub struct ModelRequest<'a> {
     /// The encodings of `messages` kept from earlier requests: only a [`History`] hands
     /// one out ([`History::request`]); `None` encodes every message afresh.
     pub cache: Option<&'a EncodeCache>,
+    /// The JSON Schema the answer must follow (`--output-schema`), sent in each wire's
+    /// structured-output field where the wire and model take it ([`structured`]).
+    pub output_schema: Option<&'a serde_json::Value>,
 }
 
 /// Token counts reported by the provider for one response.

@@ -19,6 +19,7 @@ use super::history::{Fragments, with_fragments};
 use super::http::post_sse;
 use super::json;
 use super::sse::SseStream;
+use super::structured;
 use super::{
     FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, ProviderKind, Role, Stop, Usage,
     generated_call_id,
@@ -78,6 +79,9 @@ pub(super) fn request_body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
     });
     out.extend_from_slice(b"],\"model\":");
     json::string(&mut out, model);
+    if let Some(schema) = request.output_schema {
+        structured::openai_field(&mut out, schema);
+    }
     out.extend_from_slice(b",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
     if !request.tools.is_empty() {
         out.extend_from_slice(b",\"tools\":[");

@@ -28,7 +28,7 @@ fn request_body_carries_history_system_and_tools() {
     let tools = sample_tools();
     let body = parsed(request_body(
         "m",
-        &ModelRequest { system: Some("be brief"), messages: &history, tools: &tools, cache: None },
+        &ModelRequest { system: Some("be brief"), messages: &history, tools: &tools, cache: None, output_schema: None },
     ));
     let expected = json!({
         "model": "m",
@@ -80,7 +80,10 @@ fn request_body_omits_empty_tools_and_puts_tool_messages_before_user_text() {
             ],
         },
     ];
-    let body = parsed(request_body("m", &ModelRequest { system: None, messages: &history, tools: &[], cache: None }));
+    let body = parsed(request_body(
+        "m",
+        &ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None },
+    ));
     assert!(body.get("tools").is_none());
     assert_eq!(
         body["messages"],
@@ -162,7 +165,7 @@ async fn done_without_a_finish_reason_is_a_cut_stream_and_retried() {
     ));
     mock.push_turn(Turn::text("whole"));
     let history = sample_history();
-    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None };
+    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None };
     let (events, result) = stream_all(config(ProviderKind::Openai, &mock.base_url()), request).await;
     assert!(result.is_ok(), "{result:?}");
     assert_eq!(mock.requests().len(), 2);

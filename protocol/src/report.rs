@@ -54,6 +54,10 @@ pub struct Summary {
     pub stats: Stats,
     /// How the run ended.
     pub status: RunStatus,
+    /// The final answer as JSON, valid against the schema of `--output-schema`; absent
+    /// without that flag, and when the answer was not valid (the error says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<serde_json::Value>,
     /// The model's plan at the end of the run (`write_todos`); empty when it kept none.
     pub todos: Vec<Todo>,
     /// Every finished tool call, in the order they finished.

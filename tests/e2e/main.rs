@@ -29,6 +29,7 @@ mod mcp_serve;
 #[path = "mcp_serve_rust/main.rs"]
 mod mcp_serve_rust;
 mod mcp_source;
+mod output_schema;
 #[path = "paths/main.rs"]
 mod paths;
 mod plugin_faults;
@@ -43,6 +44,8 @@ mod scheduling;
 mod search;
 mod seed_tools;
 mod sessions;
+#[path = "settings/main.rs"]
+mod settings;
 mod startup_budget;
 mod terminal;
 mod trust;

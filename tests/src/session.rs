@@ -1,4 +1,5 @@
-//! A hermetic run of the real `airlock` binary: a temporary home (`AIRLOCK_HOME`, `HOME`)
+//! A hermetic run of the real `airlock` binary: a temporary home (`AIRLOCK_HOME`, `HOME`),
+//! system settings folder (`AIRLOCK_SYSTEM_DIR`, empty unless a test writes to it)
 //! and workspace, an environment holding nothing but what the test sets (no user config,
 //! no real API keys), stdin closed, and the model at a [`MockModel`] on 127.0.0.1. The home
 //! starts with a `config.toml` holding [`FAST_RETRIES`], so a test that scripts a failure
@@ -68,6 +69,18 @@ impl Session {
         std::fs::write(home.join("config.toml"), text).unwrap_or_else(|e| panic!("write config.toml: {e}"));
     }
 
+    /// `$AIRLOCK_SYSTEM_DIR`: the system layer's folder (created by [`Session::write_system`]).
+    pub fn system_dir(&self) -> PathBuf {
+        self.home.path().join("system")
+    }
+
+    /// Writes `name` (`config.toml`, `policy.toml`) into the system layer's folder.
+    pub fn write_system(&self, name: &str, text: &str) {
+        let dir = self.system_dir();
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
+        std::fs::write(dir.join(name), text).unwrap_or_else(|e| panic!("write {name}: {e}"));
+    }
+
     /// `$AIRLOCK_HOME`.
     pub fn airlock_home(&self) -> PathBuf {
         self.home.path().join(".airlock")
@@ -103,6 +116,7 @@ impl Session {
             .env("HOME", self.home.path())
             .env("AIRLOCK_HOME", self.airlock_home())
             .env("AIRLOCK_CACHE_DIR", &self.cache)
+            .env("AIRLOCK_SYSTEM_DIR", self.system_dir())
             .env("AIRLOCK_LOG", "info")
             .current_dir(self.workspace_dir.path())
             .stdin(Stdio::null());

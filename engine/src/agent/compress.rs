@@ -306,7 +306,13 @@ impl Agent {
                 text: format!("{SUMMARY_REQUEST}\n\n<conversation>\n{transcript}</conversation>"),
             }],
         }];
-        let request = ModelRequest { system: Some(SUMMARY_SYSTEM), messages: &messages, tools: &[], cache: None };
+        let request = ModelRequest {
+            system: Some(SUMMARY_SYSTEM),
+            messages: &messages,
+            tools: &[],
+            cache: None,
+            output_schema: None,
+        };
         let mut text = String::new();
         let mut usage = Usage::default();
         let mut on_event = |event: ModelEvent| match event {

@@ -27,8 +27,8 @@ use crate::events::{CallStatus, Event, EventSink, Todo};
 use crate::scheduler::{CompletedCall, Scheduler};
 use crate::session::{Recorder, SessionError};
 use airlock_model::{
-    FunctionCall, FunctionResponse, History, Message, ModelClient, ModelError, ModelEvent, Part, Role, Stop,
-    ToolDeclaration, Usage, UsageKind,
+    FunctionCall, FunctionResponse, History, Message, ModelClient, ModelError, ModelEvent, ModelRequest, Part, Role,
+    Stop, ToolDeclaration, Usage, UsageKind,
 };
 use compress::Anchor;
 pub use compress::CompressError;
@@ -36,7 +36,7 @@ pub use compress::SUMMARY_PREFIX;
 pub use finish::Unusable;
 use finish::{Brought, Verdict};
 use loop_detect::{CallRepeats, ContentRepeats, Repetition};
-pub use prompt::system_prompt;
+pub use prompt::{output_schema_section, system_prompt};
 
 /// Paused answers in a row with nothing in them after which the run ends as unusable.
 const MAX_EMPTY_PAUSES: u32 = 3;
@@ -136,6 +136,9 @@ pub struct Agent {
     warned_uncompressible: bool,
     /// The model's latest plan ([`todos`]).
     todos: Vec<Todo>,
+    /// The JSON Schema of the final answer (`--output-schema`), sent with every request of
+    /// a turn: which response is the last one is only known once it came.
+    output_schema: Option<serde_json::Value>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -160,6 +163,7 @@ impl Agent {
             compress_paused_until: 0,
             warned_uncompressible: false,
             todos: Vec::new(),
+            output_schema: None,
         };
         agent.declare_tools();
         agent
@@ -210,6 +214,11 @@ impl Agent {
     pub fn record_to(&mut self, recorder: Recorder) {
         self.scheduler.keep_outputs_in(recorder.outputs_dir());
         self.recorder = Some(recorder);
+    }
+
+    /// Asks for answers that follow `schema` in each request's structured-output field.
+    pub fn set_output_schema(&mut self, schema: Option<serde_json::Value>) {
+        self.output_schema = schema;
     }
 
     /// Sends the next requests through `client` (another model of the same provider).
@@ -470,7 +479,10 @@ impl Agent {
     /// One model request: streams its events out and returns the text, calls and usage.
     /// A response that starts chanting is abandoned at once.
     async fn turn(&self, events: &EventSink, cancel: &Cancellation) -> Result<Answer, TurnError> {
-        let request = self.history.request(Some(&self.system), &self.declarations);
+        let request = ModelRequest {
+            output_schema: self.output_schema.as_ref(),
+            ..self.history.request(Some(&self.system), &self.declarations)
+        };
         let mut answer = Answer::default();
         let mut content = self.settings.loop_detection.then(ContentRepeats::default);
         let chanting = tokio::sync::Notify::new();

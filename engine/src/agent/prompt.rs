@@ -19,3 +19,13 @@ pub fn system_prompt(workspace: &Path, files: &[ContextFile]) -> String {
     prompt.push_str(&context_files::section(files));
     prompt
 }
+
+/// The paragraph a run with `--output-schema` adds: the final answer is one JSON value
+/// for `schema`, and nothing else. The schema is quoted whole, since not every wire or
+/// model takes it in a request field of its own.
+pub fn output_schema_section(schema: &serde_json::Value) -> String {
+    format!(
+        "\n\nYour final answer, the text you write once you need no more tools, must be exactly one JSON \
+         value valid against this JSON Schema, with no other text and no Markdown fence around it: {schema}"
+    )
+}

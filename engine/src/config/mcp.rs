@@ -1,5 +1,5 @@
-//! `[mcp_servers.NAME]` tables: in the user's `config.toml`, and in a trusted workspace's
-//! `.airlock/config.toml` (which may hold nothing else). Each table is checked whole: a bad
+//! `[mcp_servers.NAME]` tables: in the system and user `config.toml`, and in a trusted
+//! workspace's `.airlock/config.toml` (whose servers run under the workspace's grants). Each table is checked whole: a bad
 //! one is an error naming the server and what to fix, never silently half-used.
 
 use std::collections::BTreeMap;
@@ -117,9 +117,9 @@ impl ServerConfig {
 
 pub use crate::policy::mcp_grant::is_server_name;
 
-/// A trusted workspace's `.airlock/config.toml`: MCP servers only.
+/// The MCP servers of a trusted workspace's `.airlock/config.toml`; its other keys are
+/// read and checked as a settings layer ([`super::layers`]).
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct WorkspaceConfig {
     #[serde(default)]
     mcp_servers: BTreeMap<String, ServerConfig>,
@@ -142,15 +142,13 @@ pub fn load_workspace(workspace: &Path) -> Result<(BTreeMap<String, ServerConfig
     };
     let hash = airlock_files::content_hash(&bytes);
     let text = String::from_utf8(bytes).map_err(|_| format!("{}: the file is not UTF-8", path.display()))?;
-    let parsed: WorkspaceConfig = toml::from_str(&text).map_err(|e| {
-        format!("{}: {} (a workspace's config.toml holds only [mcp_servers.NAME] tables)", path.display(), e.message())
-    })?;
+    let parsed: WorkspaceConfig = toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?;
     check_all(&parsed.mcp_servers).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok((parsed.mcp_servers, hash))
 }
 
 /// The bytes of a workspace's `.airlock/config.toml`, `None` when there is none.
-fn read_workspace_config(workspace: &Path) -> Result<Option<Vec<u8>>, String> {
+pub(crate) fn read_workspace_config(workspace: &Path) -> Result<Option<Vec<u8>>, String> {
     let dir = airlock_files::open_dir(workspace).map_err(|e| format!("cannot open the workspace: {e}"))?;
     match airlock_files::read_file_in(&dir, Path::new(".airlock/config.toml"), 1 << 20) {
         Ok(bytes) => Ok(Some(bytes)),

@@ -93,16 +93,6 @@ pub struct ProviderFlags {
 /// Checks the provider settings of a parsed file. Problems are messages starting with
 /// the line they are on.
 pub(super) fn check(config: &FileConfig, text: &str) -> Result<(), String> {
-    if let Some(provider) = &config.provider
-        && !known(config, provider.get_ref())
-    {
-        return Err(format!(
-            "line {}: unknown provider `{}`; known providers: {}",
-            line_of(text, provider.span().start),
-            provider.get_ref(),
-            known_names(config)
-        ));
-    }
     if config.idle_timeout_secs == Some(0) {
         return Err("idle_timeout_secs must be at least 1".into());
     }
@@ -121,6 +111,18 @@ pub(super) fn check(config: &FileConfig, text: &str) -> Result<(), String> {
         check_table(name, table.get_ref()).map_err(|problem| format!("line {line}: [providers.{name}] {problem}"))?;
     }
     Ok(())
+}
+
+/// The top-level `provider` names a kind or a `[providers.NAME]` table of any layer: an
+/// error and the offset of the `provider` key.
+pub(super) fn check_known(config: &FileConfig) -> Result<(), (usize, String)> {
+    match &config.provider {
+        Some(provider) if !known(config, provider.get_ref()) => Err((
+            provider.span().start,
+            format!("unknown provider `{}`; known providers: {}", provider.get_ref(), known_names(config)),
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn check_table(name: &str, table: &ProviderTable) -> Result<(), String> {

@@ -136,6 +136,9 @@ pub struct Settings {
     pub resume: Option<String>,
     /// `[commands]` of `config.toml`.
     pub commands: airlock_sandbox::folders::Settings,
+    /// The JSON Schema the final answer must follow (`--output-schema`): named in the
+    /// system prompt and sent in each request's structured-output field.
+    pub output_schema: Option<serde_json::Value>,
     /// `[context]` and `[skills]` of `config.toml`.
     pub prompts: PromptSettings,
 }
@@ -200,11 +203,25 @@ pub(super) fn init(info: &Info, registry: &Registry) -> Event {
 
 /// Builds the session and sends its start-up events to `out`.
 pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<Started, StartError> {
-    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume, commands, prompts } =
-        settings;
+    let Settings {
+        paths,
+        workspace,
+        cwd,
+        provider,
+        max_turns,
+        loop_detection,
+        limits,
+        resume,
+        commands,
+        output_schema,
+        prompts,
+    } = settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
     let context = context_files::load(&paths.home, &workspace, &folders, &prompts.context_file_names);
     let mut system = agent::system_prompt(&workspace, &context);
+    if let Some(schema) = &output_schema {
+        system.push_str(&agent::output_schema_section(schema));
+    }
     let custom = Arc::new(crate::prompts::commands::load(&paths.home, &workspace));
     let skills = match prompts.skills {
         true => crate::prompts::skills::load(&paths.home, &workspace),
@@ -230,6 +247,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     scheduler.set_command_settings(commands);
     scheduler.set_skills(skills.list.iter().map(|s| (s.name.clone(), s.dir.clone())).collect());
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
+    agent.set_output_schema(output_schema);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
     let (recorded, recording_problem) = match &provider {
         // Nothing to record or resume: outputs cut for the caller are still kept whole.

@@ -98,7 +98,8 @@ pub struct McpConfigError(pub String);
 /// Every server configured for `workspace` (canonical): the user's, then a trusted
 /// workspace's, each with its grant.
 pub fn servers(paths: &Paths, workspace: &Path) -> Result<Servers, McpConfigError> {
-    let user_config = crate::config::load(&paths.config_file()).map_err(|e| McpConfigError(e.to_string()))?;
+    let user_config =
+        crate::config::load_settings(paths, Some(workspace)).map_err(|e| McpConfigError(e.to_string()))?.config;
     let policy_error = |e: crate::policy::PolicyError| McpConfigError(e.to_string());
     let user_policy = crate::policy::file::load(&paths.policy_file(), crate::policy::rules::RuleSource::User)
         .map_err(policy_error)?;
@@ -197,7 +198,7 @@ pub async fn probe(paths: &Paths, workspace: &Path, server: &ConfiguredServer, h
         probe.state = ProbeState::Disabled;
         return probe;
     }
-    let commands = crate::config::load(&paths.config_file()).map(|c| c.commands).unwrap_or_default();
+    let commands = crate::config::load_settings(paths, Some(workspace)).map(|s| s.config.commands).unwrap_or_default();
     let view = hub::view_for(paths, workspace, &commands);
     let home = hub::user_home();
     let host = launch::Host { workspace, home: home.as_deref(), view: &view, protected: &paths.protected(), helper };

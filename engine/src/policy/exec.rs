@@ -76,14 +76,21 @@ impl Policy {
         for command in &parsed.commands {
             let facts = CallFacts { command: Some(&command.text), parsed: Some(command), ..*facts };
             let decided = self.with_rules(|rules| {
-                rules::deciding(rules, &facts)
-                    .map(|rule| (rule.decision, format!("{} ({})", rule.origin, rule.scope())))
+                rules::deciding(rules, &facts).map(|rule| {
+                    let whose = if rule.source == rules::RuleSource::System { "system" } else { "user's" };
+                    (
+                        rule.decision,
+                        format!(
+                            "the {whose} policy denies `{}` (rule at {} ({}))",
+                            command.text,
+                            rule.origin,
+                            rule.scope()
+                        ),
+                    )
+                })
             });
-            if let Some((RuleDecision::Deny, rule)) = &decided {
-                return ExecVerdict::plain(Verdict::Deny(format!(
-                    "the user's policy denies `{}` (rule at {rule}); do not retry it",
-                    command.text
-                )));
+            if let Some((RuleDecision::Deny, why)) = &decided {
+                return ExecVerdict::plain(Verdict::Deny(format!("{why}; do not retry it")));
             }
             decisions.push(decided.map(|(decision, _)| decision));
         }

@@ -158,6 +158,28 @@ pub fn read_user_file(path: &Path) -> Result<Option<Vec<u8>>, PolicyError> {
     }
 }
 
+/// The rules of the system policy file `path` (none when it does not exist). It holds
+/// `[[rule]]`s only: what a plugin or server is granted stays the user's and the trusted
+/// workspace's to say, so a grant there is an error rather than silently unused.
+pub fn load_system(path: &Path) -> Result<Vec<Rule>, PolicyError> {
+    let file = load(path, RuleSource::System)?;
+    if let Some((name, table)) = file.grants.iter().next() {
+        return Err(PolicyError::Invalid {
+            path: path.to_path_buf(),
+            line: table.line,
+            message: format!("[grants.{name}]: the system policy file holds [[rule]]s only"),
+        });
+    }
+    if let Some(name) = file.mcp_servers.keys().next() {
+        return Err(PolicyError::Invalid {
+            path: path.to_path_buf(),
+            line: 1,
+            message: format!("[mcp_servers.{name}]: the system policy file holds [[rule]]s only"),
+        });
+    }
+    Ok(file.rules)
+}
+
 /// `bytes` as text, or the error that names `path`.
 pub(super) fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, PolicyError> {
     String::from_utf8(bytes).map_err(|_| PolicyError::Invalid {

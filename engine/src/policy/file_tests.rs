@@ -99,3 +99,17 @@ fn edits_keep_comments_and_round_trip() {
     assert_eq!(policy.grants["weather"].grant.env, ["B"]);
     assert!(!policy.grants.contains_key("other"));
 }
+
+#[test]
+fn the_system_file_holds_rules_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("policy.toml");
+    assert!(load_system(&path).unwrap().is_empty());
+    std::fs::write(&path, "[[rule]]\ntool = \"run_shell_command\"\ncommand = \"curl\"\ndecision = \"deny\"\n").unwrap();
+    let rules = load_system(&path).unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].source, RuleSource::System);
+    std::fs::write(&path, "\n[grants.weather]\nenv = [\"TOKEN\"]\n").unwrap();
+    let message = load_system(&path).unwrap_err().to_string();
+    assert!(message.contains("policy.toml:2") && message.contains("[[rule]]s only"), "{message}");
+}

@@ -1,6 +1,7 @@
 //! Policy: what plugins are granted and which calls run, ask or are refused.
 //!
-//! - [`file`]: the policy files (`$AIRLOCK_HOME/policy.toml`, `<workspace>/.airlock/policy.toml`);
+//! - [`file`]: the policy files (`/etc/airlock/policy.toml`'s rules, `$AIRLOCK_HOME/policy.toml`,
+//!   `<workspace>/.airlock/policy.toml`);
 //! - [`trust`]: which workspaces may use their own policy file (pinned to its hash);
 //! - [`rules`]: `[[rule]]` matching; [`mode`]: approval modes; [`approver`]: what asking the
 //!   user means (requests, answers) — showing the question is a front end's job;
@@ -87,6 +88,8 @@ pub struct Policy {
     /// choice, never the model's).
     mode: Mutex<ApprovalMode>,
     roots: Roots,
+    /// The system policy file's rules, which stand above every other ([`rules`]).
+    system: Vec<Rule>,
     user: PolicyFile,
     /// The workspace's policy, when the workspace is trusted.
     workspace: Option<PolicyFile>,
@@ -181,10 +184,12 @@ impl Policy {
         }
     }
 
-    /// Reads the user's policy, the trust store and (when trusted) the workspace's policy.
+    /// Reads the system's rules, the user's policy, the trust store and (when trusted) the
+    /// workspace's policy.
     pub fn load(paths: &Paths, roots: Roots, mode: ApprovalMode) -> Result<Self, PolicyError> {
         let user = file::load(&paths.policy_file(), RuleSource::User)?;
         let mut policy = Self::new(mode, roots, user);
+        policy.system = file::load_system(&paths.system.join("policy.toml"))?;
         let workspace_file = workspace_policy_path(&policy.roots.workspace);
         match read_workspace_policy(&policy.roots.workspace) {
             WorkspacePolicy::Missing => {}
@@ -241,6 +246,7 @@ impl Policy {
         Self {
             mode: Mutex::new(mode),
             roots,
+            system: Vec::new(),
             user,
             workspace: None,
             pinned: BTreeMap::new(),
@@ -406,14 +412,18 @@ impl Policy {
             return mode::by_mode(mode, tool.kind, confirmation);
         }
         let decided = self.with_rules(|rules| {
-            rules::deciding(rules, facts).map(|rule| (rule.decision, format!("{} ({})", rule.origin, rule.scope())))
+            rules::deciding(rules, facts).map(|rule| {
+                let whose = if rule.source == RuleSource::System { "system" } else { "user's" };
+                (
+                    rule.decision,
+                    format!("the {whose} policy denies this call (rule at {} ({}))", rule.origin, rule.scope()),
+                )
+            })
         });
         match decided {
             Some((RuleDecision::Allow, _)) => Verdict::Allow,
             Some((RuleDecision::Ask, _)) => Verdict::Ask,
-            Some((RuleDecision::Deny, rule)) => {
-                Verdict::Deny(format!("the user's policy denies this call (rule at {rule}); do not retry it"))
-            }
+            Some((RuleDecision::Deny, why)) => Verdict::Deny(format!("{why}; do not retry it")),
             None => {
                 // auto-edit approves edits of the workspace; an edit elsewhere (the memory
                 // file, which steers every later session) still asks.
@@ -481,7 +491,7 @@ impl Policy {
     fn with_rules<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = &Rule>) -> T) -> T {
         let session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
         let workspace = self.workspace.iter().flat_map(|w| w.rules.iter());
-        let mut all = session.iter().chain(self.user.rules.iter()).chain(workspace);
+        let mut all = self.system.iter().chain(session.iter()).chain(self.user.rules.iter()).chain(workspace);
         f(&mut all)
     }
 }

@@ -4,6 +4,11 @@
 //! allow. Sources are consulted in order — session, user, workspace — and the first source
 //! with a matching rule decides, so user rules beat workspace rules.
 //!
+//! The system's rules (`/etc/airlock/policy.toml`) stand above them all: a system `deny` or
+//! `ask` decides before any session, user or workspace rule and before the approval mode,
+//! so no "allow always", user `allow` or yolo mode undoes it. A system `allow` decides only
+//! when no other rule matches: it never overrides a person's own stricter rule.
+//!
 //! A workspace's rules are a repository's: they approve (`allow`) only a call that stays
 //! within that workspace ([`CallFacts::within_workspace`]), so no rule of a repository
 //! approves an edit of the user's memory, a write into another folder or a plugin its trust
@@ -34,6 +39,8 @@ impl RuleDecision {
 /// Where a rule comes from, in precedence order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum RuleSource {
+    /// `/etc/airlock/policy.toml` (or `$AIRLOCK_SYSTEM_DIR/policy.toml`).
+    System,
     /// "Allow always … for this session".
     Session,
     /// `$AIRLOCK_HOME/policy.toml`.
@@ -187,8 +194,15 @@ fn command_has_prefix(command: &str, prefix: &str) -> bool {
 /// highest priority within it, deny over ask over allow on a tie.
 pub fn deciding<'a>(rules: impl IntoIterator<Item = &'a Rule>, facts: &CallFacts<'_>) -> Option<&'a Rule> {
     let matching: Vec<&Rule> = rules.into_iter().filter(|rule| rule.matches(facts)).collect();
-    let source = matching.iter().map(|rule| rule.source).min()?;
-    matching.into_iter().filter(|rule| rule.source == source).max_by_key(|rule| (rule.priority, rule.decision))
+    let best = |source: RuleSource| {
+        matching.iter().copied().filter(|rule| rule.source == source).max_by_key(|rule| (rule.priority, rule.decision))
+    };
+    let system = best(RuleSource::System);
+    if system.is_some_and(|rule| rule.decision != RuleDecision::Allow) {
+        return system;
+    }
+    let source = matching.iter().map(|rule| rule.source).filter(|s| *s != RuleSource::System).min();
+    source.and_then(best).or(system)
 }
 
 #[cfg(test)]

@@ -99,3 +99,32 @@ fn mcp_rules_name_one_tool_or_every_tool_of_a_server() {
         assert!(!is_mcp_rule_tool(bad), "{bad}");
     }
 }
+
+#[test]
+fn a_system_deny_beats_session_user_and_workspace_allows_whatever_their_priority() {
+    let shell = "run_shell_command";
+    let rules = [
+        rule(Some(shell), Some("curl"), None, RuleDecision::Deny, 0, RuleSource::System),
+        rule(Some(shell), Some("curl"), None, RuleDecision::Allow, 1000, RuleSource::Session),
+        rule(Some(shell), None, None, RuleDecision::Allow, 1000, RuleSource::User),
+        rule(Some(shell), None, None, RuleDecision::Allow, 1000, RuleSource::Workspace),
+    ];
+    let decided = deciding(&rules, &facts(shell, Some("curl https://x.example"), None)).unwrap();
+    assert_eq!((decided.source, decided.decision), (RuleSource::System, RuleDecision::Deny));
+    // A command the system rule does not cover is decided as before.
+    let decided = deciding(&rules, &facts(shell, Some("ls"), None)).unwrap();
+    assert_eq!(decided.source, RuleSource::User);
+}
+
+#[test]
+fn a_system_allow_never_overrides_a_persons_stricter_rule() {
+    let shell = "run_shell_command";
+    let rules = [
+        rule(Some(shell), Some("git"), None, RuleDecision::Allow, 0, RuleSource::System),
+        rule(Some(shell), Some("git push"), None, RuleDecision::Deny, 0, RuleSource::User),
+    ];
+    let decided = deciding(&rules, &facts(shell, Some("git push"), None)).unwrap();
+    assert_eq!((decided.source, decided.decision), (RuleSource::User, RuleDecision::Deny));
+    let decided = deciding(&rules, &facts(shell, Some("git status"), None)).unwrap();
+    assert_eq!((decided.source, decided.decision), (RuleSource::System, RuleDecision::Allow));
+}

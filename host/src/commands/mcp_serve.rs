@@ -137,6 +137,7 @@ fn start(
         limits: context.limits,
         resume: None,
         commands: context.commands.clone(),
+        output_schema: None,
         // No model reads a system prompt here.
         prompts: engine::PromptSettings::default(),
     };

@@ -62,6 +62,8 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     };
     let plugin_dir = folder.join(".airlock").join("plugins");
     let (plugins, problems) = workspace_digests(&plugin_dir);
+    // Its settings file is checked as the next run will read it: a bad key is never pinned.
+    airlock_engine::config::check_workspace_file(&folder).map_err(|e| CommandError::Config(e.to_string()))?;
     let config_hash = airlock_engine::mcp::config::workspace_config_hash(&folder)
         .map_err(|reason| PolicyError::Read { path: folder.join(".airlock").join("config.toml"), reason })?;
     store.trust(&folder, &policy.hash, plugins.clone());

@@ -16,7 +16,7 @@ async fn a_body_that_ends_after_the_stop_reason_is_complete() {
         "\"usage\":{\"output_tokens\":3}}\n\n",
     )));
     let history = sample_history();
-    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None };
+    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None };
     let (events, result) = stream_all(config(ProviderKind::Anthropic, &mock.base_url()), request).await;
     assert!(result.is_ok(), "{result:?}");
     assert_eq!(events.first(), Some(&ModelEvent::TextDelta("hi".into())));

@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 
 use super::super::history::{Fragments, with_fragments};
-use super::super::{Message, ModelRequest, Part, ProviderKind, Role, ToolDeclaration, json};
+use super::super::{Message, ModelRequest, Part, ProviderKind, Role, ToolDeclaration, json, structured};
 
 /// The body, written straight from the history (each message's blocks from the request's
 /// cache when it has them).
@@ -26,6 +26,9 @@ pub(crate) fn body(model: &str, max_tokens: u32, request: &ModelRequest<'_>) -> 
     });
     out.extend_from_slice(b"],\"model\":");
     json::string(&mut out, model);
+    if let Some(schema) = request.output_schema {
+        structured::anthropic_field(&mut out, schema);
+    }
     out.extend_from_slice(b",\"stream\":true");
     if let Some(system) = request.system.filter(|s| !s.is_empty()) {
         out.extend_from_slice(b",\"system\":");

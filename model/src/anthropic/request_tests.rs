@@ -11,7 +11,7 @@ fn carries_system_tools_and_history_with_tool_blocks() {
     let body = parsed(body(
         "claude-x",
         1234,
-        &ModelRequest { system: Some("be brief"), messages: &history, tools: &tools, cache: None },
+        &ModelRequest { system: Some("be brief"), messages: &history, tools: &tools, cache: None, output_schema: None },
     ));
     let expected = json!({
         "model": "claude-x",
@@ -59,7 +59,11 @@ fn merges_turns_puts_results_first_and_drops_empty_parts() {
         Message { role: Role::User, parts: vec![] },
         Message { role: Role::User, parts: vec![response("b", "")] },
     ];
-    let body = parsed(body("m", 1, &ModelRequest { system: Some(""), messages: &history, tools: &[], cache: None }));
+    let body = parsed(body(
+        "m",
+        1,
+        &ModelRequest { system: Some(""), messages: &history, tools: &[], cache: None, output_schema: None },
+    ));
     assert_eq!(body.get("system"), None);
     assert_eq!(body.get("tools"), None);
     assert_eq!(
@@ -81,6 +85,10 @@ fn merges_turns_puts_results_first_and_drops_empty_parts() {
 #[test]
 fn a_tool_without_parameters_gets_an_empty_object_schema() {
     let tools = [ToolDeclaration { name: "now".into(), description: "d".into(), parameters: Value::Null }];
-    let body = parsed(body("m", 1, &ModelRequest { system: None, messages: &[], tools: &tools, cache: None }));
+    let body = parsed(body(
+        "m",
+        1,
+        &ModelRequest { system: None, messages: &[], tools: &tools, cache: None, output_schema: None },
+    ));
     assert_eq!(body["tools"][0]["input_schema"], json!({ "type": "object", "properties": {} }));
 }

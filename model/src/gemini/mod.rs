@@ -23,6 +23,7 @@ use super::history::{Fragments, with_fragments};
 use super::http::post_sse;
 use super::json;
 use super::sse::SseStream;
+use super::structured;
 use super::{Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, ProviderKind, Role};
 use decode::Decoder;
 
@@ -78,6 +79,9 @@ pub(super) fn request_body(request: &ModelRequest<'_>) -> Vec<u8> {
         contents(&mut out, entries);
     });
     out.push(b']');
+    if let Some(schema) = request.output_schema {
+        structured::gemini_field(&mut out, schema);
+    }
     if let Some(system) = request.system.filter(|s| !s.is_empty()) {
         out.extend_from_slice(b",\"systemInstruction\":{\"parts\":[{\"text\":");
         json::string(&mut out, system);

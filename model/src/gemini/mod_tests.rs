@@ -16,6 +16,7 @@ fn request_body_carries_history_system_and_tools() {
         messages: &history,
         tools: &tools,
         cache: None,
+        output_schema: None,
     }));
     let expected = json!({
         "contents": [
@@ -61,7 +62,13 @@ fn tool_schemas_go_out_as_json_schema_without_the_draft_marker() {
         ToolDeclaration { name: "plugin_tool".into(), description: "d".into(), parameters: schema.clone() },
         ToolDeclaration { name: "no_params".into(), description: "d".into(), parameters: Value::Null },
     ];
-    let body = parsed(request_body(&ModelRequest { system: None, messages: &[], tools: &tools, cache: None }));
+    let body = parsed(request_body(&ModelRequest {
+        system: None,
+        messages: &[],
+        tools: &tools,
+        cache: None,
+        output_schema: None,
+    }));
     let declarations = &body["tools"][0]["functionDeclarations"];
     let mut expected = schema;
     if let Value::Object(map) = &mut expected {
@@ -75,7 +82,13 @@ fn tool_schemas_go_out_as_json_schema_without_the_draft_marker() {
 #[test]
 fn request_body_omits_empty_tools_and_system() {
     let history = vec![Message { role: Role::User, parts: vec![Part::Text { text: "hi".into() }] }];
-    let body = parsed(request_body(&ModelRequest { system: None, messages: &history, tools: &[], cache: None }));
+    let body = parsed(request_body(&ModelRequest {
+        system: None,
+        messages: &history,
+        tools: &[],
+        cache: None,
+        output_schema: None,
+    }));
     assert_eq!(body, json!({ "contents": [{ "role": "user", "parts": [{ "text": "hi" }] }] }));
 }
 
@@ -94,7 +107,13 @@ fn responses_split_over_messages_go_in_one_user_content() {
         Message { role: Role::User, parts: vec![] },
         Message { role: Role::User, parts: vec![response("two")] },
     ];
-    let body = parsed(request_body(&ModelRequest { system: None, messages: &history, tools: &[], cache: None }));
+    let body = parsed(request_body(&ModelRequest {
+        system: None,
+        messages: &history,
+        tools: &[],
+        cache: None,
+        output_schema: None,
+    }));
     let contents = body["contents"].as_array().cloned().unwrap_or_default();
     assert_eq!(contents.len(), 1);
     assert_eq!(contents[0]["parts"].as_array().map(Vec::len), Some(2));
@@ -118,8 +137,11 @@ async fn a_streamed_signature_is_sent_back_beside_its_call() {
     let config = config(ProviderKind::Gemini, &mock.base_url());
     let mut history = vec![Message { role: Role::User, parts: vec![Part::Text { text: "go".into() }] }];
 
-    let (events, result) =
-        stream_all(config.clone(), ModelRequest { system: None, messages: &history, tools: &[], cache: None }).await;
+    let (events, result) = stream_all(
+        config.clone(),
+        ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None },
+    )
+    .await;
     assert!(result.is_ok(), "{result:?}");
     let calls: Vec<FunctionCall> = calls_of(&events).into_iter().cloned().collect();
     assert_eq!(calls.len(), 2);
@@ -139,8 +161,11 @@ async fn a_streamed_signature_is_sent_back_beside_its_call() {
     history.push(Message { role: Role::Model, parts: calls.into_iter().map(Part::FunctionCall).collect() });
     history.push(Message { role: Role::User, parts: responses });
 
-    let (_, result) =
-        stream_all(config, ModelRequest { system: None, messages: &history, tools: &[], cache: None }).await;
+    let (_, result) = stream_all(
+        config,
+        ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None },
+    )
+    .await;
     assert!(result.is_ok(), "{result:?}");
     let requests = mock.requests();
     assert_eq!(requests.len(), 2);

@@ -124,7 +124,7 @@ fn every_wire_writes_the_bytes_the_value_tree_wrote() {
         for system in [Some(AWKWARD), Some(""), None] {
             for tools in [&tools[..], &[]] {
                 for messages in [&history[..], &history[..1], &[]] {
-                    let request = ModelRequest { system, messages, tools, cache: None };
+                    let request = ModelRequest { system, messages, tools, cache: None, output_schema: None };
                     let expected = reference_bytes(kind, &request);
                     assert_eq!(new_bytes(kind, &request), expected, "{kind:?}, system {system:?}");
                 }
@@ -154,7 +154,10 @@ fn cached_encodings_give_the_same_bytes_across_turns_and_replacements() {
         assert!(body.contains("a changed first prompt"), "{kind:?}: {body}");
         assert_eq!(
             body,
-            reference_bytes(kind, &ModelRequest { system: None, messages: &changed, tools: &tools, cache: None })
+            reference_bytes(
+                kind,
+                &ModelRequest { system: None, messages: &changed, tools: &tools, cache: None, output_schema: None }
+            )
         );
         history.compress(3, text(Role::User, "summary of the start"));
         let body = new_bytes(kind, &history.request(None, &tools));

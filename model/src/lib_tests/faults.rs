@@ -30,7 +30,8 @@ fn scripted(wire: Wire, kind: ProviderKind, turns: Vec<Turn>) -> (MockModel, Pro
 
 async fn run(config: ProviderConfig) -> (Vec<ModelEvent>, Result<(), ModelError>) {
     let history = sample_history();
-    stream_all(config, ModelRequest { system: None, messages: &history, tools: &[], cache: None }).await
+    stream_all(config, ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None })
+        .await
 }
 
 /// The `(attempt, max, delay)` of every retry announced.

@@ -70,7 +70,8 @@ async fn streams_a_text_answer_from_the_mock_on_every_wire() {
         mock.push_turn(Turn::text("Hello from the mock").with_usage(42, 7));
         let history = sample_history();
         let tools = sample_tools();
-        let request = ModelRequest { system: Some("sys"), messages: &history, tools: &tools, cache: None };
+        let request =
+            ModelRequest { system: Some("sys"), messages: &history, tools: &tools, cache: None, output_schema: None };
         let mut config = config(case.kind, &mock.base_url());
         config.max_tokens = 321;
         let (events, result) = stream_all(config, request).await;
@@ -121,7 +122,7 @@ async fn streams_parallel_calls_and_raw_arguments_from_the_mock_on_every_wire() 
         ));
         mock.push_turn(Turn::call_with_raw_args("read_file", "{not json"));
         let history = sample_history();
-        let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None };
+        let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None };
         let config = config(case.kind, &mock.base_url());
 
         let (events, result) = stream_all(config.clone(), request).await;
