@@ -185,7 +185,7 @@ fn every_text_of_a_grant_question_is_made_safe() {
 #[test]
 fn orders_read_from_json_become_the_engines_ops() {
     let cases = [
-        (r#"{"type":"user_turn","text":"hi"}"#, Op::UserTurn { text: "hi".into() }),
+        (r#"{"type":"user_turn","text":"hi"}"#, Op::UserTurn { text: "hi".into(), attachments: Vec::new() }),
         (r#"{"type":"interrupt"}"#, Op::Interrupt),
         (
             r#"{"type":"approve","id":4,"answer":{"choice":"once"}}"#,
@@ -211,7 +211,10 @@ fn orders_read_from_json_become_the_engines_ops() {
 #[test]
 fn every_order_of_the_protocol_reaches_the_engine_as_its_own() {
     let cases = [
-        (wire::Order::UserTurn { text: "hi".into() }, Op::UserTurn { text: "hi".into() }),
+        (
+            wire::Order::UserTurn { text: "hi".into(), attachments: Vec::new() },
+            Op::UserTurn { text: "hi".into(), attachments: Vec::new() },
+        ),
         (wire::Order::Interrupt, Op::Interrupt),
         (
             wire::Order::Approve { id: 3, answer: wire::Answer::Refuse { message: "no".into() } },

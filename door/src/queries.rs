@@ -75,3 +75,8 @@ pub fn stop_background() -> usize {
 pub fn refusal(question: &Question, mode: ApprovalMode) -> String {
     RefuseAll { mode: crate::edge::approval_mode(mode) }.message(&question.request)
 }
+
+/// The width and height an image's header claims, if `data` is an image airlock reads.
+pub fn image_size(data: &[u8]) -> Option<(u32, u32)> {
+    airlock_engine::media::image_size(data)
+}

@@ -96,6 +96,7 @@ pub mod contract;
 pub mod engine;
 pub mod events;
 pub mod mcp;
+pub mod media;
 pub mod paths;
 pub mod policy;
 pub mod registry;

@@ -35,7 +35,7 @@ pub async fn run(
 ) -> ExitCode {
     let info = session.info().clone();
     spawn_signal_handler(session.orders());
-    session.submit(Order::UserTurn { text: prompt });
+    session.submit(Order::UserTurn { text: prompt, attachments: Vec::new() });
     let terminal = options.ask.then(Terminal::default);
     let mut printer = Printer::new(options.format);
     let report = loop {

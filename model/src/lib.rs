@@ -19,6 +19,7 @@ mod gemini;
 mod history;
 mod http;
 mod json;
+mod media;
 mod openai;
 mod recorded;
 mod retry;
@@ -34,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 pub use client::ModelClient;
 pub use history::{EncodeCache, History};
+pub use media::{Media, MediaKind, stand_in};
 #[doc(hidden)]
 pub use recorded::decode_body;
 pub use retry::RetryPolicy;
@@ -191,15 +193,22 @@ pub struct FunctionResponse {
     pub content: String,
     /// True when the call failed; `content` then holds the error.
     pub is_error: bool,
+    /// Images and PDFs the call returned, sent beside `content` where the wire takes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<Media>,
 }
 
 /// One piece of a message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Part {
-    Text { text: String },
+    Text {
+        text: String,
+    },
     FunctionCall(FunctionCall),
     FunctionResponse(FunctionResponse),
+    /// An image or a PDF of a user message (an attachment).
+    Media(Media),
 }
 
 /// One turn of the conversation.

@@ -76,6 +76,7 @@ fn request_body_omits_empty_tools_and_puts_tool_messages_before_user_text() {
                     name: "glob".into(),
                     content: "x".into(),
                     is_error: false,
+                    media: Vec::new(),
                 }),
             ],
         },

@@ -27,7 +27,7 @@ use crate::events::{CallStatus, Event, EventSink, Todo};
 use crate::scheduler::{CompletedCall, Scheduler};
 use crate::session::{Recorder, SessionError};
 use airlock_model::{
-    FunctionCall, FunctionResponse, History, Message, ModelClient, ModelError, ModelEvent, Part, Role, Stop,
+    FunctionCall, FunctionResponse, History, Media, Message, ModelClient, ModelError, ModelEvent, Part, Role, Stop,
     ToolDeclaration, Usage, UsageKind,
 };
 use compress::Anchor;
@@ -303,12 +303,20 @@ impl Agent {
         events.send(Event::Usage { turn, kind, usage });
     }
 
-    /// Runs one user prompt to its end.
-    pub async fn run(&mut self, prompt: &str, events: &EventSink, cancel: &Cancellation) -> Report {
+    /// Runs one user prompt, with the images and PDFs attached to it, to its end.
+    pub async fn run(
+        &mut self,
+        prompt: &str,
+        attachments: Vec<Media>,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> Report {
         let started = Instant::now();
         let mut run = Run { report: Report::default(), repeats: CallRepeats::default(), loops: 0, empty_pauses: 0 };
         self.compress_paused_until = 0;
-        self.push(Message { role: Role::User, parts: vec![Part::Text { text: prompt.to_string() }] }, events);
+        let mut parts = vec![Part::Text { text: prompt.to_string() }];
+        parts.extend(attachments.into_iter().map(Part::Media));
+        self.push(Message { role: Role::User, parts }, events);
         run.report.outcome = loop {
             if let Some(outcome) = self.next_turn(&mut run, events, cancel).await {
                 break outcome;
@@ -451,6 +459,7 @@ impl Agent {
                                   and again)"
                             .into(),
                         is_error: true,
+                        media: Vec::new(),
                     })
                 })
                 .collect();
@@ -564,6 +573,7 @@ fn unanswered_calls(history: &[Message]) -> Option<Message> {
                     name: call.name.clone(),
                     content: "not run: the session ended before this call finished".into(),
                     is_error: true,
+                    media: Vec::new(),
                 }))
             }
             _ => None,

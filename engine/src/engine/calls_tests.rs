@@ -81,7 +81,7 @@ async fn a_session_without_a_model_runs_calls_and_records_no_session() {
     assert!(unknown.response().is_error);
 
     // A turn fails clearly, and nothing was recorded.
-    session.submit(Op::UserTurn { text: "hi".into() });
+    session.submit(Op::UserTurn { text: "hi".into(), attachments: Vec::new() });
     let report = loop {
         if let Output::TurnDone(report) = next(&mut outputs).await {
             break report;

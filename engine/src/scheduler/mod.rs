@@ -74,7 +74,13 @@ impl CompletedCall {
             Ok(output) => (output.llm_text(), false),
             Err(error) => (format!("{}: {}", error.kind.as_str(), error.message), true),
         };
-        FunctionResponse { id: self.call.id.clone(), name: self.call.name.clone(), content, is_error }
+        FunctionResponse {
+            id: self.call.id.clone(),
+            name: self.call.name.clone(),
+            content,
+            is_error,
+            media: Vec::new(),
+        }
     }
 }
 

@@ -229,7 +229,7 @@ impl App {
         self.flush_stream();
         self.history.push(Line::default());
         self.history.extend(transcript::user_lines(&sanitize::block(shown), self.width, &self.theme));
-        self.orders.submit(Order::UserTurn { text });
+        self.orders.submit(Order::UserTurn { text, attachments: Vec::new() });
         self.resumable = true;
         self.turns_running += 1;
         self.working_since.get_or_insert_with(Instant::now);

@@ -29,3 +29,17 @@ pub fn with_mentions(workspace: &Path, text: &str, mentions: &[String], notice: 
     }
     full
 }
+
+/// The line the transcript shows for an attached image or PDF: `[image: name, WxH, N KiB]`
+/// (the size in pixels when the header says it), `[pdf: name, N KiB]`.
+pub fn media_label(name: Option<&str>, mime_type: &str, data: &[u8]) -> String {
+    let name = name.unwrap_or(mime_type);
+    let kib = data.len().div_ceil(1024);
+    match airlock_door::queries::image_size(data) {
+        Some((width, height)) if mime_type.starts_with("image/") => {
+            format!("[image: {name}, {width}x{height}, {kib} KiB]")
+        }
+        _ if mime_type.starts_with("image/") => format!("[image: {name}, {kib} KiB]"),
+        _ => format!("[pdf: {name}, {kib} KiB]"),
+    }
+}

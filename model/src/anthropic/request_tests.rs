@@ -48,6 +48,7 @@ fn merges_turns_puts_results_first_and_drops_empty_parts() {
             name: "glob".into(),
             content: content.into(),
             is_error: false,
+            media: Vec::new(),
         })
     };
     let call = |id: &str| {

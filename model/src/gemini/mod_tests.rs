@@ -87,6 +87,7 @@ fn responses_split_over_messages_go_in_one_user_content() {
             name: "glob".into(),
             content: id.into(),
             is_error: false,
+            media: Vec::new(),
         })
     };
     let history = vec![
@@ -133,6 +134,7 @@ async fn a_streamed_signature_is_sent_back_beside_its_call() {
                 name: c.name.clone(),
                 content: "ok".into(),
                 is_error: false,
+                media: Vec::new(),
             })
         })
         .collect();
