@@ -49,6 +49,9 @@ pub struct FileConfig {
     /// `[mcp_servers.NAME]`: MCP servers whose tools are offered ([`crate::mcp`]).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, mcp::ServerConfig>,
+    /// `[media]`: the caps on images and PDFs sent to the model ([`crate::media`]).
+    #[serde(default)]
+    pub media: crate::media::MediaLimits,
 }
 
 /// `[tools]`: limits applied to every tool call.

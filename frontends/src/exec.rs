@@ -17,13 +17,15 @@ use airlock_protocol::{Answer, ApprovalMode, GrantAnswer, Order};
 const LAST_OUTPUTS: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How a headless run prints and answers.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     pub format: OutputFormat,
     /// Ask the terminal (`--ask`) instead of refusing.
     pub ask: bool,
     /// The session's approval mode, named in refusals.
     pub mode: ApprovalMode,
+    /// Images and PDFs sent with the prompt (`@image.png`, `--image`).
+    pub attachments: Vec<airlock_protocol::Attachment>,
 }
 
 /// Runs `prompt` in `session` to its end and returns the exit code.
@@ -31,11 +33,12 @@ pub async fn run(
     session: Session,
     mut outputs: mpsc::UnboundedReceiver<Output>,
     prompt: String,
-    options: Options,
+    mut options: Options,
 ) -> ExitCode {
     let info = session.info().clone();
     spawn_signal_handler(session.orders());
-    session.submit(Order::UserTurn { text: prompt, attachments: Vec::new() });
+    let attachments = std::mem::take(&mut options.attachments);
+    session.submit(Order::UserTurn { text: prompt, attachments });
     let terminal = options.ask.then(Terminal::default);
     let mut printer = Printer::new(options.format);
     let report = loop {

@@ -132,6 +132,8 @@ pub struct ProviderConfig {
     /// The model's context window in tokens; older history is compressed before a request
     /// would outgrow it.
     pub context_window_tokens: u64,
+    /// The kinds of media the model takes (`[providers.NAME] media`); others are stood in.
+    pub media: Vec<MediaKind>,
 }
 
 impl ProviderConfig {
@@ -155,6 +157,7 @@ impl ProviderConfig {
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             retry: RetryPolicy::default(),
             context_window_tokens: kind.default_context_window(),
+            media: vec![MediaKind::Image, MediaKind::Pdf],
         }
     }
 }

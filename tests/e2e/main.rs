@@ -29,6 +29,8 @@ mod mcp_serve;
 #[path = "mcp_serve_rust/main.rs"]
 mod mcp_serve_rust;
 mod mcp_source;
+#[path = "media/main.rs"]
+mod media;
 #[path = "paths/main.rs"]
 mod paths;
 mod plugin_faults;

@@ -47,3 +47,81 @@ pub fn pdf() -> Vec<u8> {
 5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n";
     body.as_bytes().to_vec()
 }
+
+/// A media item a request body sent the model, read back from any of the three wires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentMedia {
+    pub mime_type: String,
+    /// The bytes, decoded from base64.
+    pub data: Vec<u8>,
+    /// Where it went: `tool_result` (inside an Anthropic tool result), `user` (a user
+    /// message's part: Gemini's content, OpenAI's user message, an Anthropic user block).
+    pub place: &'static str,
+    /// The wire's own kind of part: `inlineData`, `image`, `document`, `image_url`, `file`.
+    pub kind: String,
+}
+
+/// Every media item `request` sent, in order, whatever its wire.
+pub fn sent_media(request: &serde_json::Value) -> Vec<SentMedia> {
+    let mut found = Vec::new();
+    if let Some(contents) = request["contents"].as_array() {
+        for part in contents.iter().filter_map(|c| c["parts"].as_array()).flatten() {
+            if let Some(inline) = part.get("inlineData") {
+                let data = decode(inline["data"].as_str().unwrap_or_default());
+                let mime_type = inline["mimeType"].as_str().unwrap_or_default().to_owned();
+                found.push(SentMedia { mime_type, data, place: "user", kind: "inlineData".into() });
+            }
+        }
+        return found;
+    }
+    for message in request["messages"].as_array().into_iter().flatten() {
+        for block in message["content"].as_array().into_iter().flatten() {
+            match block["type"].as_str() {
+                Some("tool_result") => {
+                    for inner in block["content"].as_array().into_iter().flatten() {
+                        anthropic_block(inner, "tool_result", &mut found);
+                    }
+                }
+                Some("image" | "document") => anthropic_block(block, "user", &mut found),
+                Some("image_url") => data_url(block["image_url"]["url"].as_str(), "image_url", &mut found),
+                Some("file") => data_url(block["file"]["file_data"].as_str(), "file", &mut found),
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+fn anthropic_block(block: &serde_json::Value, place: &'static str, found: &mut Vec<SentMedia>) {
+    let Some(kind) = block["type"].as_str().filter(|t| *t == "image" || *t == "document") else {
+        return;
+    };
+    let source = &block["source"];
+    assert_eq!(source["type"], "base64", "{block}");
+    found.push(SentMedia {
+        mime_type: source["media_type"].as_str().unwrap_or_default().to_owned(),
+        data: decode(source["data"].as_str().unwrap_or_default()),
+        place,
+        kind: kind.to_owned(),
+    });
+}
+
+fn data_url(url: Option<&str>, kind: &str, found: &mut Vec<SentMedia>) {
+    let url = url.unwrap_or_default();
+    let (head, data) = url.split_once(',').unwrap_or_else(|| panic!("not a data URL: {url:.80}"));
+    let mime_type = head.strip_prefix("data:").and_then(|h| h.strip_suffix(";base64")).unwrap_or_default();
+    found.push(SentMedia { mime_type: mime_type.to_owned(), data: decode(data), place: "user", kind: kind.to_owned() });
+}
+
+/// `text` decoded from standard base64; a test fails on anything else.
+pub fn decode(text: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(text).unwrap_or_else(|e| panic!("not base64 ({e}): {text:.80}"))
+}
+
+/// The width and height of an encoded image, decoding it whole (a test fails if it does
+/// not decode).
+pub fn dimensions(bytes: &[u8]) -> (u32, u32) {
+    let image = image::load_from_memory(bytes).unwrap_or_else(|e| panic!("not a valid image: {e}"));
+    (image.width(), image.height())
+}

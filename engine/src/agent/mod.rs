@@ -16,6 +16,7 @@ mod compress;
 pub mod context_files;
 mod finish;
 pub mod loop_detect;
+mod media;
 mod prompt;
 pub(crate) mod todos;
 
@@ -103,7 +104,7 @@ impl Default for Report {
 }
 
 /// How the loop is bounded.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// Most model responses per prompt.
     pub max_turns: u32,
@@ -111,6 +112,8 @@ pub struct Settings {
     pub loop_detection: bool,
     /// The model's context window, in tokens.
     pub context_window: u64,
+    /// The caps on media and the kinds the model takes.
+    pub media: crate::media::MediaSettings,
 }
 
 /// One conversation with a model.
@@ -315,7 +318,8 @@ impl Agent {
         let mut run = Run { report: Report::default(), repeats: CallRepeats::default(), loops: 0, empty_pauses: 0 };
         self.compress_paused_until = 0;
         let mut parts = vec![Part::Text { text: prompt.to_string() }];
-        parts.extend(attachments.into_iter().map(Part::Media));
+        let held = media::held(&self.history);
+        parts.extend(media::attachments(attachments, &self.settings.media, held).await);
         self.push(Message { role: Role::User, parts }, events);
         run.report.outcome = loop {
             if let Some(outcome) = self.next_turn(&mut run, events, cancel).await {
@@ -378,7 +382,9 @@ impl Agent {
         let completed = self.scheduler.run_batch(&calls, events, cancel).await;
         self.record_calls(&completed, events);
         self.take_todos(&completed, events);
-        let responses = completed.iter().map(|c| Part::FunctionResponse(c.response())).collect();
+        let mut responses: Vec<FunctionResponse> = completed.iter().map(|c| c.response()).collect();
+        media::responses(&mut responses, &self.settings.media, media::held(&self.history)).await;
+        let responses = responses.into_iter().map(Part::FunctionResponse).collect();
         self.push(Message { role: Role::User, parts: responses }, events);
         let all_cancelled = completed.iter().all(|c| c.status == CallStatus::Cancelled);
         run.report.calls.extend(completed);

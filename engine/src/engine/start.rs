@@ -136,6 +136,8 @@ pub struct Settings {
     pub resume: Option<String>,
     /// `[commands]` of `config.toml`.
     pub commands: airlock_sandbox::folders::Settings,
+    /// `[media]` of `config.toml`.
+    pub media: crate::media::MediaLimits,
 }
 
 /// The provider and model an [`Info`] names for a session started without a model.
@@ -178,7 +180,8 @@ pub(super) fn init(info: &Info, registry: &Registry) -> Event {
 
 /// Builds the session and sends its start-up events to `out`.
 pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<Started, StartError> {
-    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume, commands } = settings;
+    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume, commands, media } =
+        settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
     let context = context_files::load(&paths.home, &workspace, &folders);
     let system = agent::system_prompt(&workspace, &context);
@@ -187,7 +190,9 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         Some(p) => (p.name.clone(), p.model.clone(), p.context_window_tokens),
         None => (NO_MODEL.to_owned(), NO_MODEL.to_owned(), 0),
     };
-    let agent_settings = agent::Settings { max_turns, loop_detection, context_window };
+    let accepted = provider.as_ref().map(|p| p.media.clone()).unwrap_or_default();
+    let media = crate::media::MediaSettings { limits: media, accepted };
+    let agent_settings = agent::Settings { max_turns, loop_detection, context_window, media };
     let client = provider.clone().map(ModelClient::new).transpose()?;
     let questions = Questions::new(out.clone());
     let Tools { runtime, registry, policy, .. } = tools;

@@ -53,6 +53,15 @@ impl Default for MediaLimits {
     }
 }
 
+/// The caps, and the kinds of media the session's model takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MediaSettings {
+    pub limits: MediaLimits,
+    /// What the provider takes (`[providers.NAME] media`); none for a session without a
+    /// model.
+    pub accepted: Vec<MediaKind>,
+}
+
 /// Widest or tallest image airlock decodes, in pixels.
 const MAX_DECODE_SIDE: u32 = 20_000;
 /// Most memory the decoder may take for one image: a 20-megapixel RGBA image is 80 MiB.

@@ -137,6 +137,7 @@ fn start(
         limits: context.limits,
         resume: None,
         commands: context.commands.clone(),
+        media: airlock_engine::media::MediaLimits::default(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| ServeError::Start(e.to_string()))?;
     Ok((airlock_door::Session::from(session), outputs))
