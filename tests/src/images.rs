@@ -1,16 +1,18 @@
-//! Images and PDFs for the media tests: real PNGs made on the spot (any size, a gradient so
-//! they do not compress to nothing), a PNG whose header claims a size nobody should decode
+//! Images and PDFs for the media tests: real PNGs made on the spot (any size; gradients and a
+//! checkerboard, which compress well but not to nothing), a PNG whose header claims a size nobody should decode
 //! (a decompression bomb), a corrupt PNG, and a small PDF.
 
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbImage};
 
-/// An RGB PNG of `width`×`height` pixels, encoded fast.
+/// An RGB PNG of `width`×`height` pixels: two gradients and a checkerboard.
 pub fn png(width: u32, height: u32) -> Vec<u8> {
-    let image =
-        RgbImage::from_fn(width, height, |x, y| image::Rgb([(x % 251) as u8, (y % 241) as u8, ((x ^ y) % 239) as u8]));
+    let shade = |n: u32, of: u32| (u64::from(n) * 255 / u64::from(of.max(1))) as u8;
+    let image = RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([shade(x, width), shade(y, height), ((x / 16 + y / 16) % 2 * 200) as u8])
+    });
     let mut out = Vec::new();
-    PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Sub)
+    PngEncoder::new_with_quality(&mut out, CompressionType::Default, FilterType::Sub)
         .write_image(image.as_raw(), width, height, image::ExtendedColorType::Rgb8)
         .expect("encoding a PNG in memory");
     out
