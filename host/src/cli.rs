@@ -278,7 +278,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         })?;
     let attachments = if interactive { "" } else { prompt.as_str() };
     let attachments = airlock_frontends::attachments::for_prompt(&workspace, attachments, &cli.image, &mut |notice| {
-        eprintln!("airlock: {notice}");
+        let _ = writeln!(std::io::stderr(), "airlock: {}", airlock_engine::sanitize::line(&notice));
     })
     .map_err(|why| Fatal::new(ExitCode::Usage, why))?;
     let home = paths.home.clone();

@@ -14,7 +14,7 @@ pub fn png(width: u32, height: u32) -> Vec<u8> {
     let mut out = Vec::new();
     PngEncoder::new_with_quality(&mut out, CompressionType::Default, FilterType::Sub)
         .write_image(image.as_raw(), width, height, image::ExtendedColorType::Rgb8)
-        .expect("encoding a PNG in memory");
+        .unwrap_or_else(|e| panic!("encoding a PNG in memory: {e}"));
     out
 }
 

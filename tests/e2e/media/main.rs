@@ -123,3 +123,27 @@ fn a_text_only_provider_gets_the_stand_in() {
     let responses = function_responses(request);
     assert!(responses[0].1.contains("set not to take images"), "{responses:?}");
 }
+
+#[test]
+fn a_resumed_session_sends_its_media_again() {
+    let s = session();
+    let png = images::png(64, 48);
+    write_bytes(&s, "pic.png", &png);
+    read_with(&s, Wire::Anthropic, &["pic.png"]);
+    let sessions = s.airlock_home().join("sessions");
+    let file = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"));
+    let recorded = std::fs::read_to_string(file.unwrap()).unwrap();
+    assert!(recorded.contains("\"media\":[{\"mime_type\":\"image/png\""), "recorded inline: {recorded:.400}");
+    // The picture may go; the session keeps its copy.
+    std::fs::remove_file(s.workspace.join("pic.png")).unwrap();
+    let mock = MockModel::start(Wire::Anthropic);
+    mock.push_turn(Turn::text("still seen"));
+    let done = s.airlock(&mock, &["--resume", "latest", "-p", "again"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let sent = sent_media(&mock.requests()[0]);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!((sent[0].data.as_slice(), sent[0].place), (&png[..], "tool_result"));
+}
