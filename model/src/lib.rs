@@ -38,6 +38,12 @@ pub use history::{EncodeCache, History};
 pub use media::{Media, MediaKind, stand_in};
 #[doc(hidden)]
 pub use recorded::decode_body;
+
+/// The body `config`'s wire sends for `request` (benchmarks measure the encoding with it).
+#[doc(hidden)]
+pub fn encode_request(config: &ProviderConfig, request: &ModelRequest<'_>) -> Vec<u8> {
+    client::request_body(config, request)
+}
 pub use retry::RetryPolicy;
 
 /// Which wire format a provider speaks.

@@ -69,3 +69,7 @@ pub fn media_label(name: Option<&str>, mime_type: &str, data: &[u8]) -> String {
         _ => format!("[pdf: {name}, {kib} KiB]"),
     }
 }
+
+#[cfg(test)]
+#[path = "attach_tests.rs"]
+mod tests;
