@@ -38,7 +38,10 @@ fn main() {
     });
     let scaled = scaled.unwrap();
     let (w, h) = airlock_engine::media::image_size(&scaled.data).unwrap();
-    support::report(&format!("scale 20 MP PNG -> {w}x{h} {} ({} B)", scaled.mime_type, scaled.data.len()), &support::Summary::of(&samples));
+    support::report(
+        &format!("scale 20 MP PNG -> {w}x{h} {} ({} B)", scaled.mime_type, scaled.data.len()),
+        &support::Summary::of(&samples),
+    );
 
     for kind in ProviderKind::ALL {
         let config = ProviderConfig::new(kind, "http://127.0.0.1:1", "bench-model");
@@ -46,7 +49,10 @@ fn main() {
             let history = History::new(history(&scaled));
             black_box(encode_request(&config, &history.request(Some("system"), &[])));
         });
-        support::report(&format!("{}: first request, image + {TEXT_TURNS} texts", kind.name()), &support::Summary::of(&first));
+        support::report(
+            &format!("{}: first request, image + {TEXT_TURNS} texts", kind.name()),
+            &support::Summary::of(&first),
+        );
         let mut history = History::new(history(&scaled));
         let size = encode_request(&config, &history.request(Some("system"), &[])).len();
         println!("{}: the request is {size} bytes", kind.name());
@@ -54,7 +60,10 @@ fn main() {
             history.push(text(Role::User, "one more"));
             black_box(encode_request(&config, &history.request(Some("system"), &[])));
         });
-        support::report(&format!("{}: later request (cache), one message more", kind.name()), &support::Summary::of(&later));
+        support::report(
+            &format!("{}: later request (cache), one message more", kind.name()),
+            &support::Summary::of(&later),
+        );
     }
 }
 

@@ -25,7 +25,10 @@ fn image_and_pdf_mentions_become_attachments_and_text_files_stay_text() {
     assert!(text.contains("<file path=\"note.txt\">\na note\n</file>"), "{text}");
     assert!(!text.contains("dot.png"), "{text}");
     assert_eq!(media.len(), 1);
-    assert_eq!((media[0].mime_type.as_str(), media[0].data.as_str(), media[0].name.as_deref()), ("image/png", DOT, Some("dot.png")));
+    assert_eq!(
+        (media[0].mime_type.as_str(), media[0].data.as_str(), media[0].name.as_deref()),
+        ("image/png", DOT, Some("dot.png"))
+    );
     assert_eq!(notices.len(), 1, "{notices:?}");
     assert!(notices[0].starts_with("@gone.pdf not attached"), "{notices:?}");
 }
