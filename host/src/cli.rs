@@ -276,6 +276,9 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             config::ConfigError::MissingKey(_) => Fatal::new(ExitCode::Auth, e),
             _ => Fatal::new(ExitCode::Config, e),
         })?;
+    if interactive && cli.interactive.is_none() && !cli.image.is_empty() {
+        return Err(Fatal::new(ExitCode::Usage, "--image goes with a prompt: -p PROMPT or -i PROMPT"));
+    }
     let attachments = if interactive { "" } else { prompt.as_str() };
     let attachments = airlock_frontends::attachments::for_prompt(&workspace, attachments, &cli.image, &mut |notice| {
         let _ = writeln!(std::io::stderr(), "airlock: {}", airlock_engine::sanitize::line(&notice));
