@@ -30,6 +30,8 @@ mod mcp_serve;
 mod mcp_serve_rust;
 mod mcp_source;
 mod output_schema;
+#[path = "media/main.rs"]
+mod media;
 #[path = "paths/main.rs"]
 mod paths;
 mod plugin_faults;

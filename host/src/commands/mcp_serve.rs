@@ -138,6 +138,7 @@ fn start(
         resume: None,
         commands: context.commands.clone(),
         output_schema: None,
+        media: airlock_engine::media::MediaLimits::default(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| ServeError::Start(e.to_string()))?;
     Ok((airlock_door::Session::from(session), outputs))
