@@ -198,7 +198,7 @@ fn an_error_inside_the_stream_is_reported() {
 #[test]
 fn media_go_in_a_user_message_after_the_tool_results() {
     let history = super::super::test_support::media_history();
-    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None };
+    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None };
     let body = parsed(request_body("m", &request));
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(

@@ -182,7 +182,7 @@ async fn a_streamed_signature_is_sent_back_beside_its_call() {
 #[test]
 fn media_go_as_inline_data_parts_beside_the_function_response() {
     let history = super::super::test_support::media_history();
-    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None };
+    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None };
     let body = parsed(request_body(&request));
     assert_eq!(
         body["contents"][0]["parts"],
