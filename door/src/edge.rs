@@ -16,7 +16,8 @@ use airlock_engine::contract;
 use airlock_engine::engine::{self, GrantQuestion, Op};
 use airlock_engine::events::{self, CallUpdate, Event};
 use airlock_engine::policy::ApprovalMode;
-use airlock_model::{Usage, UsageKind};
+use airlock_model::{Media, Usage, UsageKind, stand_in};
+use base64::Engine as _;
 
 /// Most lines of a summary kept on a card.
 const SUMMARY_LINES: usize = 20;
@@ -391,10 +392,27 @@ pub fn grant_question(question: &GrantQuestion) -> wire::GrantQuestion {
     }
 }
 
+/// A user turn with its attachments decoded. An attachment whose data is not base64 is
+/// not sent: a line at the end of the prompt tells the model it was left out, so the turn
+/// still runs and the model can say so.
+fn user_turn(mut text: String, attachments: Vec<wire::Attachment>) -> Op {
+    let mut decoded = Vec::with_capacity(attachments.len());
+    for attachment in attachments {
+        match base64::engine::general_purpose::STANDARD.decode(attachment.data.as_bytes()) {
+            Ok(data) => decoded.push(Media::new(attachment.mime_type, attachment.name, data)),
+            Err(_) => {
+                let why = "its data was not valid base64";
+                text.push_str(&format!("\n{}", stand_in(&attachment.mime_type, attachment.name.as_deref(), 0, why)));
+            }
+        }
+    }
+    Op::UserTurn { text, attachments: decoded }
+}
+
 /// An order of the protocol as the engine takes it.
 pub fn order(order: wire::Order) -> Op {
     match order {
-        wire::Order::UserTurn { text } => Op::UserTurn { text },
+        wire::Order::UserTurn { text, attachments } => user_turn(text, attachments),
         wire::Order::Interrupt => Op::Interrupt,
         wire::Order::Approve { id, answer } => Op::Approve { id, answer: self::answer(answer) },
         wire::Order::SetMode { mode } => Op::SetMode(approval_mode(mode)),

@@ -185,7 +185,7 @@ fn every_text_of_a_grant_question_is_made_safe() {
 #[test]
 fn orders_read_from_json_become_the_engines_ops() {
     let cases = [
-        (r#"{"type":"user_turn","text":"hi"}"#, Op::UserTurn { text: "hi".into() }),
+        (r#"{"type":"user_turn","text":"hi"}"#, Op::UserTurn { text: "hi".into(), attachments: Vec::new() }),
         (r#"{"type":"interrupt"}"#, Op::Interrupt),
         (
             r#"{"type":"approve","id":4,"answer":{"choice":"once"}}"#,
@@ -211,7 +211,10 @@ fn orders_read_from_json_become_the_engines_ops() {
 #[test]
 fn every_order_of_the_protocol_reaches_the_engine_as_its_own() {
     let cases = [
-        (wire::Order::UserTurn { text: "hi".into() }, Op::UserTurn { text: "hi".into() }),
+        (
+            wire::Order::UserTurn { text: "hi".into(), attachments: Vec::new() },
+            Op::UserTurn { text: "hi".into(), attachments: Vec::new() },
+        ),
         (wire::Order::Interrupt, Op::Interrupt),
         (
             wire::Order::Approve { id: 3, answer: wire::Answer::Refuse { message: "no".into() } },
@@ -238,4 +241,18 @@ fn an_approval_mode_goes_to_the_engine_and_back_unchanged() {
     }
     assert_eq!(wire::ApprovalMode::named("YOLO"), Some(wire::ApprovalMode::Yolo));
     assert_eq!(wire::ApprovalMode::named("everything"), None);
+}
+
+#[test]
+fn a_user_turns_attachments_are_decoded_and_bad_base64_is_named_in_the_prompt() {
+    let json = r#"{"type":"user_turn","text":"see","attachments":[
+        {"mime_type":"image/png","data":"UE5H","name":"a.png"},
+        {"mime_type":"application/pdf","data":"not base64!"}]}"#;
+    let read: wire::Order = serde_json::from_str(json).unwrap();
+    let Op::UserTurn { text, attachments } = order(read) else { panic!("not a user turn") };
+    assert_eq!(attachments, [airlock_model::Media::new("image/png", Some("a.png".into()), &b"PNG"[..])]);
+    assert_eq!(
+        text, "see\n[application/pdf, 0 bytes, not shown to the model: its data was not valid base64]",
+        "the turn still runs, and the model is told"
+    );
 }

@@ -36,17 +36,22 @@ pub fn sessions(home: &Path) -> Result<Vec<SessionRow>, String> {
 /// read through a handle on the workspace without following any link (a link swapped in
 /// after the check leads nowhere) and without blocking on a FIFO, at most `max_bytes`.
 pub fn attachment(workspace: &Path, mention: &str, max_bytes: u64) -> Result<String, String> {
+    let bytes = attachment_bytes(workspace, mention, max_bytes)?;
+    String::from_utf8(bytes).map_err(|_| "it is not text".to_string())
+}
+
+/// The bytes of `mention` (an image or a PDF), read under the same rules as [`attachment`].
+pub fn attachment_bytes(workspace: &Path, mention: &str, max_bytes: u64) -> Result<Vec<u8>, String> {
     let path = workspace.join(mention).canonicalize().map_err(|e| e.to_string())?;
     let Ok(relative) = path.strip_prefix(workspace) else {
         return Err("it is outside the workspace".into());
     };
     let root = airlock_files::open_dir(workspace).map_err(|e| e.to_string())?;
-    let bytes = airlock_files::read_file_in(&root, relative, max_bytes).map_err(|e| match e {
+    airlock_files::read_file_in(&root, relative, max_bytes).map_err(|e| match e {
         airlock_files::FileError::NotRegular(_) | airlock_files::FileError::BadPath => "it is not a file".to_string(),
         airlock_files::FileError::TooLarge { .. } => format!("it is over {} KiB", max_bytes >> 10),
         other => other.to_string(),
-    })?;
-    String::from_utf8(bytes).map_err(|_| "it is not text".to_string())
+    })
 }
 
 /// The custom commands of `home` (`$AIRLOCK_HOME`) and `workspace` (canonical) as a
@@ -82,4 +87,9 @@ pub fn stop_background() -> usize {
 /// (a headless run without `--ask`).
 pub fn refusal(question: &Question, mode: ApprovalMode) -> String {
     RefuseAll { mode: crate::edge::approval_mode(mode) }.message(&question.request)
+}
+
+/// The width and height an image's header claims, if `data` is an image airlock reads.
+pub fn image_size(data: &[u8]) -> Option<(u32, u32)> {
+    airlock_engine::media::image_size(data)
 }

@@ -70,6 +70,9 @@ pub struct FileConfig {
     /// `[profiles.NAME]`: keys that `--profile NAME` sets over the files.
     #[serde(default)]
     pub profiles: BTreeMap<String, FileConfig>,
+    /// `[media]`: the caps on images and PDFs sent to the model ([`crate::media`]).
+    #[serde(default)]
+    pub media: crate::media::MediaLimits,
 }
 
 /// `[tools]`: limits applied to every tool call.

@@ -109,9 +109,20 @@ pub enum Confirmation {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ContentPart {
-    Text { text: String },
-    Json { json: String },
-    Media { mime_type: String, bytes: usize },
+    Text {
+        text: String,
+    },
+    Json {
+        json: String,
+    },
+    /// An image or a PDF (or media of a type no wire takes): `data` holds its bytes while
+    /// the call's result is on its way to the model, and is not serialised.
+    Media {
+        mime_type: String,
+        bytes: usize,
+        #[serde(skip)]
+        data: bytes::Bytes,
+    },
 }
 
 /// What the user is shown about a finished call.
@@ -130,7 +141,8 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
-    /// The text the model is told: text and JSON parts joined, media parts named.
+    /// The text the model is told: text and JSON parts joined, media parts named (their
+    /// bytes travel beside the text, [`crate::media`]).
     pub fn llm_text(&self) -> String {
         let mut text = String::new();
         for part in &self.llm_content {
@@ -140,8 +152,8 @@ impl ToolOutput {
             match part {
                 ContentPart::Text { text: t } => text.push_str(t),
                 ContentPart::Json { json } => text.push_str(json),
-                ContentPart::Media { mime_type, bytes } => {
-                    text.push_str(&format!("[{mime_type} content, {bytes} bytes, not shown to this model]"));
+                ContentPart::Media { mime_type, bytes, .. } => {
+                    text.push_str(&format!("[{mime_type} content, {bytes} bytes, attached]"));
                 }
             }
         }

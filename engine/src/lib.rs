@@ -71,14 +71,15 @@
 //! that one top-level module may use, and the uses form no circle. `lib_tests.rs` reads
 //! this list and holds the crate to it.
 //!
-//! - `agent`: `cancel`, `events`, `scheduler`, `session`, `airlock_files`, `airlock_model`
+//! - `agent`: `cancel`, `events`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
-//! - `config`: `capability`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
+//! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
 //! - `contract`: (none)
-//! - `engine`: `agent`, `cancel`, `capability`, `config`, `contract`, `events`, `mcp`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
+//! - `engine`: `agent`, `cancel`, `capability`, `config`, `contract`, `events`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`
 //! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
+//! - `media`: `airlock_model`
 //! - `paths`: `airlock_files`
 //! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`
 //! - `prompts`: `sanitize`, `airlock_files`
@@ -97,6 +98,7 @@ pub mod contract;
 pub mod engine;
 pub mod events;
 pub mod mcp;
+pub mod media;
 pub mod paths;
 pub mod policy;
 pub mod prompts;

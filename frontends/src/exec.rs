@@ -28,6 +28,8 @@ pub struct Options {
     /// The schema the final answer must follow (`--output-schema`); the session was
     /// started with it too, so the model was told.
     pub schema: Option<OutputSchema>,
+    /// Images and PDFs sent with the prompt (`@image.png`, `--image`).
+    pub attachments: Vec<airlock_protocol::Attachment>,
 }
 
 /// Runs `prompt` in `session` to its end and returns the exit code.
@@ -35,7 +37,7 @@ pub async fn run(
     session: Session,
     mut outputs: mpsc::UnboundedReceiver<Output>,
     prompt: String,
-    options: Options,
+    mut options: Options,
 ) -> ExitCode {
     let info = session.info().clone();
     spawn_signal_handler(session.orders());
@@ -44,7 +46,8 @@ pub async fn run(
         let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("airlock: {notice}\n"));
     }
     let prompt = prompt.text;
-    session.submit(Order::UserTurn { text: prompt });
+    let attachments = std::mem::take(&mut options.attachments);
+    session.submit(Order::UserTurn { text: prompt, attachments });
     let terminal = options.ask.then(Terminal::default);
     let mut printer = match options.schema {
         Some(_) => Printer::checking(options.format),

@@ -14,6 +14,7 @@
 
 pub mod ask;
 mod ask_grant;
+pub mod attachments;
 pub mod diff;
 pub mod exec;
 mod exit;

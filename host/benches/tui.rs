@@ -117,6 +117,7 @@ fn record_long_session(session: &Session, messages: usize) {
                     name: "read_file".into(),
                     content: "a line of notes".into(),
                     is_error: false,
+                    media: Vec::new(),
                 })],
             },
             Message {

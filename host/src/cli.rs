@@ -33,6 +33,10 @@ pub struct Cli {
     /// `airlock` opens the UI with no prompt).
     #[arg(short = 'i', long = "prompt-interactive", value_name = "PROMPT", conflicts_with_all = ["prompt", "ask", "stdin", "show_context"])]
     interactive: Option<String>,
+    /// Attach an image or a PDF to the prompt (repeatable; any file you name); `@path` in
+    /// the prompt attaches one of the workspace.
+    #[arg(long, value_name = "PATH")]
+    image: Vec<PathBuf>,
     /// Append standard input, read to its end, to the -p prompt (e.g. `git diff | airlock
     /// -p "Review this" --stdin`).
     #[arg(long, requires = "prompt", conflicts_with = "ask")]
@@ -329,6 +333,14 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             config::ConfigError::MissingKey(_) => Fatal::new(ExitCode::Auth, e),
             _ => Fatal::new(ExitCode::Config, e),
         })?;
+    if interactive && cli.interactive.is_none() && !cli.image.is_empty() {
+        return Err(Fatal::new(ExitCode::Usage, "--image goes with a prompt: -p PROMPT or -i PROMPT"));
+    }
+    let attachments = if interactive { "" } else { prompt.as_str() };
+    let attachments = airlock_frontends::attachments::for_prompt(&workspace, attachments, &cli.image, &mut |notice| {
+        let _ = writeln!(std::io::stderr(), "airlock: {}", airlock_engine::sanitize::line(&notice));
+    })
+    .map_err(|why| Fatal::new(ExitCode::Usage, why))?;
     let home = paths.home.clone();
     let settings = engine::Settings {
         paths,
@@ -341,6 +353,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         resume: cli.resume,
         commands: file.commands,
         output_schema: schema.as_ref().map(|s| s.value().clone()),
+        media: file.media,
         prompts: engine::PromptSettings {
             context_file_names: file.context.file_names(),
             skills: file.skills.enabled(),
@@ -350,10 +363,10 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let session = airlock_door::Session::from(session);
     let mode = airlock_door::edge::wire_mode(mode);
     let code = if interactive {
-        let options = tui::Options { prompt: cli.interactive, mode, home };
+        let options = tui::Options { prompt: cli.interactive, mode, home, attachments };
         tui::run(session, outputs, options).await
     } else {
-        let options = exec::Options { format: cli.output_format, ask: cli.ask, mode, schema };
+        let options = exec::Options { format: cli.output_format, ask: cli.ask, mode, schema, attachments };
         exec::run(session, outputs, prompt, options).await
     };
     // Commands left running in the background end with airlock, and the user is told which.

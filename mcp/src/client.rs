@@ -57,10 +57,10 @@ pub struct ServerTool {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Part {
     Text(String),
-    /// An image or audio clip: its type and decoded size.
+    /// An image, an audio clip or a binary resource: its type and its decoded bytes.
     Media {
         mime_type: String,
-        bytes: usize,
+        data: Vec<u8>,
     },
     /// A resource the server embedded as text.
     Resource {
@@ -232,15 +232,13 @@ fn progress_line(note: &ProgressNotificationParam) -> String {
 }
 
 fn part(block: ContentBlock) -> Part {
-    use base64::Engine as _;
-    let decoded =
-        |data: &str| base64::engine::general_purpose::STANDARD.decode(data).map_or(data.len() * 3 / 4, |b| b.len());
     match block {
         ContentBlock::Text(text) => Part::Text(text.text),
-        ContentBlock::Image(image) => Part::Media { bytes: decoded(&image.data), mime_type: image.mime_type },
-        ContentBlock::Audio(audio) => Part::Media { bytes: decoded(&audio.data), mime_type: audio.mime_type },
+        ContentBlock::Image(image) => media(image.mime_type, &image.data),
+        ContentBlock::Audio(audio) => media(audio.mime_type, &audio.data),
         ContentBlock::Resource(embedded) => match embedded.resource {
             ResourceContents::TextResourceContents { uri, text, .. } => Part::Resource { uri, text },
+            ResourceContents::BlobResourceContents { mime_type: Some(mime_type), blob, .. } => media(mime_type, &blob),
             ResourceContents::BlobResourceContents { uri, mime_type, .. } => {
                 Part::Link { name: uri.clone(), uri, mime_type }
             }
@@ -249,5 +247,14 @@ fn part(block: ContentBlock) -> Part {
         },
         ContentBlock::ResourceLink(link) => Part::Link { uri: link.uri, name: link.name, mime_type: link.mime_type },
         _ => Part::Text("[content of a kind airlock does not read]".into()),
+    }
+}
+
+/// Media sent as base64, decoded; data that is not base64 is named, not kept.
+fn media(mime_type: String, data: &str) -> Part {
+    use base64::Engine as _;
+    match base64::engine::general_purpose::STANDARD.decode(data) {
+        Ok(data) => Part::Media { mime_type, data },
+        Err(_) => Part::Text(format!("[{mime_type} content that was not valid base64]")),
     }
 }

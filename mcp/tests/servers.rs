@@ -284,7 +284,7 @@ fn results_carry_media_resources_links_and_errors() {
             outcome.parts,
             [
                 Part::Text("some text".into()),
-                Part::Media { mime_type: "image/png".into(), bytes: 5 },
+                Part::Media { mime_type: "image/png".into(), data: b"hello".to_vec() },
                 Part::Resource { uri: "file:///doc.txt".into(), text: "inside".into() },
                 Part::Link { uri: "https://example.com/x".into(), name: "x".into(), mime_type: None },
             ]

@@ -19,6 +19,7 @@ mod gemini;
 mod history;
 mod http;
 mod json;
+mod media;
 mod openai;
 mod recorded;
 mod retry;
@@ -35,8 +36,15 @@ use serde::{Deserialize, Serialize};
 
 pub use client::ModelClient;
 pub use history::{EncodeCache, History};
+pub use media::{Media, MediaKind, stand_in};
 #[doc(hidden)]
 pub use recorded::decode_body;
+
+/// The body `config`'s wire sends for `request` (benchmarks measure the encoding with it).
+#[doc(hidden)]
+pub fn encode_request(config: &ProviderConfig, request: &ModelRequest<'_>) -> Vec<u8> {
+    client::request_body(config, request)
+}
 pub use retry::RetryPolicy;
 pub use structured::{fits_strict, gemini_takes};
 
@@ -132,6 +140,8 @@ pub struct ProviderConfig {
     /// The model's context window in tokens; older history is compressed before a request
     /// would outgrow it.
     pub context_window_tokens: u64,
+    /// The kinds of media the model takes (`[providers.NAME] media`); others are stood in.
+    pub media: Vec<MediaKind>,
 }
 
 impl ProviderConfig {
@@ -155,6 +165,7 @@ impl ProviderConfig {
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             retry: RetryPolicy::default(),
             context_window_tokens: kind.default_context_window(),
+            media: vec![MediaKind::Image, MediaKind::Pdf],
         }
     }
 }
@@ -193,15 +204,22 @@ pub struct FunctionResponse {
     pub content: String,
     /// True when the call failed; `content` then holds the error.
     pub is_error: bool,
+    /// Images and PDFs the call returned, sent beside `content` where the wire takes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<Media>,
 }
 
 /// One piece of a message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Part {
-    Text { text: String },
+    Text {
+        text: String,
+    },
     FunctionCall(FunctionCall),
     FunctionResponse(FunctionResponse),
+    /// An image or a PDF of a user message (an attachment).
+    Media(Media),
 }
 
 /// One turn of the conversation.

@@ -7,6 +7,10 @@
 //! complete at `[DONE]` or when the body ends, and only if a `finish_reason` came: a
 //! stream without one was cut, whatever its end looked like. Usage comes in its own chunk
 //! with no choices.
+//!
+//! A `tool` message takes only text, so the images and PDFs of a turn's calls (and a
+//! user's attachments) go in the `user` message that follows its tool results: images as
+//! `image_url` parts with a data URL, PDFs as `file` parts with `file_data`.
 
 use std::collections::BTreeMap;
 
@@ -21,8 +25,8 @@ use super::json;
 use super::sse::SseStream;
 use super::structured;
 use super::{
-    FunctionCall, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, ProviderKind, Role, Stop, Usage,
-    generated_call_id,
+    FunctionCall, Media, MediaKind, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, ProviderKind,
+    Role, Stop, Usage, generated_call_id,
 };
 
 pub(super) async fn stream(
@@ -177,7 +181,15 @@ fn encode_message(message: &Message) -> Fragments {
                     out.push(b'}');
                 }
             }
-            if !texts.is_empty() {
+            let has_media = message.parts.iter().any(|p| match p {
+                Part::FunctionResponse(response) => !response.media.is_empty(),
+                Part::Media(_) => true,
+                _ => false,
+            });
+            if has_media {
+                json::next_item(out);
+                user_with_media(out, message, &texts);
+            } else if !texts.is_empty() {
                 json::next_item(out);
                 chat_message(out, "user", Some(&texts.join("\n")));
                 out.push(b'}');
@@ -185,6 +197,66 @@ fn encode_message(message: &Message) -> Fragments {
         }
     }
     fragments
+}
+
+/// A `user` message whose content is a list: a `tool` message takes no images, so a call's
+/// media come here, after the tool results, each call's introduced by a text part naming
+/// it; then the message's texts and attachments.
+fn user_with_media(out: &mut Vec<u8>, message: &Message, texts: &[&str]) {
+    let mut parts = Vec::new();
+    for part in &message.parts {
+        if let Part::FunctionResponse(response) = part
+            && !response.media.is_empty()
+        {
+            text_part(&mut parts, &format!("What the call {} ({}) returned:", response.id, response.name));
+            for media in &response.media {
+                media_part(&mut parts, media);
+            }
+        }
+    }
+    if !texts.is_empty() {
+        text_part(&mut parts, &texts.join("\n"));
+    }
+    for part in &message.parts {
+        if let Part::Media(media) = part {
+            media_part(&mut parts, media);
+        }
+    }
+    out.extend_from_slice(b"{\"content\":[");
+    out.extend_from_slice(&parts);
+    out.extend_from_slice(b"],\"role\":\"user\"}");
+}
+
+fn text_part(out: &mut Vec<u8>, text: &str) {
+    json::next_item(out);
+    out.extend_from_slice(b"{\"text\":");
+    json::string(out, text);
+    out.extend_from_slice(b",\"type\":\"text\"}");
+}
+
+/// An `image_url` part with a data URL, a `file` part with `file_data` for a PDF (chat
+/// completions takes PDFs only that way), or a text part standing in.
+fn media_part(out: &mut Vec<u8>, media: &Media) {
+    let kind = match media.sendable() {
+        Ok(kind) => kind,
+        Err(why) => return text_part(out, &media.stand_in(why)),
+    };
+    let prefix = format!("data:{};base64,", media.mime_type);
+    json::next_item(out);
+    match kind {
+        MediaKind::Image => {
+            out.extend_from_slice(b"{\"image_url\":{\"url\":");
+            media.write_base64(out, &prefix);
+            out.extend_from_slice(b"},\"type\":\"image_url\"}");
+        }
+        MediaKind::Pdf => {
+            out.extend_from_slice(b"{\"file\":{\"file_data\":");
+            media.write_base64(out, &prefix);
+            out.extend_from_slice(b",\"filename\":");
+            json::string(out, media.name.as_deref().unwrap_or("document.pdf"));
+            out.extend_from_slice(b"},\"type\":\"file\"}");
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -76,6 +76,7 @@ fn request_body_omits_empty_tools_and_puts_tool_messages_before_user_text() {
                     name: "glob".into(),
                     content: "x".into(),
                     is_error: false,
+                    media: Vec::new(),
                 }),
             ],
         },
@@ -192,4 +193,32 @@ fn finish_reasons_say_what_they_mean() {
 fn an_error_inside_the_stream_is_reported() {
     let (_, result) = decode(&[r#"{"error":{"message":"upstream overloaded","code":502}}"#]);
     assert!(matches!(result, Err(ModelError::Http { status: 502, body, .. }) if body == "upstream overloaded"));
+}
+
+#[test]
+fn media_go_in_a_user_message_after_the_tool_results() {
+    let history = super::super::test_support::media_history();
+    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None };
+    let body = parsed(request_body("m", &request));
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[0],
+        json!({ "role": "user", "content": [
+            { "type": "text", "text": "look" },
+            { "type": "image_url", "image_url": { "url": "data:image/gif;base64,R0lG" } },
+        ] })
+    );
+    assert_eq!(messages[2]["role"], "tool");
+    assert_eq!(messages[2]["content"], "two files");
+    let lost = "[image/png \"lost.png\", 0 bytes, not shown to the model: its bytes were not kept]";
+    assert_eq!(
+        messages[3],
+        json!({ "role": "user", "content": [
+            { "type": "text", "text": "What the call call-a (read_file) returned:" },
+            { "type": "image_url", "image_url": { "url": "data:image/png;base64,UE5H" } },
+            { "type": "file", "file": { "filename": "d.pdf", "file_data": "data:application/pdf;base64,JVBERg==" } },
+            { "type": "text", "text": lost },
+        ] })
+    );
+    assert_eq!(messages.len(), 4);
 }

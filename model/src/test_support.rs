@@ -52,14 +52,55 @@ pub fn sample_history() -> Vec<Message> {
                     name: "read_file".into(),
                     content: "alpha".into(),
                     is_error: false,
+                    media: Vec::new(),
                 }),
                 Part::FunctionResponse(FunctionResponse {
                     id: "gemini-call-1000".into(),
                     name: "read_file".into(),
                     content: "no such file: b.txt".into(),
                     is_error: true,
+                    media: Vec::new(),
                 }),
             ],
+        },
+    ]
+}
+
+/// A user prompt with an image attached, a model call, and its response carrying an image
+/// and a PDF, plus media no wire takes (kept as an empty-bytes image, as a session whose
+/// record lost its bytes loads it). The bytes are short stand-ins: the wires copy them, they
+/// do not read them (base64 `UE5H` = `PNG`, `JVBERg==` = `%PDF`, `R0lG` = `GIF`).
+pub fn media_history() -> Vec<Message> {
+    vec![
+        Message {
+            role: Role::User,
+            parts: vec![
+                Part::Text { text: "look".into() },
+                Part::Media(Media::new("image/gif", Some("me.gif".into()), &b"GIF"[..])),
+            ],
+        },
+        Message {
+            role: Role::Model,
+            parts: vec![Part::FunctionCall(FunctionCall {
+                id: "call-a".into(),
+                name: "read_file".into(),
+                arguments: r#"{"path":"a.png"}"#.into(),
+                signature: None,
+            })],
+        },
+        Message {
+            role: Role::User,
+            parts: vec![Part::FunctionResponse(FunctionResponse {
+                id: "call-a".into(),
+                name: "read_file".into(),
+                content: "two files".into(),
+                is_error: false,
+                media: vec![
+                    Media::new("image/png", None, &b"PNG"[..]),
+                    Media::new("application/pdf", Some("d.pdf".into()), &b"%PDF"[..]),
+                    Media::new("image/png", Some("lost.png".into()), Vec::new()),
+                ],
+            })],
         },
     ]
 }

@@ -31,7 +31,7 @@ pub use event::{
 pub use listing::{
     CallResult, CommandSource, ExpandedCommand, FolderRow, PluginOrigin, PluginRow, ServedTool, SessionRow, ToolRow,
 };
-pub use order::{Answer, ApprovalMode, GrantAnswer, Order};
+pub use order::{Answer, ApprovalMode, Attachment, GrantAnswer, Order};
 pub use output::Output;
 pub use question::{CommandRow, Confirm, FileChange, Folder, GrantQuestion, Question, Sandbox};
 pub use report::{
@@ -41,7 +41,7 @@ pub use report::{
 pub use shown::Shown;
 
 /// The protocol's version: its major part changes when a shape changes incompatibly.
-pub const VERSION: &str = "1.0.0";
+pub const VERSION: &str = "1.1.0";
 
 /// The JSON Schema (draft 2020-12) of every type of the protocol, under `$defs`; the
 /// entry points are `Order`, `Output`, `StampedEvent`, `ResultLine` and `JsonOutput`.

@@ -18,6 +18,9 @@ pub enum Order {
     UserTurn {
         /// The prompt.
         text: String,
+        /// Images and PDFs sent with the prompt, as the model's user message parts.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<Attachment>,
     },
     /// Cancel the running work and the orders put off before this one.
     Interrupt,
@@ -66,6 +69,20 @@ pub enum Order {
     },
     /// Cancel what runs and end the session.
     Shutdown,
+}
+
+/// A file a person attaches to a prompt (an image or a PDF): sent to the model as an image
+/// or document part where the model's wire takes its type, else named in a text stand-in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Attachment {
+    /// The media type, as `image/png`, `image/jpeg`, `image/gif`, `image/webp` or
+    /// `application/pdf`.
+    pub mime_type: String,
+    /// The file's bytes, base64 (standard alphabet, padded).
+    pub data: String,
+    /// The file's name, when it has one: shown to people and named in a stand-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// A person's choice for an approval question, tagged by `choice`.

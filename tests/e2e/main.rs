@@ -29,6 +29,8 @@ mod mcp_serve;
 #[path = "mcp_serve_rust/main.rs"]
 mod mcp_serve_rust;
 mod mcp_source;
+#[path = "media/main.rs"]
+mod media;
 mod output_schema;
 #[path = "paths/main.rs"]
 mod paths;

@@ -4,6 +4,7 @@
 
 pub mod fixtures;
 pub mod http_server;
+pub mod images;
 pub mod kits;
 pub mod mcp;
 pub mod mock_model;

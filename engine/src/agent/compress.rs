@@ -18,7 +18,7 @@
 use super::Agent;
 use crate::cancel::Cancellation;
 use crate::events::{Event, EventSink};
-use airlock_model::{Message, ModelError, ModelEvent, ModelRequest, Part, Role, Usage, UsageKind};
+use airlock_model::{Media, MediaKind, Message, ModelError, ModelEvent, ModelRequest, Part, Role, Usage, UsageKind};
 
 /// The share of the context window past which history is compressed.
 pub const THRESHOLD: f64 = 0.7;
@@ -58,17 +58,38 @@ pub fn text_tokens(text: &str) -> u64 {
 
 /// Estimated tokens of one message.
 pub fn message_tokens(message: &Message) -> u64 {
+    let mut media = 0;
     let chars: usize = message
         .parts
         .iter()
         .map(|part| match part {
             Part::Text { text } => text.len(),
             Part::FunctionCall(call) => call.name.len() + call.arguments.len(),
-            Part::FunctionResponse(response) => response.name.len() + response.content.len(),
+            Part::FunctionResponse(response) => {
+                media += response.media.iter().map(media_tokens).sum::<u64>();
+                response.name.len() + response.content.len()
+            }
+            Part::Media(item) => {
+                media += media_tokens(item);
+                0
+            }
         })
         .sum();
-    MESSAGE_OVERHEAD + chars.div_ceil(CHARS_PER_TOKEN) as u64
+    MESSAGE_OVERHEAD + media + chars.div_ceil(CHARS_PER_TOKEN) as u64
 }
+
+/// Estimated tokens of an image or a PDF: an image at most what Anthropic counts for one of
+/// the ~1.15 megapixels airlock scales down to (pixels / 750, about 1,600), a PDF a token
+/// per 64 bytes (a page of text and its image cost a few thousand).
+fn media_tokens(media: &Media) -> u64 {
+    match media.kind() {
+        Some(MediaKind::Pdf) => (media.data.len() as u64 / 64).max(IMAGE_TOKENS),
+        _ => IMAGE_TOKENS,
+    }
+}
+
+/// What one image is assumed to cost.
+const IMAGE_TOKENS: u64 = 1_600;
 
 /// Estimated tokens of `messages`.
 pub fn tokens(messages: &[Message]) -> u64 {
@@ -136,6 +157,9 @@ pub fn transcript(messages: &[Message], max_chars: usize) -> String {
                         response.name,
                         cut(response.content.trim_end(), TRANSCRIPT_PART_CHARS)
                     ));
+                }
+                (_, Part::Media(media)) => {
+                    out.push_str(&format!("{}\n\n", media.stand_in("the summary sees only its name")));
                 }
             }
         }

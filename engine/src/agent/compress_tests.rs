@@ -29,6 +29,7 @@ fn call(id: &str, size: usize) -> [Message; 2] {
                 name: "read_file".into(),
                 content: "x".repeat(size),
                 is_error: false,
+                media: Vec::new(),
             })],
         },
     ]

@@ -16,6 +16,7 @@ mod compress;
 pub mod context_files;
 mod finish;
 pub mod loop_detect;
+mod media;
 mod prompt;
 pub(crate) mod todos;
 
@@ -27,8 +28,8 @@ use crate::events::{CallStatus, Event, EventSink, Todo};
 use crate::scheduler::{CompletedCall, Scheduler};
 use crate::session::{Recorder, SessionError};
 use airlock_model::{
-    FunctionCall, FunctionResponse, History, Message, ModelClient, ModelError, ModelEvent, ModelRequest, Part, Role,
-    Stop, ToolDeclaration, Usage, UsageKind,
+    FunctionCall, FunctionResponse, History, Media, Message, ModelClient, ModelError, ModelEvent, ModelRequest, Part,
+    Role, Stop, ToolDeclaration, Usage, UsageKind,
 };
 use compress::Anchor;
 pub use compress::CompressError;
@@ -103,7 +104,7 @@ impl Default for Report {
 }
 
 /// How the loop is bounded.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// Most model responses per prompt.
     pub max_turns: u32,
@@ -111,6 +112,8 @@ pub struct Settings {
     pub loop_detection: bool,
     /// The model's context window, in tokens.
     pub context_window: u64,
+    /// The caps on media and the kinds the model takes.
+    pub media: crate::media::MediaSettings,
 }
 
 /// One conversation with a model.
@@ -312,12 +315,21 @@ impl Agent {
         events.send(Event::Usage { turn, kind, usage });
     }
 
-    /// Runs one user prompt to its end.
-    pub async fn run(&mut self, prompt: &str, events: &EventSink, cancel: &Cancellation) -> Report {
+    /// Runs one user prompt, with the images and PDFs attached to it, to its end.
+    pub async fn run(
+        &mut self,
+        prompt: &str,
+        attachments: Vec<Media>,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> Report {
         let started = Instant::now();
         let mut run = Run { report: Report::default(), repeats: CallRepeats::default(), loops: 0, empty_pauses: 0 };
         self.compress_paused_until = 0;
-        self.push(Message { role: Role::User, parts: vec![Part::Text { text: prompt.to_string() }] }, events);
+        let mut parts = vec![Part::Text { text: prompt.to_string() }];
+        let held = media::held(&self.history);
+        parts.extend(media::attachments(attachments, &self.settings.media, held).await);
+        self.push(Message { role: Role::User, parts }, events);
         run.report.outcome = loop {
             if let Some(outcome) = self.next_turn(&mut run, events, cancel).await {
                 break outcome;
@@ -379,7 +391,9 @@ impl Agent {
         let completed = self.scheduler.run_batch(&calls, events, cancel).await;
         self.record_calls(&completed, events);
         self.take_todos(&completed, events);
-        let responses = completed.iter().map(|c| Part::FunctionResponse(c.response())).collect();
+        let mut responses: Vec<FunctionResponse> = completed.iter().map(|c| c.response()).collect();
+        media::responses(&mut responses, &self.settings.media, media::held(&self.history)).await;
+        let responses = responses.into_iter().map(Part::FunctionResponse).collect();
         self.push(Message { role: Role::User, parts: responses }, events);
         let all_cancelled = completed.iter().all(|c| c.status == CallStatus::Cancelled);
         run.report.calls.extend(completed);
@@ -460,6 +474,7 @@ impl Agent {
                                   and again)"
                             .into(),
                         is_error: true,
+                        media: Vec::new(),
                     })
                 })
                 .collect();
@@ -576,6 +591,7 @@ fn unanswered_calls(history: &[Message]) -> Option<Message> {
                     name: call.name.clone(),
                     content: "not run: the session ended before this call finished".into(),
                     is_error: true,
+                    media: Vec::new(),
                 }))
             }
             _ => None,

@@ -7,7 +7,13 @@ fn call(id: &str) -> Part {
 }
 
 fn response(id: &str) -> Part {
-    Part::FunctionResponse(FunctionResponse { id: id.into(), name: "t".into(), content: "ok".into(), is_error: false })
+    Part::FunctionResponse(FunctionResponse {
+        id: id.into(),
+        name: "t".into(),
+        content: "ok".into(),
+        is_error: false,
+        media: Vec::new(),
+    })
 }
 
 #[test]

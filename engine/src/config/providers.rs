@@ -12,6 +12,7 @@
 //! headers = { "X-Org" = "acme" }       # sent with every request
 //! max_tokens = 8192                    # answer length limit (Anthropic)
 //! context_window_tokens = 32768        # the model's context window (default by kind)
+//! media = ["image"]                    # what the model takes: image, pdf (default both)
 //!
 //! [retry]
 //! max_attempts = 5                     # requests per answer, the first included
@@ -55,6 +56,8 @@ pub struct ProviderTable {
     pub idle_timeout_secs: Option<u64>,
     /// The model's context window in tokens; overrides the top-level setting.
     pub context_window_tokens: Option<u64>,
+    /// The kinds of media the model takes (`image`, `pdf`); `[]` for a text-only model.
+    pub media: Option<Vec<airlock_model::MediaKind>>,
 }
 
 /// `[retry]`: how failed model requests are retried.
@@ -211,6 +214,9 @@ pub fn resolve_provider(
     provider.idle_timeout = idle_secs.map_or(ProviderConfig::DEFAULT_IDLE_TIMEOUT, Duration::from_secs);
     if let Some(tokens) = table.and_then(|t| t.context_window_tokens).or(config.context_window_tokens) {
         provider.context_window_tokens = tokens;
+    }
+    if let Some(media) = table.and_then(|t| t.media.clone()) {
+        provider.media = media;
     }
     if let Some(table) = table {
         provider.headers = table.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();

@@ -28,6 +28,7 @@ async fn start(setup: &Setup, mode: ApprovalMode) -> (Session, UnboundedReceiver
         resume: None,
         commands: airlock_sandbox::folders::Settings::default(),
         output_schema: None,
+        media: crate::media::MediaLimits::default(),
         prompts: super::PromptSettings::default(),
     };
     Session::start(settings, tools).unwrap()
@@ -83,7 +84,7 @@ async fn a_session_without_a_model_runs_calls_and_records_no_session() {
     assert!(unknown.response().is_error);
 
     // A turn fails clearly, and nothing was recorded.
-    session.submit(Op::UserTurn { text: "hi".into() });
+    session.submit(Op::UserTurn { text: "hi".into(), attachments: Vec::new() });
     let report = loop {
         if let Output::TurnDone(report) = next(&mut outputs).await {
             break report;

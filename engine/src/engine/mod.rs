@@ -45,6 +45,7 @@ use crate::registry::Registry;
 /// Told of each component compiled while the tools load (a line for people).
 pub use crate::runtime::Announce;
 use crate::session;
+pub use airlock_model::Media;
 pub use calls::Call;
 pub use custom::CustomCommands;
 use questions::Questions;
@@ -54,8 +55,9 @@ pub use start::{Info, NO_MODEL, PromptSettings, Settings, StartError, Tools};
 /// An order from a front end.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
-    /// Run a user prompt to its end; answered by [`Output::TurnDone`].
-    UserTurn { text: String },
+    /// Run a user prompt to its end; answered by [`Output::TurnDone`]. `attachments` are
+    /// the images and PDFs sent with it.
+    UserTurn { text: String, attachments: Vec<Media> },
     /// Cancel the running work (the model stream is dropped, running calls stop at their
     /// next epoch tick) and the put-off orders sent before this one.
     Interrupt,
@@ -396,10 +398,10 @@ impl Engine {
         let mut inbox = Inbox { receiver, open: true, later: VecDeque::new(), void: 0 };
         while let Some(op) = inbox.next(&self.shared).await {
             let flow = match op {
-                Op::UserTurn { text } => {
+                Op::UserTurn { text, attachments } => {
                     let cancel = Cancellation::default();
                     let (report, flow) = {
-                        let run = self.agent.run(&text, &self.shared.events, &cancel);
+                        let run = self.agent.run(&text, attachments, &self.shared.events, &cancel);
                         self.shared.busy(run, &mut inbox, &cancel).await
                     };
                     self.shared.out.send(Output::TurnDone(Box::new(report)));

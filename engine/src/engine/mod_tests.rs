@@ -38,6 +38,7 @@ async fn start(setup: &Setup, mock: &MockModel, mode: ApprovalMode) -> (Session,
         resume: None,
         commands: airlock_sandbox::folders::Settings::default(),
         output_schema: None,
+        media: crate::media::MediaLimits::default(),
         prompts: super::PromptSettings::default(),
     };
     Session::start(settings, tools).unwrap()
@@ -88,7 +89,7 @@ async fn a_session_runs_on_orders_and_outputs_alone() {
         call("write_file", json!({ "file_path": "notes.txt", "content": "approved\n" })).with_id("edit-1"),
     ]));
     mock.push_turn(Turn::text("Written."));
-    session.submit(Op::UserTurn { text: "Update the notes".into() });
+    session.submit(Op::UserTurn { text: "Update the notes".into(), attachments: Vec::new() });
     let mut seen = Vec::new();
     let Output::Question(question) = until_question_or_done(&mut outputs, &mut seen).await else {
         panic!("the edit did not ask");
@@ -115,7 +116,7 @@ async fn a_session_runs_on_orders_and_outputs_alone() {
         call("write_file", json!({ "file_path": "notes.txt", "content": "refused\n" })).with_id("edit-2"),
     ]));
     mock.push_turn(Turn::text("Understood."));
-    session.submit(Op::UserTurn { text: "Try again".into() });
+    session.submit(Op::UserTurn { text: "Try again".into(), attachments: Vec::new() });
     let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
         panic!("the second edit did not ask");
     };
@@ -128,7 +129,7 @@ async fn a_session_runs_on_orders_and_outputs_alone() {
 
     // 3. A call that never ends is cancelled by an interrupt; the session goes on.
     mock.push_turn(Turn::calls(vec![call("spin", json!({})).with_id("spin-1")]));
-    session.submit(Op::UserTurn { text: "Think hard".into() });
+    session.submit(Op::UserTurn { text: "Think hard".into(), attachments: Vec::new() });
     loop {
         match next(&mut outputs).await {
             Output::Event(Event::ToolCall(update)) if update.status == CallStatus::Executing => break,
@@ -147,7 +148,7 @@ async fn a_session_runs_on_orders_and_outputs_alone() {
         call("write_file", json!({ "file_path": "notes.txt", "content": "auto\n" })).with_id("edit-3"),
     ]));
     mock.push_turn(Turn::text("Done."));
-    session.submit(Op::UserTurn { text: "Once more".into() });
+    session.submit(Op::UserTurn { text: "Once more".into(), attachments: Vec::new() });
     let done = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
     assert_eq!(done.calls[0].status, CallStatus::Success);
     assert_eq!(read(&setup.workspace, "notes.txt"), "auto\n");
@@ -167,15 +168,15 @@ async fn an_interrupt_stops_the_turn_and_what_waits_behind_it_and_withdraws_its_
     mock.push_turn(Turn::calls(vec![
         call("write_file", json!({ "file_path": "a.txt", "content": "a\n" })).with_id("edit-a"),
     ]));
-    session.submit(Op::UserTurn { text: "first".into() });
+    session.submit(Op::UserTurn { text: "first".into(), attachments: Vec::new() });
     let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
         panic!("the edit did not ask");
     };
     // A prompt sent while the first waits is put off; the interrupt after it voids both.
-    session.submit(Op::UserTurn { text: "second".into() });
+    session.submit(Op::UserTurn { text: "second".into(), attachments: Vec::new() });
     session.submit(Op::Interrupt);
     mock.push_turn(Turn::text("Third answer."));
-    session.submit(Op::UserTurn { text: "third".into() });
+    session.submit(Op::UserTurn { text: "third".into(), attachments: Vec::new() });
     let Output::Withdrawn { id } = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
         panic!("the question was not withdrawn");
     };
@@ -209,10 +210,10 @@ async fn an_interrupt_sent_with_other_orders_voids_only_those_before_it() {
     let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
     mock.push_turn(Turn::text("After the interrupt."));
     session.submit(Op::Interrupt);
-    session.submit(Op::UserTurn { text: "one".into() });
-    session.submit(Op::UserTurn { text: "two".into() });
+    session.submit(Op::UserTurn { text: "one".into(), attachments: Vec::new() });
+    session.submit(Op::UserTurn { text: "two".into(), attachments: Vec::new() });
     session.submit(Op::Interrupt);
-    session.submit(Op::UserTurn { text: "three".into() });
+    session.submit(Op::UserTurn { text: "three".into(), attachments: Vec::new() });
     for _ in 0..2 {
         let voided = report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
         assert!(matches!(voided.outcome, Outcome::Cancelled) && voided.turns == 0, "{:?}", voided.outcome);
@@ -233,7 +234,7 @@ async fn answers_are_choices_bound_to_their_question() {
     // the question stays open for a real answer.
     mock.push_turn(Turn::calls(vec![call("ask_exec", json!({})).with_id("exec-1")]));
     mock.push_turn(Turn::text("ok"));
-    session.submit(Op::UserTurn { text: "run it".into() });
+    session.submit(Op::UserTurn { text: "run it".into(), attachments: Vec::new() });
     let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
         panic!("the command did not ask");
     };
@@ -257,7 +258,7 @@ async fn answers_are_choices_bound_to_their_question() {
     let edit = |file: &str, id: &str| call("write_file", json!({ "file_path": file, "content": "x\n" })).with_id(id);
     mock.push_turn(Turn::calls(vec![edit("notes.txt", "e1")]));
     mock.push_turn(Turn::text("saved"));
-    session.submit(Op::UserTurn { text: "edit notes".into() });
+    session.submit(Op::UserTurn { text: "edit notes".into(), attachments: Vec::new() });
     let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
         panic!("the edit did not ask");
     };
@@ -268,7 +269,7 @@ async fn answers_are_choices_bound_to_their_question() {
     assert!(policy.contains("notes.txt") && policy.contains("write_file"), "{policy}");
     mock.push_turn(Turn::calls(vec![edit("notes.txt", "e2"), edit("other.txt", "e3")]));
     mock.push_turn(Turn::text("done"));
-    session.submit(Op::UserTurn { text: "edit both".into() });
+    session.submit(Op::UserTurn { text: "edit both".into(), attachments: Vec::new() });
     let Output::Question(question) = until_question_or_done(&mut outputs, &mut Vec::new()).await else {
         panic!("the other file did not ask");
     };
@@ -288,13 +289,13 @@ async fn compress_and_resume_are_orders_too() {
     let first_id = session.info().id.clone();
     for answer in ["One.", "Two."] {
         mock.push_turn(Turn::text(answer));
-        session.submit(Op::UserTurn { text: format!("say {answer}") });
+        session.submit(Op::UserTurn { text: format!("say {answer}"), attachments: Vec::new() });
         report(until_question_or_done(&mut outputs, &mut Vec::new()).await);
     }
     mock.push_turn(Turn::text("The user asked for one and two."));
     session.submit(Op::Compress);
     mock.push_turn(Turn::text("Three."));
-    session.submit(Op::UserTurn { text: "say three".into() });
+    session.submit(Op::UserTurn { text: "say three".into(), attachments: Vec::new() });
     let mut seen = Vec::new();
     report(until_question_or_done(&mut outputs, &mut seen).await);
     assert!(
@@ -312,7 +313,7 @@ async fn compress_and_resume_are_orders_too() {
     session.submit(Op::Resume { session: first_id.clone() });
     session.submit(Op::Resume { session: "no-such-session".into() });
     mock.push_turn(Turn::text("Four."));
-    session.submit(Op::UserTurn { text: "say four".into() });
+    session.submit(Op::UserTurn { text: "say four".into(), attachments: Vec::new() });
     let mut seen = Vec::new();
     // The resume hands the front end the conversation so far, before the turn's events.
     let replayed = loop {
@@ -353,12 +354,12 @@ async fn set_model_switches_the_next_turn_and_refuses_a_bad_name() {
     let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Default).await;
     mock.push_turn(Turn::text("first"));
     mock.push_turn(Turn::text("second"));
-    session.submit(Op::UserTurn { text: "one".into() });
+    session.submit(Op::UserTurn { text: "one".into(), attachments: Vec::new() });
     turn(&mut outputs).await;
     let before = requested_model(&mock);
     session.submit(Op::SetModel { model: "\x1b[2Jevil".into() });
     session.submit(Op::SetModel { model: "other-model".into() });
-    session.submit(Op::UserTurn { text: "two".into() });
+    session.submit(Op::UserTurn { text: "two".into(), attachments: Vec::new() });
     let (_, seen) = turn(&mut outputs).await;
     let warned = seen.iter().any(|e| matches!(e, Event::Warning { message } if message.contains("not a model name")));
     assert!(warned, "a control character in a name is refused: {seen:?}");
@@ -376,10 +377,10 @@ async fn new_session_starts_an_empty_conversation_in_a_new_file() {
     let Output::Event(Event::Init { session_id: first, .. }) = next(&mut outputs).await else { panic!("no init") };
     mock.push_turn(Turn::text("remembered answer"));
     mock.push_turn(Turn::text("fresh answer"));
-    session.submit(Op::UserTurn { text: "secret first prompt".into() });
+    session.submit(Op::UserTurn { text: "secret first prompt".into(), attachments: Vec::new() });
     turn(&mut outputs).await;
     session.submit(Op::NewSession);
-    session.submit(Op::UserTurn { text: "second prompt".into() });
+    session.submit(Op::UserTurn { text: "second prompt".into(), attachments: Vec::new() });
     let (_, seen) = turn(&mut outputs).await;
     let second = seen.iter().find_map(|e| match e {
         Event::Init { session_id, .. } => Some(session_id.clone()),
@@ -437,7 +438,7 @@ async fn plugins_dropped_in_replaced_or_removed_change_the_tools_of_the_next_tur
     assert!(!seen.iter().any(|e| matches!(e, Event::PluginProblem(_))), "a half-written file was loaded: {seen:?}");
     mock.push_turn(Turn::calls(vec![call("echo", json!({"text": "hot"}))]));
     mock.push_turn(Turn::text("done"));
-    session.submit(Op::UserTurn { text: "use the new tool".into() });
+    session.submit(Op::UserTurn { text: "use the new tool".into(), attachments: Vec::new() });
     let (done, _) = turn(&mut outputs).await;
     assert_eq!(done.calls.len(), 1);
     assert!(done.calls[0].result.is_ok(), "{:?}", done.calls[0].result);
@@ -452,7 +453,7 @@ async fn plugins_dropped_in_replaced_or_removed_change_the_tools_of_the_next_tur
     std::fs::remove_file(&target).unwrap();
     until_event(&mut outputs, "the removed notice", notice_says("plugin echo_tools removed")).await;
     mock.push_turn(Turn::text("fine"));
-    session.submit(Op::UserTurn { text: "again".into() });
+    session.submit(Op::UserTurn { text: "again".into(), attachments: Vec::new() });
     turn(&mut outputs).await;
     assert!(!declared(&mock).contains(&"echo".to_string()), "{:?}", declared(&mock));
     assert!(declared(&mock).contains(&"read_file".to_string()), "the built-ins stay");
@@ -490,7 +491,7 @@ async fn read_with_grant(
 ) -> (Result<crate::contract::ToolOutput, crate::contract::ToolError>, bool) {
     mock.push_turn(Turn::calls(vec![call("read_path", json!({"path": "secret.txt"}))]));
     mock.push_turn(Turn::text("done"));
-    session.submit(Op::UserTurn { text: "read the secret".into() });
+    session.submit(Op::UserTurn { text: "read the secret".into(), attachments: Vec::new() });
     let mut asked = false;
     loop {
         match next(outputs).await {
@@ -557,7 +558,7 @@ async fn an_interrupt_withdraws_a_waiting_grant_question() {
     let mock = MockModel::start(Wire::Gemini);
     let (session, mut outputs) = start(&setup, &mock, ApprovalMode::Yolo).await;
     mock.push_turn(Turn::calls(vec![call("read_path", json!({"path": "secret.txt"}))]));
-    session.submit(Op::UserTurn { text: "read".into() });
+    session.submit(Op::UserTurn { text: "read".into(), attachments: Vec::new() });
     let id = loop {
         if let Output::Grant(question) = next(&mut outputs).await {
             break question.id;
@@ -622,7 +623,7 @@ async fn fetch_with_grant(
 ) -> (Result<crate::contract::ToolOutput, crate::contract::ToolError>, Option<Vec<String>>) {
     mock.push_turn(Turn::calls(vec![call("web_fetch", json!({"url": url}))]));
     mock.push_turn(Turn::text("done"));
-    session.submit(Op::UserTurn { text: "fetch".into() });
+    session.submit(Op::UserTurn { text: "fetch".into(), attachments: Vec::new() });
     let mut asked = None;
     loop {
         match next(outputs).await {

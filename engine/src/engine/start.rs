@@ -139,6 +139,8 @@ pub struct Settings {
     /// The JSON Schema the final answer must follow (`--output-schema`): named in the
     /// system prompt and sent in each request's structured-output field.
     pub output_schema: Option<serde_json::Value>,
+    /// `[media]` of `config.toml`.
+    pub media: crate::media::MediaLimits,
     /// `[context]` and `[skills]` of `config.toml`.
     pub prompts: PromptSettings,
 }
@@ -214,6 +216,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         resume,
         commands,
         output_schema,
+        media,
         prompts,
     } = settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
@@ -233,7 +236,9 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         Some(p) => (p.name.clone(), p.model.clone(), p.context_window_tokens),
         None => (NO_MODEL.to_owned(), NO_MODEL.to_owned(), 0),
     };
-    let agent_settings = agent::Settings { max_turns, loop_detection, context_window };
+    let accepted = provider.as_ref().map(|p| p.media.clone()).unwrap_or_default();
+    let media = crate::media::MediaSettings { limits: media, accepted };
+    let agent_settings = agent::Settings { max_turns, loop_detection, context_window, media };
     let client = provider.clone().map(ModelClient::new).transpose()?;
     let questions = Questions::new(out.clone());
     let Tools { runtime, registry, policy, .. } = tools;

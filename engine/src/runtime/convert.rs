@@ -147,7 +147,8 @@ pub fn tool_output(output: wit::ToolOutput) -> ToolOutput {
             wit::ContentPart::Text(text) => ContentPart::Text { text: within(text) },
             wit::ContentPart::Json(json) => ContentPart::Json { json: within(json) },
             wit::ContentPart::Media(m) => {
-                ContentPart::Media { mime_type: cut(m.mime_type, MAX_PATH), bytes: m.data.len() }
+                let bytes = m.data.len();
+                ContentPart::Media { mime_type: cut(m.mime_type, MAX_PATH), bytes, data: m.data.into() }
             }
         })
         .collect();

@@ -265,7 +265,7 @@ impl Scheduler {
 fn content_part(part: Part) -> ContentPart {
     match part {
         Part::Text(text) => ContentPart::Text { text },
-        Part::Media { mime_type, bytes } => ContentPart::Media { mime_type, bytes },
+        Part::Media { mime_type, data } => ContentPart::Media { mime_type, bytes: data.len(), data: data.into() },
         Part::Resource { uri, text } => ContentPart::Text { text: format!("[resource {uri}]\n{text}") },
         Part::Link { uri, name, mime_type } => {
             let kind = mime_type.map(|m| format!(", {m}")).unwrap_or_default();

@@ -37,12 +37,12 @@ use futures_util::future::join_all;
 
 use crate::cancel::Cancellation;
 use crate::capability::CallLimits;
-use crate::contract::{ErrorKind, ToolError, ToolOutput};
+use crate::contract::{ContentPart, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallStatus, EventSink};
 use crate::policy::{Approver, Policy};
 use crate::registry::Registry;
 use crate::runtime::Runtime;
-use airlock_model::{FunctionCall, FunctionResponse};
+use airlock_model::{FunctionCall, FunctionResponse, Media};
 use airlock_sandbox::folders::{self, CommandView, HostEnv};
 use call::{Approved, Prepared};
 use validation::Validated;
@@ -74,7 +74,21 @@ impl CompletedCall {
             Ok(output) => (output.llm_text(), false),
             Err(error) => (format!("{}: {}", error.kind.as_str(), error.message), true),
         };
-        FunctionResponse { id: self.call.id.clone(), name: self.call.name.clone(), content, is_error }
+        // The media's bytes are shared, not copied; the agent makes them ready to send.
+        let media = match &self.result {
+            Ok(output) => output
+                .llm_content
+                .iter()
+                .filter_map(|part| match part {
+                    ContentPart::Media { mime_type, data, .. } => {
+                        Some(Media::new(mime_type.clone(), None, data.clone()))
+                    }
+                    _ => None,
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        FunctionResponse { id: self.call.id.clone(), name: self.call.name.clone(), content, is_error, media }
     }
 }
 

@@ -55,7 +55,9 @@ pub(super) async fn cap(mut output: ToolOutput, cap: usize, save_in: Option<&Pat
         }
         None => note.push(']'),
     }
-    output.llm_content = vec![ContentPart::Text { text: format!("{kept}{note}") }];
+    // Media are not text: they keep their place, under caps of their own (crate::media).
+    let media = output.llm_content.into_iter().filter(|part| matches!(part, ContentPart::Media { .. }));
+    output.llm_content = std::iter::once(ContentPart::Text { text: format!("{kept}{note}") }).chain(media).collect();
     output
 }
 

@@ -28,6 +28,7 @@ fn call_pair(n: usize) -> [Message; 2] {
                 name: "read_file".into(),
                 content: format!("content of f{n}"),
                 is_error: false,
+                media: Vec::new(),
             })],
         },
     ]

@@ -32,7 +32,7 @@ use airlock_door::events::{CallStatus, CallUpdate, Event, TodoStatus};
 use airlock_door::model::UsageKind;
 use airlock_door::{Info, Orders, Output, Tools};
 use airlock_protocol::shown as sanitize;
-use airlock_protocol::{Answer, ApprovalMode, Order};
+use airlock_protocol::{Answer, ApprovalMode, Attachment, Order};
 
 /// Ended cards whose whole output the pager keeps (the latest).
 const KEPT_OUTPUTS: usize = 64;
@@ -227,12 +227,17 @@ impl App {
         self.history.extend(lines);
     }
 
-    /// Sends a user prompt (its attachments already added).
-    pub fn send_prompt(&mut self, shown: &str, text: String) {
+    /// Sends a user prompt (its text attachments already added), with its images and PDFs,
+    /// each shown as a line `[image: name, WxH, N KiB]`.
+    pub fn send_prompt(&mut self, shown: &str, text: String, attachments: Vec<Attachment>) {
         self.flush_stream();
         self.history.push(Line::default());
         self.history.extend(transcript::user_lines(&sanitize::block(shown), self.width, &self.theme));
-        self.orders.submit(Order::UserTurn { text });
+        for attachment in &attachments {
+            let label = super::attach::attachment_label(attachment);
+            self.history.extend(transcript::user_lines(&sanitize::block(&label), self.width, &self.theme));
+        }
+        self.orders.submit(Order::UserTurn { text, attachments });
         self.resumable = true;
         self.turns_running += 1;
         self.working_since.get_or_insert_with(Instant::now);
@@ -486,10 +491,14 @@ impl App {
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => Effect::Quit,
             _ => match self.composer.handle_key(key) {
                 Some(ComposerAction::Submit { text, mentions }) => {
-                    let full = super::attach::with_mentions(&self.workspace, &text, &mentions, &mut |m| {
-                        self.history.extend(transcript::notice_line(&m, NoticeKind::Warning, self.width, &self.theme))
-                    });
-                    self.send_prompt(&text, full);
+                    let mut notices = Vec::new();
+                    let (full, media) =
+                        super::attach::with_mentions(&self.workspace, &text, &mentions, &mut |m| notices.push(m));
+                    for notice in notices {
+                        let line = transcript::notice_line(&notice, NoticeKind::Warning, self.width, &self.theme);
+                        self.history.extend(line);
+                    }
+                    self.send_prompt(&text, full, media);
                     Effect::None
                 }
                 Some(ComposerAction::Command { name, args }) => super::commands::run(self, &name, &args),

@@ -62,7 +62,7 @@ fn custom(app: &mut App, name: &str, args: &str) {
                 app.notice(notice, NoticeKind::Warning);
             }
             let typed = if args.is_empty() { format!("/{name}") } else { format!("/{name} {args}") };
-            app.send_prompt(&typed, expanded.prompt);
+            app.send_prompt(&typed, expanded.prompt, Vec::new());
         }
         Err(_) => app.notice(&format!("unknown command /{name}: /help lists them"), NoticeKind::Warning),
     }

@@ -50,6 +50,8 @@ pub struct Options {
     pub mode: ApprovalMode,
     /// `$AIRLOCK_HOME` (sessions, the composer's history file).
     pub home: PathBuf,
+    /// Images and PDFs sent with the first prompt (`--image`).
+    pub attachments: Vec<airlock_protocol::Attachment>,
 }
 
 /// Runs the UI until the user quits; the session ends with it.
@@ -82,7 +84,7 @@ pub async fn run(session: Session, mut outputs: mpsc::UnboundedReceiver<Output>,
     };
     app.width = screen.width();
     if let Some(prompt) = options.prompt {
-        app.send_prompt(&prompt, prompt.clone());
+        app.send_prompt(&prompt, prompt.clone(), options.attachments);
     }
     let result = event_loop(&mut app, &mut screen, &mut outputs, index).await;
     app.pager = None;

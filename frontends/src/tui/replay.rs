@@ -14,7 +14,7 @@ use airlock_ui::{card, markdown, transcript};
 use ratatui::text::Line;
 
 use super::app::App;
-use super::views;
+use super::{attach, views};
 use airlock_door::Replay;
 use airlock_door::events::Shown;
 use airlock_door::session::RecordedCall;
@@ -61,6 +61,11 @@ pub fn replay(app: &mut App, replay: &Replay) {
                     app.history.extend(card::lines(&card, app.width, &app.theme));
                     let told = response.map_or("", |r| r.content.as_str());
                     app.keep_output(views::output_view(&card, told));
+                }
+                (_, Part::Media(media)) => {
+                    let label = attach::media_label(media.name.as_deref(), &media.mime_type, &media.data);
+                    let lines = transcript::user_lines(&sanitize::block(&label), app.width, &app.theme);
+                    app.history.extend(lines);
                 }
                 (_, Part::FunctionResponse(_)) => {}
             }

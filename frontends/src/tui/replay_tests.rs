@@ -24,7 +24,13 @@ fn function_call() -> FunctionCall {
 }
 
 fn response(content: &str, is_error: bool) -> FunctionResponse {
-    FunctionResponse { id: "c1".into(), name: "run_shell_command".into(), content: content.into(), is_error }
+    FunctionResponse {
+        id: "c1".into(),
+        name: "run_shell_command".into(),
+        content: content.into(),
+        is_error,
+        media: Vec::new(),
+    }
 }
 
 fn output(lines: usize) -> String {

@@ -138,6 +138,7 @@ fn start(
         resume: None,
         commands: context.commands.clone(),
         output_schema: None,
+        media: airlock_engine::media::MediaLimits::default(),
         // No model reads a system prompt here.
         prompts: engine::PromptSettings::default(),
     };

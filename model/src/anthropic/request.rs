@@ -6,11 +6,16 @@
 //! before any text, as the API requires of the message after `tool_use` blocks. Tool use
 //! ids may only hold `[A-Za-z0-9_-]`; ids other providers made (a resumed session) are
 //! mapped into that alphabet the same way for the call and its result.
+//!
+//! Images go as `image` blocks and PDFs as `document` blocks (base64 sources): a call's
+//! media inside its `tool_result`'s content list, a user's attachments beside the text.
 
 use serde_json::{Value, json};
 
 use super::super::history::{Fragments, with_fragments};
-use super::super::{Message, ModelRequest, Part, ProviderKind, Role, ToolDeclaration, json, structured};
+use super::super::{
+    Media, MediaKind, Message, ModelRequest, Part, ProviderKind, Role, ToolDeclaration, json, structured,
+};
 
 /// The body, written straight from the history (each message's blocks from the request's
 /// cache when it has them).
@@ -95,13 +100,8 @@ fn encode_message(message: &Message) -> Fragments {
     for part in &message.parts {
         match part {
             Part::Text { text } if text.is_empty() => {}
-            Part::Text { text } => {
-                let out = &mut fragments.second;
-                json::next_item(out);
-                out.extend_from_slice(b"{\"text\":");
-                json::string(out, text);
-                out.extend_from_slice(b",\"type\":\"text\"}");
-            }
+            Part::Text { text } => text_block(&mut fragments.second, text),
+            Part::Media(media) => media_block(&mut fragments.second, media),
             Part::FunctionCall(call) => {
                 let out = &mut fragments.second;
                 json::next_item(out);
@@ -122,8 +122,21 @@ fn encode_message(message: &Message) -> Fragments {
                 let out = &mut fragments.first;
                 json::next_item(out);
                 out.push(b'{');
-                // Empty content is left out rather than sent as an empty text.
-                if !response.content.is_empty() {
+                // Empty content is left out rather than sent as an empty text. With media,
+                // the content is a list of blocks: the text, then an image or document
+                // block for each.
+                if !response.media.is_empty() {
+                    out.extend_from_slice(b"\"content\":[");
+                    let mut blocks = Vec::new();
+                    if !response.content.is_empty() {
+                        text_block(&mut blocks, &response.content);
+                    }
+                    for media in &response.media {
+                        media_block(&mut blocks, media);
+                    }
+                    out.extend_from_slice(&blocks);
+                    out.extend_from_slice(b"],");
+                } else if !response.content.is_empty() {
                     out.extend_from_slice(b"\"content\":");
                     json::string(out, &response.content);
                     out.push(b',');
@@ -138,6 +151,32 @@ fn encode_message(message: &Message) -> Fragments {
         }
     }
     fragments
+}
+
+/// `{"text":…,"type":"text"}` as the next item of `out`.
+fn text_block(out: &mut Vec<u8>, text: &str) {
+    json::next_item(out);
+    out.extend_from_slice(b"{\"text\":");
+    json::string(out, text);
+    out.extend_from_slice(b",\"type\":\"text\"}");
+}
+
+/// An `image` block (PNG, JPEG, GIF, WebP) or a `document` block (PDF) of base64 source,
+/// or a text block standing in for media the wire cannot send.
+fn media_block(out: &mut Vec<u8>, media: &Media) {
+    let kind = match media.sendable() {
+        Ok(kind) => kind,
+        Err(why) => return text_block(out, &media.stand_in(why)),
+    };
+    json::next_item(out);
+    out.extend_from_slice(b"{\"source\":{\"data\":");
+    media.write_base64(out, "");
+    out.extend_from_slice(b",\"media_type\":");
+    json::string(out, &media.mime_type);
+    out.extend_from_slice(match kind {
+        MediaKind::Image => b",\"type\":\"base64\"},\"type\":\"image\"}".as_slice(),
+        MediaKind::Pdf => b",\"type\":\"base64\"},\"type\":\"document\"}".as_slice(),
+    });
 }
 
 /// `id` with every character outside `[A-Za-z0-9_-]` replaced by `_`.

@@ -48,6 +48,7 @@ fn merges_turns_puts_results_first_and_drops_empty_parts() {
             name: "glob".into(),
             content: content.into(),
             is_error: false,
+            media: Vec::new(),
         })
     };
     let call = |id: &str| {
@@ -91,4 +92,30 @@ fn a_tool_without_parameters_gets_an_empty_object_schema() {
         &ModelRequest { system: None, messages: &[], tools: &tools, cache: None, output_schema: None },
     ));
     assert_eq!(body["tools"][0]["input_schema"], json!({ "type": "object", "properties": {} }));
+}
+
+#[test]
+fn media_go_as_image_and_document_blocks_inside_the_tool_result() {
+    let history = super::super::super::test_support::media_history();
+    let body = parsed(body(
+        "m",
+        10,
+        &ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None },
+    ));
+    let image = |mime: &str, data: &str| json!({ "type": "image", "source": { "type": "base64", "media_type": mime, "data": data } });
+    assert_eq!(body["messages"][0]["content"], json!([{ "type": "text", "text": "look" }, image("image/gif", "R0lG")]));
+    let lost = "[image/png \"lost.png\", 0 bytes, not shown to the model: its bytes were not kept]";
+    assert_eq!(
+        body["messages"][2]["content"],
+        json!([{
+            "type": "tool_result",
+            "tool_use_id": "call-a",
+            "content": [
+                { "type": "text", "text": "two files" },
+                image("image/png", "UE5H"),
+                { "type": "document", "source": { "type": "base64", "media_type": "application/pdf", "data": "JVBERg==" } },
+                { "type": "text", "text": lost },
+            ],
+        }])
+    );
 }

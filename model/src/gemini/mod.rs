@@ -12,6 +12,9 @@
 //! history whose calls lack it. (Signatures on text parts are optional and not kept.)
 //! Tool schemas go out as `parametersJsonSchema`, which takes JSON Schema as it is,
 //! rather than `parameters`, an OpenAPI subset that rejects many valid schemas.
+//!
+//! Images and PDFs (a call's media, a user's attachments) are `inlineData` parts; a call's
+//! media follow its `functionResponse` as sibling parts of the same `user` content.
 
 mod decode;
 
@@ -24,7 +27,7 @@ use super::http::post_sse;
 use super::json;
 use super::sse::SseStream;
 use super::structured;
-use super::{Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, ProviderKind, Role};
+use super::{Media, Message, ModelError, ModelEvent, ModelRequest, Part, ProviderConfig, ProviderKind, Role};
 use decode::Decoder;
 
 /// The prefix of the ids airlock makes up for calls that came without one.
@@ -203,6 +206,32 @@ fn encode_part(out: &mut Vec<u8>, part: &Part) {
             });
             json::string(out, &response.content);
             out.extend_from_slice(b"}}}");
+            // Media go as sibling `inlineData` parts after the response: every Gemini model
+            // takes those, while media nested in `functionResponse.parts` need Gemini 3.
+            for media in &response.media {
+                media_part(out, media);
+            }
+        }
+        Part::Media(media) => media_part(out, media),
+    }
+}
+
+/// `{"inlineData":{"data":…,"mimeType":…}}`, or a text part standing in for media the wire
+/// cannot send.
+fn media_part(out: &mut Vec<u8>, media: &Media) {
+    json::next_item(out);
+    match media.sendable() {
+        Ok(_) => {
+            out.extend_from_slice(b"{\"inlineData\":{\"data\":");
+            media.write_base64(out, "");
+            out.extend_from_slice(b",\"mimeType\":");
+            json::string(out, &media.mime_type);
+            out.extend_from_slice(b"}}");
+        }
+        Err(why) => {
+            out.extend_from_slice(b"{\"text\":");
+            json::string(out, &media.stand_in(why));
+            out.push(b'}');
         }
     }
 }

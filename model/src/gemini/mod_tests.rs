@@ -100,6 +100,7 @@ fn responses_split_over_messages_go_in_one_user_content() {
             name: "glob".into(),
             content: id.into(),
             is_error: false,
+            media: Vec::new(),
         })
     };
     let history = vec![
@@ -155,6 +156,7 @@ async fn a_streamed_signature_is_sent_back_beside_its_call() {
                 name: c.name.clone(),
                 content: "ok".into(),
                 is_error: false,
+                media: Vec::new(),
             })
         })
         .collect();
@@ -175,4 +177,36 @@ async fn a_streamed_signature_is_sent_back_beside_its_call() {
     assert_eq!(model_parts[0]["thoughtSignature"], "opaque/sig==");
     assert_eq!(model_parts[1]["functionCall"]["name"], "glob");
     assert_eq!(model_parts[1].get("thoughtSignature"), None);
+}
+
+#[test]
+fn media_go_as_inline_data_parts_beside_the_function_response() {
+    let history = super::super::test_support::media_history();
+    let request = ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None };
+    let body = parsed(request_body(&request));
+    assert_eq!(
+        body["contents"][0]["parts"],
+        json!([{ "text": "look" }, { "inlineData": { "mimeType": "image/gif", "data": "R0lG" } }])
+    );
+    let lost = "[image/png \"lost.png\", 0 bytes, not shown to the model: its bytes were not kept]";
+    assert_eq!(
+        body["contents"][2]["parts"],
+        json!([
+            { "functionResponse": { "id": "call-a", "name": "read_file", "response": { "output": "two files" } } },
+            { "inlineData": { "mimeType": "image/png", "data": "UE5H" } },
+            { "inlineData": { "mimeType": "application/pdf", "data": "JVBERg==" } },
+            { "text": lost },
+        ])
+    );
+}
+
+#[test]
+fn the_encode_cache_gives_the_same_media_body_twice() {
+    let mut history = crate::History::new(super::super::test_support::media_history());
+    let first = request_body(&history.request(None, &[]));
+    let again = request_body(&history.request(None, &[]));
+    assert_eq!(first, again);
+    history.push(Message { role: Role::Model, parts: vec![Part::Text { text: "seen".into() }] });
+    let longer = parsed(request_body(&history.request(None, &[])));
+    assert_eq!(longer["contents"][2], parsed(first)["contents"][2], "the cached media message is unchanged");
 }

@@ -36,6 +36,7 @@ fn response(id: &str, content: &str, is_error: bool) -> Part {
         name: "read_file".into(),
         content: content.into(),
         is_error,
+        media: Vec::new(),
     })
 }
 

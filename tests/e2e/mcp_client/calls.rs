@@ -125,8 +125,12 @@ fn every_kind_of_result_reaches_the_model() {
     assert!(failed.starts_with("Error") && failed.contains("failed: on purpose"), "{failed}");
     let (done, image, requests) = call_once(&s, "notes__image", json!({}), &yolo);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
-    let request = requests[2].to_string();
-    assert!(image.contains("image") || request.contains("image/png"), "the image was lost: {image}");
+    assert!(image.contains("image/png"), "the result names its image: {image}");
+    // The image itself reaches the model: on this wire, an image part after the tool result.
+    let sent = airlock_tests::images::sent_media(&requests[2]);
+    assert_eq!(sent.len(), 1, "the image was lost: {sent:?}");
+    assert_eq!((sent[0].mime_type.as_str(), sent[0].kind.as_str()), ("image/png", "image_url"));
+    assert_eq!(airlock_tests::images::dimensions(&sent[0].data), (1, 1));
     let (done, slow, _) = call_once(&s, "notes__slow_count", json!({"steps": 3, "delay_ms": 50}), &yolo);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_eq!(slow, "counted to 3");

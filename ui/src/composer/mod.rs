@@ -472,7 +472,7 @@ pub(crate) fn clean(text: &str) -> String {
 }
 
 /// The `@paths` of `text` (`@"a b.txt"` quoted when they hold spaces).
-fn mentions(text: &str) -> Vec<String> {
+pub fn mentions(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find('@') {
