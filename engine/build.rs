@@ -31,6 +31,7 @@ const BUILTINS: &[&str] = &[
     "save_memory",
     "web_search",
     "run_shell_command",
+    "activate_skill",
 ];
 
 fn main() {

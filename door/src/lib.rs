@@ -23,7 +23,7 @@ mod handle;
 pub mod queries;
 
 pub use airlock_engine::engine::{GrantQuestion, GrantRequest, Info, Output, Question, Replay};
-pub use handle::{Call, Cancellation, Orders, Session, Tools};
+pub use handle::{Call, Cancellation, CustomCommands, Orders, Session, Tools};
 
 /// What happened in a session: the values of [`Output::Event`].
 pub mod events {

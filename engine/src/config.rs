@@ -7,6 +7,7 @@
 pub mod layers;
 pub mod mcp;
 mod merge;
+mod prompts;
 mod providers;
 
 use std::collections::BTreeMap;
@@ -22,6 +23,7 @@ use crate::capability::search::SearchEndpoint;
 use crate::policy::ApprovalMode;
 pub use layers::{Layer, LayerState, Row, Settings, Source, check_workspace_file, load_settings, system_config_file};
 use merge::Role;
+pub use prompts::{ContextSettings, DEFAULT_FILE_NAMES, SkillSettings};
 pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
 /// A setting's value as `airlock config show` prints it.
 pub use toml::Value;
@@ -56,6 +58,12 @@ pub struct FileConfig {
     /// `[mcp_servers.NAME]`: MCP servers whose tools are offered ([`crate::mcp`]).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, mcp::ServerConfig>,
+    /// `[context]`: the names of context files.
+    #[serde(default)]
+    pub context: ContextSettings,
+    /// `[skills]`: whether skills are offered.
+    #[serde(default)]
+    pub skills: SkillSettings,
     /// System file only: dotted key paths no other layer (nor a flag) may change.
     #[serde(default)]
     pub locked: Vec<String>,
@@ -209,6 +217,7 @@ fn check_values(config: &FileConfig, text: &str) -> Result<(), String> {
     }
     config.tools.check()?;
     config.commands.check()?;
+    config.context.check()?;
     mcp::check_all(&config.mcp_servers)
 }
 
@@ -218,6 +227,7 @@ fn check_merged(config: &FileConfig) -> Result<(), (Option<usize>, String)> {
     providers::check_known(config).map_err(|(offset, message)| (Some(offset), message))?;
     config.tools.check().map_err(|m| (None, m))?;
     config.commands.check().map_err(|m| (None, m))?;
+    config.context.check().map_err(|m| (None, m))?;
     mcp::check_all(&config.mcp_servers).map_err(|m| (None, m))
 }
 

@@ -76,16 +76,17 @@
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
 //! - `contract`: (none)
-//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `mcp`, `media`, `paths`, `policy`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
+//! - `engine`: `agent`, `cancel`, `capability`, `config`, `contract`, `events`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`
 //! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
 //! - `media`: `airlock_model`
 //! - `paths`: `airlock_files`
 //! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`
+//! - `prompts`: `sanitize`, `airlock_files`
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
 //! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_sandbox`, `airlock_shell`
 //! - `sanitize`: `airlock_protocol`
-//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `mcp`, `policy`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_sandbox`
+//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_sandbox`
 //! - `session`: `events`, `scheduler`, `airlock_model`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -100,6 +101,7 @@ pub mod mcp;
 pub mod media;
 pub mod paths;
 pub mod policy;
+pub mod prompts;
 pub mod registry;
 pub mod runtime;
 pub mod sanitize;

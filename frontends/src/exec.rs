@@ -41,6 +41,11 @@ pub async fn run(
 ) -> ExitCode {
     let info = session.info().clone();
     spawn_signal_handler(session.orders());
+    let prompt = super::slash::prompt(&session, prompt);
+    for notice in &prompt.notices {
+        let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("airlock: {notice}\n"));
+    }
+    let prompt = prompt.text;
     let attachments = std::mem::take(&mut options.attachments);
     session.submit(Order::UserTurn { text: prompt, attachments });
     let terminal = options.ask.then(Terminal::default);

@@ -23,6 +23,7 @@ pub mod json;
 mod live;
 pub mod mcp;
 pub mod output_schema;
+pub mod slash;
 pub mod tui;
 
 pub use exit::ExitCode;

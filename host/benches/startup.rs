@@ -32,7 +32,7 @@ use airlock_tests::{MockModel, Session, Turn, Wire};
 use support::{Summary, count_from_env, header, report};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_airlock");
-const BUILTINS: usize = 12;
+const BUILTINS: usize = 13;
 
 fn main() {
     let runs = count_from_env("AIRLOCK_BENCH_RUNS", 50);
@@ -58,7 +58,7 @@ fn main() {
         assert_eq!(described, BUILTINS, "a cold start describes every built-in");
         let _ = std::fs::remove_dir_all(&cache);
     });
-    report("(d) tools list, cold cache (12 built-ins precompiled)", &Summary::of(&samples));
+    report("(d) tools list, cold cache (13 built-ins precompiled)", &Summary::of(&samples));
     let samples = support::sample(5, runs, || drop(tools_list(&session, &warm_cache)));
     report("(d) tools list, warm cache", &Summary::of(&samples));
 
@@ -116,7 +116,7 @@ fn first_run_both_ways(scratch: &Path, runs: usize) {
         );
     }
     println!(
-        "    all 12 built-ins: precompiled load {}, compile {} (medians summed)",
+        "    all 13 built-ins: precompiled load {}, compile {} (medians summed)",
         support::human(precompiled_total),
         support::human(compiled_total)
     );

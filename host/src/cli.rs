@@ -111,6 +111,16 @@ enum Command {
         #[command(subcommand)]
         command: McpCommand,
     },
+    /// Custom commands: prompts kept as files, run as `/NAME` (`list`).
+    Commands {
+        #[command(subcommand)]
+        command: commands::prompts::CommandsCommand,
+    },
+    /// Skills: instructions the model activates when a task calls for them (`list`).
+    Skills {
+        #[command(subcommand)]
+        command: commands::prompts::SkillsCommand,
+    },
     /// The effective settings and where each came from.
     Config {
         #[command(subcommand)]
@@ -211,6 +221,14 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
     }
+    if let Some(Command::Commands { command }) = &cli.command {
+        return written(commands::prompts::commands(&paths.home, &workspace, command, &mut std::io::stdout().lock()));
+    }
+    if let Some(Command::Skills { command }) = &cli.command {
+        let enabled = file.skills.enabled();
+        let mut stdout = std::io::stdout().lock();
+        return written(commands::prompts::skills(&paths.home, &workspace, enabled, command, &mut stdout));
+    }
     if let Some(Command::Mcp { command: McpCommand::Manage(command) }) = &cli.command {
         let helper = PathBuf::from(airlock_process::SELF_EXE);
         let context = commands::mcp::Context { paths: &paths, workspace: &workspace, helper };
@@ -218,9 +236,11 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     }
     if cli.show_context {
         let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
-        let context = context_files::load(&paths.home, &workspace, &folders);
+        let names = file.context.file_names();
+        let context = context_files::load(&paths.home, &workspace, &folders, &names);
         let system = agent::system_prompt(&workspace, &context);
-        return written(show_context::print(&folders, &context, &system, &mut std::io::stdout().lock()));
+        let candidates = context_files::candidates(&paths.home, &folders, &names);
+        return written(show_context::print(&candidates, &context, &system, &mut std::io::stdout().lock()));
     }
     // Checked before the tools load, which can take seconds: a bad schema file fails at once.
     let schema = match (&cli.command, cli.output_schema.as_deref()) {
@@ -291,6 +311,8 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         Some(
             Command::Trust(_)
             | Command::Sessions { .. }
+            | Command::Commands { .. }
+            | Command::Skills { .. }
             | Command::Config { .. }
             | Command::Mcp { command: McpCommand::Manage(_) },
         )
@@ -332,6 +354,10 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         commands: file.commands,
         output_schema: schema.as_ref().map(|s| s.value().clone()),
         media: file.media,
+        prompts: engine::PromptSettings {
+            context_file_names: file.context.file_names(),
+            skills: file.skills.enabled(),
+        },
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     let session = airlock_door::Session::from(session);

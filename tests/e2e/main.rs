@@ -29,15 +29,17 @@ mod mcp_serve;
 #[path = "mcp_serve_rust/main.rs"]
 mod mcp_serve_rust;
 mod mcp_source;
-mod output_schema;
 #[path = "media/main.rs"]
 mod media;
+mod output_schema;
 #[path = "paths/main.rs"]
 mod paths;
 mod plugin_faults;
 mod plugin_lifecycle;
 mod plugin_sdk;
 mod policy;
+#[path = "prompts/main.rs"]
+mod prompts;
 mod providers;
 mod runtime_limits;
 mod scheduling;

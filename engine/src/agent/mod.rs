@@ -181,7 +181,7 @@ impl Agent {
             .registry()
             .tools()
             .iter()
-            .filter(|tool| policy.offers(&tool.info))
+            .filter(|tool| policy.offers(&tool.info) && self.scheduler.offers_builtin(tool))
             .map(|tool| ToolDeclaration {
                 name: tool.info.name.clone(),
                 description: tool.info.description.clone(),

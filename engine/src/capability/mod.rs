@@ -42,6 +42,9 @@ pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
 /// How a request or grant names airlock's memory folder (`$AIRLOCK_HOME/memory`).
 pub const MEMORY_ROOT: &str = "@memory";
+/// How a request names the user's skills folder (`$AIRLOCK_HOME/skills`, beside the memory
+/// folder): only the built-in `activate_skill` asks for it, to read.
+pub const SKILLS_ROOT: &str = "@skills";
 
 /// Limits applied to every call.
 #[derive(Debug, Clone, Copy)]
@@ -177,6 +180,8 @@ impl Roots {
     pub fn resolve(&self, path: &str) -> Option<PathBuf> {
         let (base, rest, inside_workspace) = if path == MEMORY_ROOT {
             (self.memory.clone()?, "", false)
+        } else if path == SKILLS_ROOT {
+            (self.memory.as_deref()?.parent()?.join("skills"), "", false)
         } else if let Some(rest) = path.strip_prefix("~/") {
             (self.home.clone()?, rest, false)
         } else if path == "~" {

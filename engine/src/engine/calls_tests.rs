@@ -29,6 +29,7 @@ async fn start(setup: &Setup, mode: ApprovalMode) -> (Session, UnboundedReceiver
         commands: airlock_sandbox::folders::Settings::default(),
         output_schema: None,
         media: crate::media::MediaLimits::default(),
+        prompts: super::PromptSettings::default(),
     };
     Session::start(settings, tools).unwrap()
 }

@@ -24,6 +24,7 @@
 //!   runs, drops the orders put off, and ends the stream.
 
 mod calls;
+mod custom;
 mod questions;
 mod reload;
 mod start;
@@ -46,9 +47,10 @@ pub use crate::runtime::Announce;
 use crate::session;
 pub use airlock_model::Media;
 pub use calls::Call;
+pub use custom::CustomCommands;
 use questions::Questions;
 pub use questions::{Answer, AnswerError, Question};
-pub use start::{Info, NO_MODEL, Settings, StartError, Tools};
+pub use start::{Info, NO_MODEL, PromptSettings, Settings, StartError, Tools};
 
 /// An order from a front end.
 #[derive(Debug, Clone, PartialEq)]
@@ -177,6 +179,8 @@ pub struct Session {
     current: CurrentTools,
     watch: tokio::task::JoinHandle<()>,
     calls: calls::Calls,
+    /// The custom commands found at start.
+    custom: CustomCommands,
 }
 
 impl Session {
@@ -190,6 +194,7 @@ impl Session {
         let folders = tools.folders.clone();
         let started = start::build(settings, tools, &out)?;
         let info = started.info.clone();
+        let custom = CustomCommands::new(started.commands.clone(), workspace.clone(), current.clone());
         let (orders, received) = mpsc::unbounded_channel();
         let watch = reload::watch(reload::dirs(&started.paths, &workspace), folders, orders.downgrade());
         let mut agent = started.agent;
@@ -211,7 +216,7 @@ impl Session {
             },
         };
         let task = tokio::spawn(engine.serve(received));
-        Ok((Self { orders: Orders(orders), info, task, current, watch, calls }, outputs))
+        Ok((Self { orders: Orders(orders), info, task, current, watch, calls, custom }, outputs))
     }
 
     /// Starts a call of `tool` with `arguments` (JSON text) outside a model turn, through
@@ -225,6 +230,11 @@ impl Session {
     /// The tools the session uses now.
     pub fn tools(&self) -> CurrentTools {
         self.current.clone()
+    }
+
+    /// The custom commands found when the session started, with their expansion.
+    pub fn custom_commands(&self) -> CustomCommands {
+        self.custom.clone()
     }
 
     /// What identified the session when it started (a resume names its session in a new

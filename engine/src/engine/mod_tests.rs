@@ -39,6 +39,7 @@ async fn start(setup: &Setup, mock: &MockModel, mode: ApprovalMode) -> (Session,
         commands: airlock_sandbox::folders::Settings::default(),
         output_schema: None,
         media: crate::media::MediaLimits::default(),
+        prompts: super::PromptSettings::default(),
     };
     Session::start(settings, tools).unwrap()
 }

@@ -141,6 +141,26 @@ pub struct Settings {
     pub output_schema: Option<serde_json::Value>,
     /// `[media]` of `config.toml`.
     pub media: crate::media::MediaLimits,
+    /// `[context]` and `[skills]` of `config.toml`.
+    pub prompts: PromptSettings,
+}
+
+/// Which context files are read and whether skills are offered.
+#[derive(Debug, Clone)]
+pub struct PromptSettings {
+    /// The context files' names (`[context] file_names`).
+    pub context_file_names: Vec<String>,
+    /// `[skills] enabled`.
+    pub skills: bool,
+}
+
+impl Default for PromptSettings {
+    fn default() -> Self {
+        Self {
+            context_file_names: crate::config::DEFAULT_FILE_NAMES.iter().map(|n| (*n).to_owned()).collect(),
+            skills: true,
+        }
+    }
 }
 
 /// The provider and model an [`Info`] names for a session started without a model.
@@ -168,6 +188,8 @@ pub(super) struct Started {
     pub info: Info,
     pub paths: Paths,
     pub provider: Option<ProviderConfig>,
+    /// The custom commands found at start.
+    pub commands: Arc<crate::prompts::commands::Commands>,
 }
 
 /// The `init` event of the session `info` names.
@@ -195,13 +217,20 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         commands,
         output_schema,
         media,
+        prompts,
     } = settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
-    let context = context_files::load(&paths.home, &workspace, &folders);
+    let context = context_files::load(&paths.home, &workspace, &folders, &prompts.context_file_names);
     let mut system = agent::system_prompt(&workspace, &context);
     if let Some(schema) = &output_schema {
         system.push_str(&agent::output_schema_section(schema));
     }
+    let custom = Arc::new(crate::prompts::commands::load(&paths.home, &workspace));
+    let skills = match prompts.skills {
+        true => crate::prompts::skills::load(&paths.home, &workspace),
+        false => crate::prompts::skills::Skills::default(),
+    };
+    system.push_str(&crate::prompts::skills::section(&skills));
     let workspace_text = workspace.display().to_string();
     let (provider_name, model, context_window) = match &provider {
         Some(p) => (p.name.clone(), p.model.clone(), p.context_window_tokens),
@@ -221,6 +250,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     });
     scheduler.set_mcp(crate::mcp::Hub::for_session(&paths, &workspace, &commands, mcp_events));
     scheduler.set_command_settings(commands);
+    scheduler.set_skills(skills.list.iter().map(|s| (s.name.clone(), s.dir.clone())).collect());
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
     agent.set_output_schema(output_schema);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
@@ -265,6 +295,15 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         let cut = file.cut.as_deref().unwrap_or_default();
         events.send(Event::Warning { message: format!("{}: {cut}", file.path.display()) });
     }
+    if !custom.problems.is_empty() {
+        let count = custom.problems.len();
+        let message = format!("{count} custom command file(s) left out; `airlock commands list` says why");
+        events.send(Event::Warning { message });
+    }
+    if !skills.problems.is_empty() {
+        let count = skills.problems.len();
+        events.send(Event::Warning { message: format!("{count} skill(s) left out; `airlock skills list` says why") });
+    }
     if let Some(mut opened) = recorded {
         if let Some(message) = opened.notice.take() {
             events.send(Event::Notice { message });
@@ -277,7 +316,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
             agent.restore_todos(opened.todos, &events);
         }
     }
-    Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider })
+    Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider, commands: custom })
 }
 
 /// Said once at start, when a tool offered this session can start programs and this kernel

@@ -15,7 +15,7 @@
 //! holds nor lies inside airlock's own folders (`$AIRLOCK_HOME`, the compile cache), for
 //! reading as for writing: nothing in them is a tool's business.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
 
 use super::Policy;
@@ -74,6 +74,26 @@ impl Policy {
         folders.retain(|folder| folder.path != added.path);
         folders.push(added.clone());
         Ok(added)
+    }
+
+    /// Adds an activated skill's folder (`path`, canonical, the host's own record of the
+    /// skill) to the session, read only. Unlike [`Policy::add_folder`] it may lie inside
+    /// airlock's own folder (`$AIRLOCK_HOME/skills/NAME`), but never hold or be one of the
+    /// protected folders (policy, trust, keys).
+    pub fn add_skill_folder(&self, path: &Path) -> Result<(), String> {
+        let shown = crate::sanitize::line(&path.display().to_string());
+        if !path.is_absolute() || !path.is_dir() {
+            return Err(format!("{shown} is not a folder"));
+        }
+        if self.protected.iter().any(|own| own.starts_with(path)) {
+            return Err(format!("{shown} holds airlock's own folder, which no tool may reach"));
+        }
+        let added = AddedFolder { path: path.to_path_buf(), access: Access::Read };
+        let mut folders = self.added.lock().unwrap_or_else(PoisonError::into_inner);
+        if !folders.iter().any(|folder| folder.path == added.path) {
+            folders.push(added);
+        }
+        Ok(())
     }
 
     /// The folders added to the session, in the order they were added.

@@ -64,6 +64,8 @@ use file::PolicyFile;
 
 /// The tool of the built-in that searches: offered only once a search API is configured.
 pub const WEB_SEARCH_TOOL: &str = "web_search";
+/// The built-in plugin of `activate_skill`.
+pub const SKILL_PLUGIN: &str = "activate-skill";
 
 /// Largest policy or trust file read.
 pub const MAX_POLICY_BYTES: u64 = 1 << 20;
@@ -361,6 +363,11 @@ impl Policy {
         // grant: their absence is the default, not something missing to prompt for.
         if plugin.source.origin == Origin::Builtin && plugin.info.name == grants::SHELL_PLUGIN {
             effective.missing.retain(|flag| !flag.starts_with("--net") && !flag.starts_with("--read"));
+        }
+        // A skill folder that does not exist (no user or no workspace skills) is nothing
+        // missing: the tool reads the other one.
+        if plugin.source.origin == Origin::Builtin && plugin.info.name == SKILL_PLUGIN {
+            effective.missing.clear();
         }
         if let Some(search) = self.search_of(plugin) {
             effective.provided_env = search.environment();

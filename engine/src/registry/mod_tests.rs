@@ -101,7 +101,7 @@ async fn a_changed_wasm_file_is_recompiled_and_described_again() {
 async fn every_built_in_loads_from_the_code_precompiled_for_this_engine() {
     let runtime = runtime();
     let builtins = source::builtins();
-    assert_eq!(builtins.len(), 12);
+    assert_eq!(builtins.len(), 13);
     for builtin in builtins {
         let native = builtin.precompiled.unwrap_or_else(|| panic!("{} was not precompiled", builtin.display()));
         // The build script's engine and the runtime's must agree (`code_config`), or every

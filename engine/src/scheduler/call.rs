@@ -186,6 +186,9 @@ impl Scheduler {
             (Writes::Bound(bound), Some(scratch)) => self.settle(bound, scratch, result, &tool, events).await,
             (_, _) => result,
         };
+        if result.is_ok() {
+            self.activated(&tool, &args, events);
+        }
         let ending = Ending {
             started: Some(started),
             executing: Some(executing),

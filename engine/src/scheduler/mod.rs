@@ -111,6 +111,8 @@ pub struct Scheduler {
     command_view: Arc<OnceLock<Arc<CommandView>>>,
     /// The session's MCP servers, whose tools are a second kind of tool ([`mcp`]).
     mcp: Option<Arc<crate::mcp::Hub>>,
+    /// The skills offered (name to folder); without any, `activate_skill` is not offered.
+    skills: Arc<std::collections::BTreeMap<String, PathBuf>>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -140,6 +142,44 @@ impl Scheduler {
             commands: Arc::default(),
             command_view: Arc::default(),
             mcp: None,
+            skills: Arc::default(),
+        }
+    }
+
+    /// The skills the model may activate (`[skills]` on and some found): each name with its
+    /// folder, which the read tools may read once the skill is activated.
+    pub fn set_skills(&mut self, skills: std::collections::BTreeMap<String, PathBuf>) {
+        self.skills = Arc::new(skills);
+    }
+
+    /// Whether the built-in `tool` is offered beside the policy's say: `activate_skill` only
+    /// while there are skills to activate.
+    pub fn offers_builtin(&self, tool: &crate::registry::RegisteredTool) -> bool {
+        !(tool.plugin.source.origin == crate::registry::Origin::Builtin
+            && tool.info.name == crate::prompts::skills::TOOL
+            && self.skills.is_empty())
+    }
+
+    /// After `activate_skill` succeeded: the session's read tools may read that skill's
+    /// folder, as a folder added with `--add-dir DIR` (read only). The folder is the host's
+    /// own record of the skill, never a path the component gave.
+    fn activated(&self, tool: &crate::registry::RegisteredTool, args: &str, events: &EventSink) {
+        if tool.plugin.source.origin != crate::registry::Origin::Builtin
+            || tool.info.name != crate::prompts::skills::TOOL
+        {
+            return;
+        }
+        let args: serde_json::Value = serde_json::from_str(args).unwrap_or_default();
+        let Some(dir) = args.get("name").and_then(|n| n.as_str()).and_then(|name| self.skills.get(name)) else {
+            return;
+        };
+        if dir.starts_with(&self.workspace) || self.policy.added_folders().iter().any(|f| f.path == *dir) {
+            return;
+        }
+        if let Err(reason) = self.policy.add_skill_folder(dir) {
+            events.send(crate::events::Event::Warning {
+                message: format!("the skill's folder cannot be read by the tools: {reason}"),
+            });
         }
     }
 

@@ -56,7 +56,7 @@ impl Scheduler {
             }
             return fail(self.unknown_tool(&call.name));
         };
-        if !self.policy.offers(&tool.info) {
+        if !self.policy.offers(&tool.info) || !self.offers_builtin(&tool) {
             let verdict =
                 self.policy.verdict(&tool.info, &CallFacts { tool: &call.name, ..CallFacts::default() }, None);
             let message = match verdict {

@@ -87,6 +87,8 @@ pub struct App {
     pub width: u16,
     pub orders: Orders,
     pub tools: Tools,
+    /// The session's custom commands (`/NAME` past the built-ins).
+    pub custom: Option<airlock_door::CustomCommands>,
     pub workspace: PathBuf,
     pub home: PathBuf,
     pub status: StatusView,
@@ -142,6 +144,7 @@ impl App {
             width: 80,
             orders,
             tools,
+            custom: None,
             workspace: PathBuf::from(&info.workspace),
             home,
             status,

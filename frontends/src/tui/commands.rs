@@ -2,6 +2,11 @@
 //! engine an order or writes lines to the transcript; none changes a grant or a rule —
 //! but `/add-dir`, the person's order to let the built-in tools reach a folder outside the
 //! workspace for the session, which the engine checks and answers with a notice.
+//!
+//! Past the built-ins come the custom commands (`$AIRLOCK_HOME/commands/`,
+//! `<workspace>/.airlock/commands/`): `/NAME ARGS` sends the command's expansion as a
+//! prompt. A custom command never shadows a built-in: one with a built-in's name is left out
+//! of the menu and `/NAME` runs the built-in (`airlock -p "/NAME"` still reaches it).
 
 use airlock_ui::picker::{Picker, PickerItem};
 use airlock_ui::transcript::NoticeKind;
@@ -25,6 +30,43 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("add-dir", "let the tools read a folder outside the workspace: /add-dir DIR[:read-write]"),
     ("quit", "leave airlock"),
 ];
+
+/// The `/` menu: the built-ins first, then each custom command no built-in's name hides,
+/// with its argument hint and description, marked `(workspace)` when it came with the
+/// repository (names and texts arrive sanitised).
+pub fn menu(custom: &[airlock_protocol::listing::CommandRow]) -> Vec<(String, String)> {
+    let mut menu: Vec<(String, String)> = COMMANDS.iter().map(|(n, d)| (n.to_string(), d.to_string())).collect();
+    for row in custom {
+        if COMMANDS.iter().any(|(n, _)| *n == row.name) || row.name == "exit" {
+            continue;
+        }
+        let hint = row.argument_hint.as_deref().map(|h| format!("{h} ")).unwrap_or_default();
+        let mark = match row.source {
+            airlock_protocol::CommandSource::User => "",
+            airlock_protocol::CommandSource::Workspace => " (workspace)",
+        };
+        menu.push((row.name.clone(), format!("{hint}{}{mark}", row.description)));
+    }
+    menu
+}
+
+/// Sends the custom command `name` expanded with `args`, or says there is none.
+fn custom(app: &mut App, name: &str, args: &str) {
+    let expanded = match &app.custom {
+        Some(custom) => custom.expand(name, args),
+        None => Err(format!("unknown command /{name}")),
+    };
+    match expanded {
+        Ok(expanded) => {
+            for notice in &expanded.notices {
+                app.notice(notice, NoticeKind::Warning);
+            }
+            let typed = if args.is_empty() { format!("/{name}") } else { format!("/{name} {args}") };
+            app.send_prompt(&typed, expanded.prompt, Vec::new());
+        }
+        Err(_) => app.notice(&format!("unknown command /{name}: /help lists them"), NoticeKind::Warning),
+    }
+}
 
 /// Runs `/name args`.
 pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
@@ -72,7 +114,7 @@ pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
         "processes" => processes(app, args),
         "add-dir" => add_dir(app, args),
         "quit" | "exit" => return Effect::Quit,
-        other => app.notice(&format!("unknown command /{other}: /help lists them"), NoticeKind::Warning),
+        other => custom(app, other, args),
     }
     Effect::None
 }

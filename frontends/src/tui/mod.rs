@@ -58,8 +58,10 @@ pub struct Options {
 pub async fn run(session: Session, mut outputs: mpsc::UnboundedReceiver<Output>, options: Options) -> ExitCode {
     let (history, history_problem) = History::load(options.home.join("history.jsonl"));
     let mut composer = Composer::new(history);
-    composer.set_commands(commands::COMMANDS.iter().map(|(n, d)| (n.to_string(), d.to_string())).collect());
+    let custom = session.custom_commands();
+    composer.set_commands(commands::menu(&custom.rows()));
     let mut app = App::new(session.info(), session.tools(), session.orders(), composer, options.mode, options.home);
+    app.custom = Some(custom);
     if let Some(problem) = history_problem {
         app.notice(&problem, airlock_ui::transcript::NoticeKind::Warning);
     }

@@ -139,6 +139,8 @@ fn start(
         commands: context.commands.clone(),
         output_schema: None,
         media: airlock_engine::media::MediaLimits::default(),
+        // No model reads a system prompt here.
+        prompts: engine::PromptSettings::default(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| ServeError::Start(e.to_string()))?;
     Ok((airlock_door::Session::from(session), outputs))

@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod mcp_serve;
 pub mod output_schema;
 pub mod plugins;
+pub mod prompts;
 pub mod sessions_list;
 pub mod show_context;
 pub mod tools_list;

@@ -13,7 +13,9 @@
 use serde_json::{Value, json};
 
 use super::super::history::{Fragments, with_fragments};
-use super::super::{Media, MediaKind, Message, ModelRequest, Part, ProviderKind, Role, ToolDeclaration, json, structured};
+use super::super::{
+    Media, MediaKind, Message, ModelRequest, Part, ProviderKind, Role, ToolDeclaration, json, structured,
+};
 
 /// The body, written straight from the history (each message's blocks from the request's
 /// cache when it has them).

@@ -97,7 +97,11 @@ fn a_tool_without_parameters_gets_an_empty_object_schema() {
 #[test]
 fn media_go_as_image_and_document_blocks_inside_the_tool_result() {
     let history = super::super::super::test_support::media_history();
-    let body = parsed(body("m", 10, &ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None }));
+    let body = parsed(body(
+        "m",
+        10,
+        &ModelRequest { system: None, messages: &history, tools: &[], cache: None, output_schema: None },
+    ));
     let image = |mime: &str, data: &str| json!({ "type": "image", "source": { "type": "base64", "media_type": mime, "data": data } });
     assert_eq!(body["messages"][0]["content"], json!([{ "type": "text", "text": "look" }, image("image/gif", "R0lG")]));
     let lost = "[image/png \"lost.png\", 0 bytes, not shown to the model: its bytes were not kept]";
