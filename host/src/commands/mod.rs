@@ -5,6 +5,7 @@
 //! files, the trust store and the session files directly, with no session started, so they
 //! name `airlock-engine` (README "Layout" says why they may).
 
+pub mod acp;
 pub mod json;
 pub mod mcp;
 pub mod mcp_serve;

@@ -1,0 +1,280 @@
+//! One ACP session: an engine session of its own, the task that turns its outputs into
+//! `session/update` notifications and permission requests, and the prompt turn running
+//! in it. Orders go in through the door ([`Orders`]); nothing here runs tools or the model.
+//!
+//! Invariants:
+//! - one prompt turn at a time: a second `session/prompt` while one runs is an error;
+//! - a turn that a `session/cancel` reached answers `cancelled`, whatever the engine's
+//!   report says;
+//! - every question is answered: by the client's user, or refused when the client cannot
+//!   be asked (it is gone, or the call was cancelled); a grant question is answered "no"
+//!   (the call's failure names the `airlock plugins grant` command a person may run).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    AvailableCommand, AvailableCommandsUpdate, ContentBlock, CurrentModeUpdate, PromptResponse, SessionMode,
+    SessionModeState, SessionNotification, SessionUpdate, StopReason,
+};
+use agent_client_protocol::{Client, Error};
+use futures_util::future::{AbortHandle, abortable};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{invalid, permission, prompt, replay, update};
+use airlock_door::agent::Report;
+use airlock_door::events::Event;
+use airlock_door::{Orders, Output, Session};
+use airlock_protocol::{Answer, ApprovalMode, GrantAnswer, Order};
+
+/// A running ACP session.
+pub(super) struct Live {
+    shared: Arc<Shared>,
+    session: Mutex<Option<Session>>,
+    router: tokio::task::JoinHandle<()>,
+}
+
+/// What the session's router and its prompt share.
+struct Shared {
+    id: String,
+    workspace: std::path::PathBuf,
+    cx: ConnectionTo<Client>,
+    orders: Orders,
+    tools: airlock_door::Tools,
+    /// Where the running turn's report goes.
+    turn: Mutex<Option<oneshot::Sender<Box<Report>>>>,
+    /// Where the end of a `/compress` goes.
+    compressing: Mutex<Option<oneshot::Sender<()>>>,
+    /// A `session/cancel` reached the running turn.
+    cancelled: AtomicBool,
+}
+
+impl Shared {
+    fn notify(&self, update: SessionUpdate) {
+        if let Err(error) = self.cx.send_notification(SessionNotification::new(self.id.clone(), update)) {
+            tracing::debug!("a session/update was not sent: {error}");
+        }
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.router.abort();
+    }
+}
+
+/// The approval modes as session modes, `current` the current one.
+pub(super) fn modes(current: ApprovalMode) -> SessionModeState {
+    let available = ApprovalMode::ALL
+        .into_iter()
+        .map(|mode| SessionMode::new(mode.as_str(), mode_name(mode)).description(mode_description(mode).to_owned()))
+        .collect();
+    SessionModeState::new(current.as_str(), available)
+}
+
+fn mode_name(mode: ApprovalMode) -> &'static str {
+    match mode {
+        ApprovalMode::Plan => "Plan",
+        ApprovalMode::Default => "Default",
+        ApprovalMode::AutoEdit => "Auto-edit",
+        ApprovalMode::Yolo => "Yolo",
+    }
+}
+
+fn mode_description(mode: ApprovalMode) -> &'static str {
+    match mode {
+        ApprovalMode::Plan => "Read-only tools only; nothing is changed",
+        ApprovalMode::Default => "Read-only tools run; everything else asks",
+        ApprovalMode::AutoEdit => "File edits run without asking; other changes ask",
+        ApprovalMode::Yolo => "Everything runs without asking (policy deny rules still hold)",
+    }
+}
+
+/// The built-in commands an editor is offered.
+fn commands() -> Vec<AvailableCommand> {
+    vec![AvailableCommand::new(
+        prompt::COMPRESS,
+        "Summarise the older part of the conversation now, to free room in the context window",
+    )]
+}
+
+impl Live {
+    /// Takes over a started engine session: what it sent while starting (a loaded
+    /// session's replay among it) is told to the client now, before the response to
+    /// `session/new` or `session/load`, then a task follows its outputs.
+    pub(super) fn start(
+        session: Session,
+        mut outputs: mpsc::UnboundedReceiver<Output>,
+        id: String,
+        workspace: std::path::PathBuf,
+        cx: ConnectionTo<Client>,
+    ) -> Arc<Self> {
+        let shared = Arc::new(Shared {
+            id,
+            workspace,
+            cx,
+            orders: session.orders(),
+            tools: session.tools(),
+            turn: Mutex::new(None),
+            compressing: Mutex::new(None),
+            cancelled: AtomicBool::new(false),
+        });
+        let mut router = Router { shared: shared.clone(), calls: update::Calls::default(), asking: HashMap::new() };
+        while let Ok(output) = outputs.try_recv() {
+            router.output(output);
+        }
+        shared.notify(SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands())));
+        let router = tokio::spawn(router.run(outputs));
+        Arc::new(Self { shared, session: Mutex::new(Some(session)), router })
+    }
+
+    /// The ACP session id.
+    pub(super) fn id(&self) -> &str {
+        &self.shared.id
+    }
+
+    /// Runs one prompt turn to its end.
+    pub(super) async fn prompt(&self, blocks: Vec<ContentBlock>) -> Result<PromptResponse, Error> {
+        let shared = &self.shared;
+        let text = prompt::text(&shared.workspace, &blocks)?;
+        if prompt::command(&text).is_some() {
+            return self.compress().await;
+        }
+        let (done, report) = oneshot::channel();
+        {
+            let mut turn = shared.turn.lock().unwrap_or_else(PoisonError::into_inner);
+            if turn.is_some() {
+                return Err(invalid("a prompt is already running in this session: cancel it or wait for its end"));
+            }
+            *turn = Some(done);
+        }
+        shared.cancelled.store(false, Ordering::SeqCst);
+        shared.orders.submit(Order::UserTurn { text });
+        let report = report.await.map_err(|_| Error::internal_error().data("the engine session ended"))?;
+        if shared.cancelled.swap(false, Ordering::SeqCst) {
+            return Ok(PromptResponse::new(StopReason::Cancelled));
+        }
+        prompt::stop_reason(&report).map(PromptResponse::new)
+    }
+
+    /// `/compress`: the history summarised now; the prompt ends when the engine says how
+    /// it went.
+    async fn compress(&self) -> Result<PromptResponse, Error> {
+        let (done, ended) = oneshot::channel();
+        *self.shared.compressing.lock().unwrap_or_else(PoisonError::into_inner) = Some(done);
+        self.shared.cancelled.store(false, Ordering::SeqCst);
+        self.shared.orders.submit(Order::Compress);
+        ended.await.map_err(|_| Error::internal_error().data("the engine session ended"))?;
+        Ok(PromptResponse::new(match self.shared.cancelled.swap(false, Ordering::SeqCst) {
+            true => StopReason::Cancelled,
+            false => StopReason::EndTurn,
+        }))
+    }
+
+    /// `session/set_mode`: the session's approval mode from now on.
+    pub(super) fn set_mode(&self, id: &str) -> Result<(), Error> {
+        let mode = ApprovalMode::named(&id.replace('_', "-")).ok_or_else(|| {
+            invalid(format!(
+                "no mode {}: airlock's modes are default, auto-edit, yolo and plan",
+                airlock_protocol::shown::line(id)
+            ))
+        })?;
+        self.shared.orders.submit(Order::SetMode { mode });
+        self.shared.notify(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode.as_str())));
+        Ok(())
+    }
+
+    /// `session/cancel`: stops the running turn; its prompt answers `cancelled`.
+    pub(super) fn cancel(&self) {
+        self.shared.cancelled.store(true, Ordering::SeqCst);
+        self.shared.orders.submit(Order::Interrupt);
+    }
+
+    /// Ends the engine session: cancels what runs and waits for it to stop.
+    pub(super) async fn shutdown(&self) {
+        let session = self.session.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(session) = session {
+            session.shutdown().await;
+        }
+    }
+}
+
+/// Follows a session's outputs.
+struct Router {
+    shared: Arc<Shared>,
+    calls: update::Calls,
+    /// The permission requests out, by question id: withdrawn when the engine withdraws
+    /// the question (the call was cancelled).
+    asking: HashMap<u64, AbortHandle>,
+}
+
+impl Router {
+    async fn run(mut self, mut outputs: mpsc::UnboundedReceiver<Output>) {
+        while let Some(output) = outputs.recv().await {
+            self.output(output);
+        }
+        // The engine ended: a prompt still waiting learns it from its dropped sender.
+        self.shared.turn.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
+
+    fn output(&mut self, output: Output) {
+        let shared = &self.shared;
+        match output {
+            Output::Event(event) => self.event(&event),
+            Output::Question(question) => {
+                let (id, shared) = (question.id, shared.clone());
+                let asked = permission::ask(shared.cx.clone(), shared.id.clone(), *question);
+                let (asked, handle) = abortable(asked);
+                self.asking.insert(id, handle);
+                tokio::spawn(async move {
+                    let answer = asked.await.unwrap_or_else(|_| Answer::Refuse {
+                        message: "the call was cancelled before its user answered".into(),
+                    });
+                    shared.orders.submit(Order::Approve { id, answer });
+                });
+            }
+            Output::Withdrawn { id } => {
+                if let Some(handle) = self.asking.remove(&id) {
+                    handle.abort();
+                }
+            }
+            Output::Grant(question) => {
+                shared.orders.submit(Order::Grant { id: question.id, answer: GrantAnswer::No });
+            }
+            Output::TurnDone(report) => {
+                self.asking.clear();
+                let turn = shared.turn.lock().unwrap_or_else(PoisonError::into_inner).take();
+                if let Some(turn) = turn {
+                    let _ = turn.send(report);
+                }
+            }
+            Output::Replay(recorded) => {
+                for update in replay::updates(&recorded, &self.shared.tools) {
+                    shared.notify(update);
+                }
+            }
+        }
+    }
+
+    fn event(&mut self, event: &Event) {
+        let shared = &self.shared;
+        match event {
+            Event::Warning { message } | Event::Notice { message } => {
+                tracing::info!("session {}: {}", shared.id, airlock_protocol::shown::line(message));
+                if update::ends_compress(message) {
+                    let compressing = shared.compressing.lock().unwrap_or_else(PoisonError::into_inner).take();
+                    if let Some(done) = compressing {
+                        let _ = done.send(());
+                    }
+                }
+            }
+            other => {
+                for update in self.calls.event(other, &shared.tools) {
+                    shared.notify(update);
+                }
+            }
+        }
+    }
+}
