@@ -10,8 +10,12 @@
 use airlock_engine::capability::Grant;
 use airlock_engine::contract::Access;
 use airlock_engine::engine::{self, CurrentTools, Info};
+use airlock_engine::prompts::Origin as PromptOrigin;
 use airlock_engine::registry::Origin;
-use airlock_protocol::{CallResult, FolderRow, Order, PluginOrigin, PluginRow, ServedTool, Shown, ToolRow};
+use airlock_protocol::listing::CommandRow;
+use airlock_protocol::{
+    CallResult, CommandSource, ExpandedCommand, FolderRow, Order, PluginOrigin, PluginRow, ServedTool, Shown, ToolRow,
+};
 
 /// A running session. Dropping it ends the session, as [`Session::shutdown`] does without
 /// waiting.
@@ -51,6 +55,26 @@ impl Session {
     /// output it sent is then in the stream).
     pub async fn shutdown(self) {
         self.0.shutdown().await;
+    }
+
+    /// The custom commands (`$AIRLOCK_HOME/commands/`, `<workspace>/.airlock/commands/`)
+    /// found when the session started: the user's first, each sorted by name. A workspace's
+    /// command whose name a user's command has is listed as `workspace:NAME`. Descriptions
+    /// and hints come from files: sanitised to one line.
+    pub fn commands(&self) -> Vec<CommandRow> {
+        self.0.commands().list.iter().map(command_row).collect()
+    }
+
+    /// The custom command `name` (as [`Session::commands`] lists it) expanded with `args`
+    /// (the text after the name): the prompt to send as a user turn, and one notice for each
+    /// include left out or shell interpolation not run. `Err` when there is no such command,
+    /// naming those there are (sanitised).
+    pub fn expand_command(&self, name: &str, args: &str) -> Result<ExpandedCommand, String> {
+        let expanded = self.0.expand_command(name, args)?;
+        Ok(ExpandedCommand {
+            prompt: expanded.prompt,
+            notices: expanded.notices.iter().map(|n| airlock_protocol::shown::line(n)).collect(),
+        })
     }
 
     /// Starts one call of `tool` with `arguments` outside a model turn (a tool server's
@@ -177,6 +201,19 @@ impl Tools {
                 writable: folder.access == Access::ReadWrite,
             })
             .collect()
+    }
+}
+
+/// A custom command as front ends list it.
+pub(crate) fn command_row(command: &airlock_engine::prompts::commands::Command) -> CommandRow {
+    CommandRow {
+        name: command.name.clone(),
+        description: airlock_protocol::shown::line_bounded(&command.description, 200),
+        argument_hint: command.argument_hint.as_deref().map(|h| airlock_protocol::shown::line_bounded(h, 80)),
+        source: match command.origin {
+            PromptOrigin::User => CommandSource::User,
+            PromptOrigin::Workspace => CommandSource::Workspace,
+        },
     }
 }
 

@@ -1,5 +1,5 @@
 //! Queries a front end asks outside a session's stream: the recorded sessions, a file a
-//! prompt attaches, the commands tools left running in the background, and the refusal a
+//! prompt attaches, the custom commands, the commands tools left running in the background, and the refusal a
 //! run nobody can be asked in gives. Each answers in plain or protocol values.
 //!
 //! Invariant: a file is read only through a handle on the workspace that follows no link
@@ -47,6 +47,14 @@ pub fn attachment(workspace: &Path, mention: &str, max_bytes: u64) -> Result<Str
         other => other.to_string(),
     })?;
     String::from_utf8(bytes).map_err(|_| "it is not text".to_string())
+}
+
+/// The custom commands of `home` (`$AIRLOCK_HOME`) and `workspace` (canonical) as a
+/// session would list them, and each file left out with why (sanitised, one line each).
+pub fn custom_commands(home: &Path, workspace: &Path) -> (Vec<airlock_protocol::listing::CommandRow>, Vec<String>) {
+    let commands = airlock_engine::prompts::commands::load(home, workspace);
+    let rows = commands.list.iter().map(crate::handle::command_row).collect();
+    (rows, commands.problems.iter().map(|p| airlock_protocol::shown::line(p)).collect())
 }
 
 /// A command a tool left running in the background.

@@ -4,6 +4,7 @@
 //! settings (`provider`, `[providers.NAME]`, `[retry]`) live in [`providers`].
 
 pub mod mcp;
+mod prompts;
 mod providers;
 
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ use crate::capability::CallLimits;
 use crate::capability::search::SearchEndpoint;
 /// Kept here too: front ends read the paths and the settings together.
 use crate::policy::ApprovalMode;
+pub use prompts::{ContextSettings, SkillSettings};
 pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
 
 /// The contents of `config.toml`.
@@ -49,6 +51,12 @@ pub struct FileConfig {
     /// `[mcp_servers.NAME]`: MCP servers whose tools are offered ([`crate::mcp`]).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, mcp::ServerConfig>,
+    /// `[context]`: the names of context files.
+    #[serde(default)]
+    pub context: ContextSettings,
+    /// `[skills]`: whether skills are offered.
+    #[serde(default)]
+    pub skills: SkillSettings,
 }
 
 /// `[tools]`: limits applied to every tool call.
@@ -151,6 +159,7 @@ pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
     config.commands.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     mcp::check_all(&config.mcp_servers)
         .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+    config.context.check().map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
     Ok(config)
 }
 

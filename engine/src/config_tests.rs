@@ -55,3 +55,19 @@ fn names_the_line_of_a_bad_key() {
     assert!(message.contains("line 3"), "{message}");
     assert!(message.contains("provder"), "{message}");
 }
+
+#[test]
+fn context_file_names_are_plain_names_and_default_to_airlock_and_agents() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, "").unwrap();
+    assert_eq!(load(&path).unwrap().context.file_names(), ["AIRLOCK.md", "AGENTS.md"]);
+    std::fs::write(&path, "[context]\nfile_names = [\"GEMINI.md\"]\n[skills]\nenabled = false\n").unwrap();
+    let config = load(&path).unwrap();
+    assert_eq!((config.context.file_names(), config.skills.enabled()), (vec!["GEMINI.md".to_owned()], false));
+    for bad in ["../AGENTS.md", "docs/AGENTS.md", "..", ""] {
+        std::fs::write(&path, format!("[context]\nfile_names = [{bad:?}]\n")).unwrap();
+        let error = load(&path).unwrap_err().to_string();
+        assert!(error.contains("not a plain file name"), "{bad}: {error}");
+    }
+}

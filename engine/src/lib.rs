@@ -74,13 +74,14 @@
 //! - `agent`: `cancel`, `events`, `scheduler`, `session`, `airlock_files`, `airlock_model`
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
-//! - `config`: `capability`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
+//! - `config`: `agent`, `capability`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
 //! - `contract`: (none)
-//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `mcp`, `paths`, `policy`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
+//! - `engine`: `agent`, `cancel`, `capability`, `contract`, `events`, `mcp`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`
 //! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
 //! - `paths`: `airlock_files`
 //! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`
+//! - `prompts`: `sanitize`, `airlock_files`
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
 //! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_sandbox`, `airlock_shell`
 //! - `sanitize`: `airlock_protocol`
@@ -98,6 +99,7 @@ pub mod events;
 pub mod mcp;
 pub mod paths;
 pub mod policy;
+pub mod prompts;
 pub mod registry;
 pub mod runtime;
 pub mod sanitize;

@@ -35,6 +35,11 @@ pub async fn run(
 ) -> ExitCode {
     let info = session.info().clone();
     spawn_signal_handler(session.orders());
+    let prompt = super::slash::prompt(&session, prompt);
+    for notice in &prompt.notices {
+        let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("airlock: {notice}\n"));
+    }
+    let prompt = prompt.text;
     session.submit(Order::UserTurn { text: prompt });
     let terminal = options.ask.then(Terminal::default);
     let mut printer = Printer::new(options.format);

@@ -22,6 +22,7 @@ pub mod headless;
 pub mod json;
 mod live;
 pub mod mcp;
+pub mod slash;
 pub mod tui;
 
 pub use exit::ExitCode;

@@ -102,6 +102,11 @@ enum Command {
     },
     /// Serve the Agent Client Protocol on stdio, for editors (Zed, JetBrains, Neovim).
     Acp,
+    /// Custom commands: prompts kept as files, run as `/NAME` (`list`).
+    Commands {
+        #[command(subcommand)]
+        command: commands::prompts::CommandsCommand,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -190,6 +195,9 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
     }
+    if let Some(Command::Commands { command }) = &cli.command {
+        return written(commands::prompts::commands(&paths.home, &workspace, command, &mut std::io::stdout().lock()));
+    }
     if let Some(Command::Mcp { command: McpCommand::Manage(command) }) = &cli.command {
         let helper = PathBuf::from(airlock_process::SELF_EXE);
         let context = commands::mcp::Context { paths: &paths, workspace: &workspace, helper };
@@ -197,9 +205,11 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     }
     if cli.show_context {
         let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
-        let context = context_files::load(&paths.home, &workspace, &folders);
+        let names = file.context.file_names();
+        let context = context_files::load(&paths.home, &workspace, &folders, &names);
         let system = agent::system_prompt(&workspace, &context);
-        return written(show_context::print(&folders, &context, &system, &mut std::io::stdout().lock()));
+        let candidates = context_files::candidates(&paths.home, &folders, &names);
+        return written(show_context::print(&candidates, &context, &system, &mut std::io::stdout().lock()));
     }
     let mode = match &cli.command {
         Some(Command::Mcp { command: McpCommand::Serve(args) }) => args.approval_mode,
@@ -262,8 +272,13 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
                 .map_err(provider_failed)?;
             return Ok(commands::acp::run(context, tools).await);
         }
-        Some(Command::Trust(_) | Command::Sessions { .. } | Command::Mcp { command: McpCommand::Manage(_) }) | None => {
-        }
+        Some(
+            Command::Trust(_)
+            | Command::Sessions { .. }
+            | Command::Commands { .. }
+            | Command::Mcp { command: McpCommand::Manage(_) },
+        )
+        | None => {}
     }
 
     for folder in &cli.add_dir {
@@ -288,6 +303,10 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         limits: file.tools.limits(),
         resume: cli.resume,
         commands: file.commands,
+        prompts: engine::PromptSettings {
+            context_file_names: file.context.file_names(),
+            skills: file.skills.enabled(),
+        },
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     let session = airlock_door::Session::from(session);

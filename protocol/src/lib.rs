@@ -26,7 +26,11 @@ pub use event::{
     CallCost, CallStatus, CardText, CommandRun, Confirmation, Display, ErrorKind, Event, PluginProblem, Risk, Todo,
     TodoStatus, ToolCall, ToolError, Usage, UsageKind,
 };
-pub use listing::{CallResult, FolderRow, PluginOrigin, PluginRow, ServedTool, SessionRow, ToolRow};
+// `listing::CommandRow` (a custom command) keeps its module path: the root's `CommandRow`
+// is a command line of an approval question.
+pub use listing::{
+    CallResult, CommandSource, ExpandedCommand, FolderRow, PluginOrigin, PluginRow, ServedTool, SessionRow, ToolRow,
+};
 pub use order::{Answer, ApprovalMode, GrantAnswer, Order};
 pub use output::Output;
 pub use question::{CommandRow, Confirm, FileChange, Folder, GrantQuestion, Question, Sandbox};

@@ -126,3 +126,41 @@ pub struct SessionRow {
     /// Model responses so far.
     pub turns: u64,
 }
+
+/// A custom command a person can run (`/NAME ARGS`): a prompt kept in a Markdown (or
+/// Gemini CLI `.toml`) file of `$AIRLOCK_HOME/commands/` or `<workspace>/.airlock/commands/`.
+/// Its name is checked when it loads (letters, digits, `-`, `_`, `.`, namespaces joined by
+/// `:`); its description and argument hint come from the file and are sanitised to one line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CommandRow {
+    /// The name typed after `/` (`review`, `frontend:component`, `workspace:review`).
+    pub name: String,
+    /// What it does, on one line (empty when the file says nothing).
+    pub description: String,
+    /// What it takes after its name (`[pr-number] [priority]`), on one line.
+    pub argument_hint: Option<String>,
+    /// Where its file was found.
+    pub source: CommandSource,
+}
+
+/// Where a custom command's file was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandSource {
+    /// `$AIRLOCK_HOME/commands/`: the user's own.
+    User,
+    /// `<workspace>/.airlock/commands/`: it came with the repository; a prompt that steers,
+    /// never a grant.
+    Workspace,
+}
+
+/// A custom command expanded for one run: the prompt to send as a user turn, and what was
+/// left out of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ExpandedCommand {
+    /// The user turn: the command's body with its arguments filled in and its `@path`
+    /// includes read.
+    pub prompt: String,
+    /// One line each: an include left out and why, shell interpolation not run.
+    pub notices: Vec<String>,
+}

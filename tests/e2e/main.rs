@@ -37,6 +37,8 @@ mod plugin_faults;
 mod plugin_lifecycle;
 mod plugin_sdk;
 mod policy;
+#[path = "prompts/main.rs"]
+mod prompts;
 mod providers;
 mod runtime_limits;
 mod scheduling;

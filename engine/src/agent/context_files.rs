@@ -1,10 +1,13 @@
-//! `AIRLOCK.md` context files: instructions the user keeps for the agent, added to the
-//! system prompt. They are read in order from `$AIRLOCK_HOME/AIRLOCK.md` (the user's own),
-//! then `$AIRLOCK_HOME/memory/AIRLOCK.md` (the facts `save_memory` kept), then the
-//! workspace root, then every folder down to the current one when it lies inside
-//! the workspace — general first, most specific last, so a later file can refine an
-//! earlier one. Each file is cut at [`MAX_FILE_BYTES`] and all of them together at
-//! [`MAX_TOTAL_BYTES`]; a cut is said in the prompt and in [`ContextFile::cut`].
+//! Context files (`AIRLOCK.md`, `AGENTS.md`, or the names `[context] file_names` sets):
+//! instructions the user or a repository keeps for the agent, added to the system prompt.
+//! They are read in order from `$AIRLOCK_HOME` (the user's own), then
+//! `$AIRLOCK_HOME/memory/AIRLOCK.md` (the facts `save_memory` kept; that folder holds only
+//! this name), then the workspace root, then every folder down to the current one when it
+//! lies inside the workspace — general first, most specific last, so a later file can
+//! refine an earlier one. A folder that holds several of the names gives each, in the order
+//! of the names (as Gemini CLI does with several names). Each file is cut at
+//! [`MAX_FILE_BYTES`] and all of them together at [`MAX_TOTAL_BYTES`]; a cut is said in the
+//! prompt and in [`ContextFile::cut`].
 //!
 //! A workspace's files come with the project, like its code: they steer the model but
 //! grant nothing (tools still get only what the policy grants).
@@ -13,8 +16,11 @@ use std::path::{Path, PathBuf};
 
 use airlock_files as files;
 
-/// The name of a context file.
+/// The name of airlock's own context file (the memory folder's only one).
 pub const FILE_NAME: &str = "AIRLOCK.md";
+/// The names read when `[context] file_names` is not set: airlock's own, then the one
+/// Codex and many repositories use.
+pub const DEFAULT_FILE_NAMES: [&str; 2] = [FILE_NAME, "AGENTS.md"];
 /// The folder of `$AIRLOCK_HOME` that holds the memory file (`crate::paths::MEMORY_DIR`).
 pub const MEMORY_FOLDER: &str = "memory";
 /// The most of one file that is used.
@@ -51,25 +57,42 @@ pub fn folders(home: &Path, workspace: &Path, cwd: Option<&Path>) -> Vec<PathBuf
     folders
 }
 
-/// Reads the context files of `folders`, in order, within the size caps. `home`'s file and
+/// The context files looked for, in order: in each of `folders`, each of `names` (the
+/// memory folder holds only [`FILE_NAME`]).
+pub fn candidates(home: &Path, folders: &[PathBuf], names: &[String]) -> Vec<PathBuf> {
+    let memory = home.join(MEMORY_FOLDER);
+    let mut paths = Vec::new();
+    for folder in folders {
+        if *folder == memory {
+            paths.push(folder.join(FILE_NAME));
+        } else {
+            paths.extend(names.iter().map(|name| folder.join(name)));
+        }
+    }
+    paths
+}
+
+/// Reads the context files of `folders` named `names`, in order, within the size caps. `home`'s file and
 /// its memory folder's are the user's own; every other folder must lie inside `workspace`, whose files are read
 /// through a handle on it without following any link (a repository's `AIRLOCK.md` that
 /// links to `~/.ssh/id_ed25519` or `/proc/self/environ` is not read) and never blocking.
 /// Files that cannot be used are reported as cut to nothing rather than failing the run.
-pub fn load(home: &Path, workspace: &Path, folders: &[PathBuf]) -> Vec<ContextFile> {
+pub fn load(home: &Path, workspace: &Path, folders: &[PathBuf], names: &[String]) -> Vec<ContextFile> {
     let mut files = Vec::new();
     let mut budget = MAX_TOTAL_BYTES;
     let workspace_dir = files::open_dir(workspace);
-    for folder in folders {
-        let path = folder.join(FILE_NAME);
+    let memory = home.join(MEMORY_FOLDER);
+    for path in candidates(home, folders, names) {
+        let folder = path.parent().unwrap_or(&path);
+        let name = Path::new(path.file_name().unwrap_or_default());
         // One byte past the cap tells a file that must be cut from one that fits.
         let limit = MAX_FILE_BYTES as u64 + 1;
         let read = if folder == home {
             files::open_user_file(&path).and_then(|(file, stat)| files::read_prefix(file, &stat, limit))
-        } else if *folder == home.join(MEMORY_FOLDER) {
+        } else if folder == memory {
             // Tools write this folder (`save_memory`): read through a handle on it, following
             // no link, so a link planted there cannot bring another file into the prompt.
-            files::open_dir(folder).and_then(|dir| files::read_prefix_in(&dir, Path::new(FILE_NAME), limit))
+            files::open_dir(folder).and_then(|dir| files::read_prefix_in(&dir, name, limit))
         } else {
             match (&workspace_dir, path.strip_prefix(workspace)) {
                 (Ok(dir), Ok(relative)) => files::read_prefix_in(dir, relative, limit),
@@ -123,7 +146,7 @@ pub fn section(files: &[ContextFile]) -> String {
     for file in files.iter().filter(|f| !f.content.trim().is_empty()) {
         if out.is_empty() {
             out.push_str(
-                "\n\n# Context from AIRLOCK.md files\n\
+                "\n\n# Context files\n\
                  The user keeps these instructions for you; later files are more specific and take precedence.\n",
             );
         }

@@ -27,7 +27,7 @@ fn loads_files_in_order_and_cuts_them_at_the_caps() {
     std::fs::write(dirs[0].join(FILE_NAME), "home rules").unwrap();
     std::fs::write(dirs[1].join(FILE_NAME), "é".repeat(MAX_FILE_BYTES)).unwrap();
     std::fs::write(dirs[2].join(FILE_NAME), "x".repeat(MAX_FILE_BYTES + 10)).unwrap();
-    let files = load(&dirs[0], &dirs[1], &dirs);
+    let files = load(&dirs[0], &dirs[1], &dirs, &[FILE_NAME.to_owned()]);
     assert_eq!(files.len(), 3);
     assert_eq!((files[0].content.as_str(), files[0].cut.as_deref()), ("home rules", None));
     assert_eq!(files[1].size, 2 * MAX_FILE_BYTES);
@@ -65,7 +65,7 @@ fn a_workspace_context_file_never_leads_out_of_it_and_never_blocks_or_floods() {
         .into_iter()
         .cloned()
         .collect();
-    let files = load(&home, &ws, &folders);
+    let files = load(&home, &ws, &folders, &[FILE_NAME.to_owned()]);
     let prompt = section(&files);
     assert!(!prompt.contains("TOP-SECRET"), "{prompt}");
     let cuts: Vec<&str> = files.iter().filter_map(|f| f.cut.as_deref()).collect();
@@ -86,11 +86,33 @@ fn the_users_own_context_file_may_be_a_link_but_is_still_bounded() {
     std::fs::create_dir_all(&ws).unwrap();
     std::fs::write(root.join("mine.md"), "my rules").unwrap();
     std::os::unix::fs::symlink(root.join("mine.md"), home.join(FILE_NAME)).unwrap();
-    let files = load(&home, &ws, &[home.clone(), ws.clone()]);
+    let files = load(&home, &ws, &[home.clone(), ws.clone()], &[FILE_NAME.to_owned()]);
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].content, "my rules");
     std::fs::remove_file(home.join(FILE_NAME)).unwrap();
     std::os::unix::fs::symlink("/dev/zero", home.join(FILE_NAME)).unwrap();
-    let files = load(&home, &ws, &[home.clone(), ws.clone()]);
+    let files = load(&home, &ws, &[home.clone(), ws.clone()], &[FILE_NAME.to_owned()]);
     assert!(files[0].cut.as_deref().unwrap().contains("character device"), "{files:?}");
+}
+
+#[test]
+fn every_configured_name_is_read_in_each_folder_in_the_listed_order() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path().canonicalize().unwrap();
+    let (home, ws) = (root.join("home"), root.join("ws"));
+    std::fs::create_dir_all(home.join(MEMORY_FOLDER)).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("AGENTS.md"), "agents rules").unwrap();
+    std::fs::write(ws.join(FILE_NAME), "airlock rules").unwrap();
+    std::fs::write(home.join(MEMORY_FOLDER).join("AGENTS.md"), "not the memory file").unwrap();
+    let folders = folders(&home, &ws, None);
+    let names: Vec<String> = DEFAULT_FILE_NAMES.iter().map(|n| (*n).to_owned()).collect();
+    let files = load(&home, &ws, &folders, &names);
+    let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
+    assert_eq!(contents, ["airlock rules", "agents rules"]);
+    let gemini = load(&home, &ws, &folders, &["GEMINI.md".to_owned(), "AGENTS.md".to_owned()]);
+    assert_eq!(gemini.iter().map(|f| f.content.as_str()).collect::<Vec<_>>(), ["agents rules"]);
+    // The memory folder holds only airlock's own file, whatever the names.
+    assert_eq!(candidates(&home, &folders, &names)[2], home.join(MEMORY_FOLDER).join(FILE_NAME));
+    assert_eq!(candidates(&home, &folders, &names).len(), 5);
 }

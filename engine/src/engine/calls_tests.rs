@@ -27,6 +27,7 @@ async fn start(setup: &Setup, mode: ApprovalMode) -> (Session, UnboundedReceiver
         limits: CallLimits::default(),
         resume: None,
         commands: airlock_sandbox::folders::Settings::default(),
+        prompts: super::PromptSettings::default(),
     };
     Session::start(settings, tools).unwrap()
 }

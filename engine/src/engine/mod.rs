@@ -47,7 +47,7 @@ use crate::session;
 pub use calls::Call;
 use questions::Questions;
 pub use questions::{Answer, AnswerError, Question};
-pub use start::{Info, NO_MODEL, Settings, StartError, Tools};
+pub use start::{Info, NO_MODEL, PromptSettings, Settings, StartError, Tools};
 
 /// An order from a front end.
 #[derive(Debug, Clone, PartialEq)]
@@ -175,6 +175,9 @@ pub struct Session {
     current: CurrentTools,
     watch: tokio::task::JoinHandle<()>,
     calls: calls::Calls,
+    /// The custom commands found at start, and the workspace their includes read from.
+    commands: Arc<crate::prompts::commands::Commands>,
+    workspace: std::path::PathBuf,
 }
 
 impl Session {
@@ -188,6 +191,7 @@ impl Session {
         let folders = tools.folders.clone();
         let started = start::build(settings, tools, &out)?;
         let info = started.info.clone();
+        let commands = started.commands.clone();
         let (orders, received) = mpsc::unbounded_channel();
         let watch = reload::watch(reload::dirs(&started.paths, &workspace), folders, orders.downgrade());
         let mut agent = started.agent;
@@ -209,7 +213,7 @@ impl Session {
             },
         };
         let task = tokio::spawn(engine.serve(received));
-        Ok((Self { orders: Orders(orders), info, task, current, watch, calls }, outputs))
+        Ok((Self { orders: Orders(orders), info, task, current, watch, calls, commands, workspace }, outputs))
     }
 
     /// Starts a call of `tool` with `arguments` (JSON text) outside a model turn, through
@@ -223,6 +227,23 @@ impl Session {
     /// The tools the session uses now.
     pub fn tools(&self) -> CurrentTools {
         self.current.clone()
+    }
+
+    /// The custom commands found when the session started.
+    pub fn commands(&self) -> &crate::prompts::commands::Commands {
+        &self.commands
+    }
+
+    /// The custom command `name` expanded with `args` for one run: includes read from the
+    /// workspace and the folders added to the session now; `Err` names the known commands
+    /// when there is no such command.
+    pub fn expand_command(&self, name: &str, args: &str) -> Result<crate::prompts::expand::Expanded, String> {
+        let Some(command) = self.commands.get(name) else {
+            return Err(crate::prompts::commands::unknown(&self.commands, name));
+        };
+        let added: Vec<_> = self.current.get().policy.added_folders().into_iter().map(|f| f.path).collect();
+        let roots = crate::prompts::expand::Roots { workspace: &self.workspace, added: &added };
+        Ok(crate::prompts::expand::expand(command, args, roots))
     }
 
     /// What identified the session when it started (a resume names its session in a new

@@ -37,6 +37,7 @@ async fn start(setup: &Setup, mock: &MockModel, mode: ApprovalMode) -> (Session,
         limits: CallLimits::default(),
         resume: None,
         commands: airlock_sandbox::folders::Settings::default(),
+        prompts: super::PromptSettings::default(),
     };
     Session::start(settings, tools).unwrap()
 }

@@ -136,6 +136,26 @@ pub struct Settings {
     pub resume: Option<String>,
     /// `[commands]` of `config.toml`.
     pub commands: airlock_sandbox::folders::Settings,
+    /// `[context]` and `[skills]` of `config.toml`.
+    pub prompts: PromptSettings,
+}
+
+/// Which context files are read and whether skills are offered.
+#[derive(Debug, Clone)]
+pub struct PromptSettings {
+    /// The context files' names (`[context] file_names`).
+    pub context_file_names: Vec<String>,
+    /// `[skills] enabled`.
+    pub skills: bool,
+}
+
+impl Default for PromptSettings {
+    fn default() -> Self {
+        Self {
+            context_file_names: context_files::DEFAULT_FILE_NAMES.iter().map(|n| (*n).to_owned()).collect(),
+            skills: true,
+        }
+    }
 }
 
 /// The provider and model an [`Info`] names for a session started without a model.
@@ -163,6 +183,8 @@ pub(super) struct Started {
     pub info: Info,
     pub paths: Paths,
     pub provider: Option<ProviderConfig>,
+    /// The custom commands found at start.
+    pub commands: Arc<crate::prompts::commands::Commands>,
 }
 
 /// The `init` event of the session `info` names.
@@ -178,10 +200,12 @@ pub(super) fn init(info: &Info, registry: &Registry) -> Event {
 
 /// Builds the session and sends its start-up events to `out`.
 pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<Started, StartError> {
-    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume, commands } = settings;
+    let Settings { paths, workspace, cwd, provider, max_turns, loop_detection, limits, resume, commands, prompts } =
+        settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
-    let context = context_files::load(&paths.home, &workspace, &folders);
+    let context = context_files::load(&paths.home, &workspace, &folders, &prompts.context_file_names);
     let system = agent::system_prompt(&workspace, &context);
+    let custom = Arc::new(crate::prompts::commands::load(&paths.home, &workspace));
     let workspace_text = workspace.display().to_string();
     let (provider_name, model, context_window) = match &provider {
         Some(p) => (p.name.clone(), p.model.clone(), p.context_window_tokens),
@@ -242,6 +266,11 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         let cut = file.cut.as_deref().unwrap_or_default();
         events.send(Event::Warning { message: format!("{}: {cut}", file.path.display()) });
     }
+    if !custom.problems.is_empty() {
+        let count = custom.problems.len();
+        let message = format!("{count} custom command file(s) left out; `airlock commands list` says why");
+        events.send(Event::Warning { message });
+    }
     if let Some(mut opened) = recorded {
         if let Some(message) = opened.notice.take() {
             events.send(Event::Notice { message });
@@ -254,7 +283,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
             agent.restore_todos(opened.todos, &events);
         }
     }
-    Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider })
+    Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider, commands: custom })
 }
 
 /// Said once at start, when a tool offered this session can start programs and this kernel

@@ -137,6 +137,8 @@ fn start(
         limits: context.limits,
         resume: None,
         commands: context.commands.clone(),
+        // No model reads a system prompt here.
+        prompts: engine::PromptSettings::default(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| ServeError::Start(e.to_string()))?;
     Ok((airlock_door::Session::from(session), outputs))

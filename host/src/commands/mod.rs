@@ -10,6 +10,7 @@ pub mod json;
 pub mod mcp;
 pub mod mcp_serve;
 pub mod plugins;
+pub mod prompts;
 pub mod sessions_list;
 pub mod show_context;
 pub mod tools_list;

@@ -1,4 +1,5 @@
-//! `airlock --show-context`: which `AIRLOCK.md` files were found, their sizes and cuts,
+//! `airlock --show-context`: which context files (`AIRLOCK.md`, `AGENTS.md`, or the names
+//! `[context] file_names` sets) were found, their sizes and cuts,
 //! then the system prompt as the model gets it. A repository's `AIRLOCK.md` is untrusted:
 //! paths go through [`sanitize::line`] and the prompt through [`sanitize::block_bounded`],
 //! so escape sequences, bidi controls and invisible characters are shown, not obeyed.
@@ -6,19 +7,19 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use airlock_engine::agent::context_files::{ContextFile, FILE_NAME};
+use airlock_engine::agent::context_files::ContextFile;
 use airlock_engine::sanitize;
 
 /// Most lines of the system prompt printed (context files are capped in bytes already).
 const MAX_PROMPT_LINES: usize = 10_000;
 
-/// Prints the folders searched, the files used and the assembled prompt.
-pub fn print(folders: &[PathBuf], files: &[ContextFile], system: &str, out: &mut impl Write) -> io::Result<()> {
-    writeln!(out, "Context files ({FILE_NAME}), in the order they are added:")?;
-    for folder in folders {
-        let path = folder.join(FILE_NAME);
+/// Prints each context file looked for (`candidates`), the files used and the assembled
+/// prompt.
+pub fn print(candidates: &[PathBuf], files: &[ContextFile], system: &str, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "Context files, in the order they are added:")?;
+    for path in candidates {
         let shown = sanitize::line(&path.display().to_string());
-        match files.iter().find(|f| f.path == path) {
+        match files.iter().find(|f| f.path == *path) {
             Some(file) => {
                 write!(out, "  {shown}  {} bytes", file.size)?;
                 match &file.cut {
