@@ -14,6 +14,7 @@ use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource, 
 
 use super::invalid;
 use airlock_door::agent::{Outcome, Report, Unusable};
+use airlock_protocol::listing::CommandRow;
 
 /// The built-in command that compresses the history.
 pub(super) const COMPRESS: &str = "compress";
@@ -74,15 +75,33 @@ fn workspace_path(workspace: &Path, uri: &str) -> Option<String> {
     Some(relative.to_string_lossy().into_owned())
 }
 
-/// The command a prompt runs: its first word after `/`, when it is a command airlock
-/// offers; `//text` sends `/text`, so it is no command.
-pub(super) fn command(text: &str) -> Option<&str> {
+/// What a prompt starting with `/` runs.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Slash<'a> {
+    /// `/compress`, airlock's own.
+    Compress,
+    /// A custom command (`Session::commands`) with the text after its name.
+    Custom { name: &'a str, args: &'a str },
+}
+
+/// The command `text` runs: its first word after `/`, when it names a custom command or
+/// `compress` (a custom command of that name wins); anything else is sent as typed.
+pub(super) fn slash<'a>(text: &'a str, custom: &[CommandRow]) -> Option<Slash<'a>> {
     let rest = text.trim_start().strip_prefix('/')?;
-    if rest.starts_with('/') {
-        return None;
-    }
     let name = rest.split_whitespace().next()?;
-    (name == COMPRESS).then_some(name)
+    let args = rest[name.len()..].trim();
+    if custom.iter().any(|c| c.name == name) {
+        return Some(Slash::Custom { name, args });
+    }
+    (name == COMPRESS).then_some(Slash::Compress)
+}
+
+/// `//text` sends `/text` as typed.
+pub(super) fn unescaped(text: String) -> String {
+    match text.trim_start().strip_prefix("//") {
+        Some(rest) => format!("/{rest}"),
+        None => text,
+    }
 }
 
 /// How a turn that ran to its end (not cancelled by the client) stopped; a model that

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandsUpdate, ContentBlock, CurrentModeUpdate, PromptResponse, SessionMode,
-    SessionModeState, SessionNotification, SessionUpdate, StopReason,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ContentBlock, CurrentModeUpdate, PromptResponse,
+    SessionMode, SessionModeState, SessionNotification, SessionUpdate, StopReason, UnstructuredCommandInput,
 };
 use agent_client_protocol::{Client, Error};
 use futures_util::future::{AbortHandle, abortable};
@@ -27,6 +27,7 @@ use super::{invalid, permission, prompt, replay, update};
 use airlock_door::agent::Report;
 use airlock_door::events::Event;
 use airlock_door::{Orders, Output, Session};
+use airlock_protocol::listing::{CommandRow, CommandSource};
 use airlock_protocol::{Answer, ApprovalMode, GrantAnswer, Order};
 
 /// A running ACP session.
@@ -49,6 +50,8 @@ struct Shared {
     compressing: Mutex<Option<oneshot::Sender<()>>>,
     /// A `session/cancel` reached the running turn.
     cancelled: AtomicBool,
+    /// The custom commands found when the session started.
+    custom: Vec<CommandRow>,
 }
 
 impl Shared {
@@ -92,12 +95,35 @@ fn mode_description(mode: ApprovalMode) -> &'static str {
     }
 }
 
-/// The built-in commands an editor is offered.
-fn commands() -> Vec<AvailableCommand> {
-    vec![AvailableCommand::new(
-        prompt::COMPRESS,
-        "Summarise the older part of the conversation now, to free room in the context window",
-    )]
+/// The commands an editor is offered: the custom ones (a workspace's marked as coming from
+/// the repository), then airlock's `compress` unless a custom command takes its name.
+fn commands(custom: &[CommandRow]) -> Vec<AvailableCommand> {
+    let mut offered: Vec<AvailableCommand> = custom
+        .iter()
+        .map(|row| {
+            let mut description = match row.description.is_empty() {
+                true => "A custom command".to_owned(),
+                false => row.description.clone(),
+            };
+            if row.source == CommandSource::Workspace {
+                description = format!("{description} (from this repository's .airlock/commands)");
+            }
+            let command = AvailableCommand::new(row.name.clone(), description);
+            match &row.argument_hint {
+                Some(hint) => {
+                    command.input(AvailableCommandInput::Unstructured(UnstructuredCommandInput::new(hint.clone())))
+                }
+                None => command,
+            }
+        })
+        .collect();
+    if !custom.iter().any(|row| row.name == prompt::COMPRESS) {
+        offered.push(AvailableCommand::new(
+            prompt::COMPRESS,
+            "Summarise the older part of the conversation now, to free room in the context window",
+        ));
+    }
+    offered
 }
 
 impl Live {
@@ -120,12 +146,13 @@ impl Live {
             turn: Mutex::new(None),
             compressing: Mutex::new(None),
             cancelled: AtomicBool::new(false),
+            custom: session.commands(),
         });
         let mut router = Router { shared: shared.clone(), calls: update::Calls::default(), asking: HashMap::new() };
         while let Ok(output) = outputs.try_recv() {
             router.output(output);
         }
-        shared.notify(SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands())));
+        shared.notify(SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands(&shared.custom))));
         let router = tokio::spawn(router.run(outputs));
         Arc::new(Self { shared, session: Mutex::new(Some(session)), router })
     }
@@ -138,9 +165,11 @@ impl Live {
     /// Runs one prompt turn to its end.
     pub(super) async fn prompt(&self, blocks: Vec<ContentBlock>) -> Result<PromptResponse, Error> {
         let shared = &self.shared;
-        let text = prompt::text(&shared.workspace, &blocks)?;
-        if prompt::command(&text).is_some() {
-            return self.compress().await;
+        let mut text = prompt::text(&shared.workspace, &blocks)?;
+        match prompt::slash(&text, &shared.custom) {
+            Some(prompt::Slash::Compress) => return self.compress().await,
+            Some(prompt::Slash::Custom { name, args }) => text = self.expand(name, args)?,
+            None => text = prompt::unescaped(text),
         }
         let (done, report) = oneshot::channel();
         {
@@ -157,6 +186,18 @@ impl Live {
             return Ok(PromptResponse::new(StopReason::Cancelled));
         }
         prompt::stop_reason(&report).map(PromptResponse::new)
+    }
+
+    /// Custom command `name` run with `args`: the prompt its file makes. What it left out
+    /// is logged (ACP has no place for it outside the transcript).
+    fn expand(&self, name: &str, args: &str) -> Result<String, Error> {
+        let session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        let session = session.as_ref().ok_or_else(|| Error::internal_error().data("the session ended"))?;
+        let expanded = session.expand_command(name, args).map_err(invalid)?;
+        for notice in &expanded.notices {
+            tracing::info!("session {}: /{name}: {notice}", self.shared.id);
+        }
+        Ok(expanded.prompt)
     }
 
     /// `/compress`: the history summarised now; the prompt ends when the engine says how

@@ -51,6 +51,10 @@ impl Context {
             limits: file.tools.limits(),
             resume: None,
             commands: file.commands.clone(),
+            prompts: engine::PromptSettings {
+                context_file_names: file.context.file_names(),
+                skills: file.skills.enabled(),
+            },
         };
         Ok(Self { search: file.tools.search().ok().flatten(), paths, workspace, mode, settings })
     }
@@ -98,6 +102,7 @@ fn start(
         limits: template.limits,
         resume: request.resume,
         commands: template.commands.clone(),
+        prompts: template.prompts.clone(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| e.to_string())?;
     Ok((airlock_door::Session::from(session), outputs))

@@ -267,3 +267,51 @@ fn the_plan_arrives_as_plan_updates() {
     );
     assert!(tool_calls(&seen).iter().any(|c| c.2 == ToolKind::Think || c.2 == ToolKind::Other));
 }
+
+#[test]
+fn custom_commands_are_offered_and_a_slash_prompt_runs_one() {
+    let s = session();
+    let home_commands = s.airlock_home().join("commands");
+    std::fs::create_dir_all(&home_commands).unwrap_or_else(|e| panic!("mkdir: {e}"));
+    std::fs::write(
+        home_commands.join("review.md"),
+        "---\ndescription: Review a file\nargument-hint: [path]\n---\nReview $ARGUMENTS with care.\n",
+    )
+    .unwrap_or_else(|e| panic!("write: {e}"));
+    s.write(".airlock/commands/fix-issue.md", "---\ndescription: Fix an issue\n---\nFix issue #$1 with priority $2.\n");
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::text("fixing"));
+    mock.push_turn(Turn::text("a summary"));
+    mock.push_turn(Turn::text("sent as typed"));
+    let (stops, _, seen) = acp(&s, &mock, &[], async |cx, _| {
+        let opened = new_session(&cx, &s).await?;
+        let fix = send(&cx, prompt(&opened, "/fix-issue 123 high")).await?;
+        let compress = send(&cx, prompt(&opened, "/compress")).await?;
+        let literal = send(&cx, prompt(&opened, "//fix-issue is a command")).await?;
+        Ok([fix.stop_reason, compress.stop_reason, literal.stop_reason])
+    });
+    assert_eq!(stops, [StopReason::EndTurn; 3]);
+    let offered: Vec<_> = seen
+        .updates()
+        .into_iter()
+        .filter_map(|u| match u {
+            SessionUpdate::AvailableCommandsUpdate(update) => Some(update.available_commands),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| (c.name, c.description, c.input.is_some()))
+        .collect();
+    let names: Vec<&str> = offered.iter().map(|c| c.0.as_str()).collect();
+    assert_eq!(names, ["review", "fix-issue", "compress"], "{offered:?}");
+    assert_eq!(offered[0].1, "Review a file");
+    assert!(offered[0].2, "the argument hint is offered as input");
+    assert!(offered[1].1.contains("from this repository"), "{offered:?}");
+    let sent = mock.requests();
+    // The command's prompt went to the model, not its name; /compress asked for a summary
+    // (its own request, without tools); `//` sent the text as typed.
+    assert_eq!(sent.len(), 3);
+    let first = sent[0].to_string();
+    assert!(first.contains("Fix issue #123 with priority high.") && !first.contains("/fix-issue"));
+    assert!(sent[1].get("tools").is_none(), "the summary request declares no tools");
+    assert!(sent[2].to_string().contains("/fix-issue is a command"));
+}
