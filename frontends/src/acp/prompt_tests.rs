@@ -1,1 +1,74 @@
+use std::path::Path;
 
+use agent_client_protocol::v1::schema::{
+    ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent, ResourceLink, TextContent,
+    TextResourceContents,
+};
+
+use super::*;
+use airlock_protocol::listing::{CommandRow, CommandSource};
+
+fn row(name: &str) -> CommandRow {
+    CommandRow { name: name.into(), description: String::new(), argument_hint: None, source: CommandSource::User }
+}
+
+#[test]
+fn a_slash_names_a_custom_command_first_then_compress() {
+    let custom = [row("review"), row("frontend:component")];
+    assert_eq!(
+        slash("/review src/main.rs now", &custom),
+        Some(Slash::Custom { name: "review", args: "src/main.rs now" })
+    );
+    assert_eq!(slash("  /frontend:component", &custom), Some(Slash::Custom { name: "frontend:component", args: "" }));
+    assert_eq!(slash("/compress", &custom), Some(Slash::Compress));
+    assert_eq!(slash("/compress", &[row("compress")]), Some(Slash::Custom { name: "compress", args: "" }));
+    assert_eq!(slash("/unknown thing", &custom), None);
+    assert_eq!(slash("review this", &custom), None);
+    assert_eq!(slash("//review", &custom), None);
+}
+
+#[test]
+fn a_double_slash_sends_one_slash() {
+    assert_eq!(unescaped("//review it".into()), "/review it");
+    assert_eq!(unescaped("/review it".into()), "/review it");
+    assert_eq!(unescaped("plain".into()), "plain");
+}
+
+#[test]
+fn an_embedded_resource_is_appended_and_a_link_outside_the_workspace_is_refused() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    std::fs::write(root.join("notes.txt"), "NOTES").unwrap();
+    let embedded = EmbeddedResource::new(EmbeddedResourceResource::TextResourceContents(TextResourceContents::new(
+        "fn main() {}",
+        "file:///elsewhere/main.rs",
+    )));
+    let link = ResourceLink::new("notes.txt", format!("file://{}", root.join("notes.txt").display()));
+    let blocks = [
+        ContentBlock::Text(TextContent::new("look at these")),
+        ContentBlock::Resource(embedded),
+        ContentBlock::ResourceLink(link),
+    ];
+    let text = text(&root, &blocks).unwrap();
+    assert!(text.starts_with("look at these"), "{text}");
+    assert!(text.contains("<file path=\"notes.txt\">\nNOTES\n</file>"), "{text}");
+    assert!(text.contains("<file uri=\"file:///elsewhere/main.rs\">\nfn main() {}\n</file>"), "{text}");
+    let outside = ContentBlock::ResourceLink(ResourceLink::new("passwd", "file:///etc/passwd"));
+    let refused = super::text(&root, &[outside]).unwrap_err();
+    assert!(refused.message.contains("not a file in the workspace"), "{refused:?}");
+    let image = ContentBlock::Image(ImageContent::new("AAAA", "image/png"));
+    assert!(super::text(Path::new("/"), &[image]).is_err());
+    assert!(super::text(&root, &[ContentBlock::Text(TextContent::new("  "))]).is_err());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_file_that_escapes_through_a_symlink_is_left_out_with_a_note() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", root.join("escape.txt")).unwrap();
+    let link = ResourceLink::new("escape.txt", format!("file://{}", root.join("escape.txt").display()));
+    let text = text(&root, &[ContentBlock::Text(TextContent::new("read")), ContentBlock::ResourceLink(link)]).unwrap();
+    assert!(text.contains("(airlock: @escape.txt not attached"), "{text}");
+    assert!(!text.contains("<file"), "{text}");
+}
