@@ -213,7 +213,7 @@ impl Server {
         let (session, outputs) =
             (self.0.start)(StartSession { cwd, resume: resume.clone() }).await.map_err(|reason| {
                 if loading {
-                    invalid(format!("cannot load the session: {reason}"))
+                    invalid(format!("cannot load the session: {}", airlock_protocol::shown::line(&reason)))
                 } else {
                     Error::internal_error().data(reason)
                 }

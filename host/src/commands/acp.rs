@@ -70,6 +70,9 @@ pub async fn run(context: Context, tools: Tools) -> ExitCode {
     let start: acp::Start = Arc::new(move |request: StartSession| {
         let (context, runtime, first) = (context.clone(), runtime.clone(), first.clone());
         Box::pin(async move {
+            if let Some(id) = &request.resume {
+                recorded_here(&context, id)?;
+            }
             let loaded = first.lock().unwrap_or_else(PoisonError::into_inner).take();
             let tools = match loaded {
                 Some(tools) => tools,
@@ -83,6 +86,19 @@ pub async fn run(context: Context, tools: Tools) -> ExitCode {
         })
     });
     acp::serve_stdio(start, options).await
+}
+
+/// Checks that session `id` (exactly, not the start of one) was recorded for this workspace:
+/// an editor loads the sessions it was given, never another project's conversation.
+fn recorded_here(context: &Context, id: &str) -> Result<(), String> {
+    let dir = airlock_engine::session::dir(&context.paths.home);
+    let sessions = airlock_engine::session::list(&dir).map_err(|e| e.to_string())?;
+    let workspace = context.workspace.display().to_string();
+    match sessions.iter().find(|s| s.id == id) {
+        Some(found) if found.workspace == workspace => Ok(()),
+        Some(_) => Err(format!("session {id} was recorded for another workspace")),
+        None => Err(format!("no session {id} is recorded (see `airlock sessions list`)")),
+    }
 }
 
 /// An engine session over `tools` for one ACP session.

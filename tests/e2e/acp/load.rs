@@ -21,6 +21,10 @@ fn a_recorded_session_loads_with_its_conversation_replayed() {
     });
     mock.push_turn(Turn::text("Still apples."));
     let ((replayed, response), _, seen) = acp(&s, &mock, &[], async |cx, seen| {
+        // The start of an id is not enough: an editor loads the sessions it was given.
+        let start = LoadSessionRequest::new(id.0[..4].to_owned(), s.workspace.clone());
+        let refused = cx.send_request(start).block_task().await;
+        assert!(refused.is_err_and(|e| e.message.contains("no session")), "a prefix loaded a session");
         cx.send_request(LoadSessionRequest::new(id.clone(), s.workspace.clone())).block_task().await?;
         // Everything the client was told before the response is the replay.
         let replayed = seen.updates();
