@@ -29,6 +29,8 @@ const MAX_RESULT: usize = 256 << 10;
 #[derive(Debug, Default)]
 pub(super) struct Calls {
     live: HashMap<String, String>,
+    /// The calls announced with a `tool_call`; a later state of one is a `tool_call_update`.
+    known: std::collections::HashSet<String>,
 }
 
 /// A text block.
@@ -85,11 +87,16 @@ impl Calls {
     fn call(&mut self, update: &CallUpdate, tools: &airlock_door::Tools) -> SessionUpdate {
         let card = airlock_door::edge::tool_call(update);
         let id = card.call_id.clone();
-        if card.status == CallStatus::Validating {
-            let mut call =
-                ToolCall::new(id, title(&card)).kind(kind_of(&card.name, tools)).status(ToolCallStatus::Pending);
+        // A call is announced once, by its first state (validating, or whatever the engine
+        // reports first), so the client never gets an update for a call it does not know.
+        if self.known.insert(card.call_id.clone()) {
+            let mut call = ToolCall::new(id, title(&card)).kind(kind_of(&card.name, tools)).status(status(card.status));
             if let Some(args) = &card.args {
                 call = call.locations(locations(args)).raw_input(args.clone());
+            }
+            if card.status.is_terminal() {
+                self.known.remove(&card.call_id);
+                call = call.content(result(&card, self.live.remove(&card.call_id)));
             }
             return SessionUpdate::ToolCall(call);
         }
@@ -98,6 +105,7 @@ impl Calls {
             fields = fields.title(title(&card));
         }
         if card.status.is_terminal() {
+            self.known.remove(&card.call_id);
             let live = self.live.remove(&card.call_id);
             fields = fields.content(result(&card, live));
         }
