@@ -315,3 +315,28 @@ fn custom_commands_are_offered_and_a_slash_prompt_runs_one() {
     assert!(sent[1].get("tools").is_none(), "the summary request declares no tools");
     assert!(sent[2].to_string().contains("/fix-issue is a command"));
 }
+
+#[test]
+fn a_command_is_asked_with_its_line_and_runs_as_an_execute_call() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(vec![call("run_shell_command", json!({ "command": "echo hello-from-the-shell" }))]));
+    mock.push_turn(Turn::text("ran it"));
+    let (response, _, seen) = acp(&s, &mock, &["allow_once"], async |cx, _| {
+        let opened = new_session(&cx, &s).await?;
+        send(&cx, prompt(&opened, "say hello in the shell")).await
+    });
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+    let asked = seen.permissions();
+    assert_eq!(asked.len(), 1);
+    let shown = content_text(&asked[0].tool_call.fields.content.clone().unwrap_or_default());
+    assert!(shown.contains("It would run") && shown.contains("echo hello-from-the-shell"), "{shown}");
+    let calls = tool_calls(&seen);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].2, ToolKind::Execute);
+    let (status, content) = last_status(&seen, &calls[0].0);
+    assert_eq!(status, Some(ToolCallStatus::Completed));
+    assert!(content_text(&content).contains("hello-from-the-shell"), "{content:?}");
+    let told = function_responses(&mock.last_request().unwrap_or_default());
+    assert!(told[0].1.contains("hello-from-the-shell"), "{told:?}");
+}
