@@ -72,3 +72,18 @@ fn a_linked_file_that_escapes_through_a_symlink_is_left_out_with_a_note() {
     assert!(text.contains("(airlock: @escape.txt not attached"), "{text}");
     assert!(!text.contains("<file"), "{text}");
 }
+
+#[test]
+fn each_way_a_turn_ends_has_its_stop_reason() {
+    let ended = |outcome| stop_reason(&Report { outcome, ..Report::default() });
+    assert_eq!(ended(Outcome::Completed).unwrap(), StopReason::EndTurn);
+    assert_eq!(ended(Outcome::MaxTurns(100)).unwrap(), StopReason::MaxTurnRequests);
+    assert_eq!(ended(Outcome::Cancelled).unwrap(), StopReason::Cancelled);
+    assert_eq!(ended(Outcome::LoopDetected("the same call".into())).unwrap(), StopReason::EndTurn);
+    let blocked = Unusable::Blocked { reason: "SAFETY".into() };
+    assert_eq!(ended(Outcome::Unusable(blocked)).unwrap(), StopReason::Refusal);
+    let cut = Unusable::Cut { reason: "MAX_TOKENS".into(), with_calls: false };
+    assert_eq!(ended(Outcome::Unusable(cut)).unwrap(), StopReason::MaxTokens);
+    let empty = Unusable::Empty { reason: "STOP".into() };
+    assert_eq!(ended(Outcome::Unusable(empty)).unwrap(), StopReason::EndTurn);
+}

@@ -340,3 +340,25 @@ fn a_command_is_asked_with_its_line_and_runs_as_an_execute_call() {
     let told = function_responses(&mock.last_request().unwrap_or_default());
     assert!(told[0].1.contains("hello-from-the-shell"), "{told:?}");
 }
+
+/// A Gemini answer of `text` that ends with `reason`.
+fn gemini_ending(text: &str, reason: &str) -> String {
+    let parts = if text.is_empty() { json!([]) } else { json!([{ "text": text }]) };
+    let chunk = json!({ "candidates": [{ "content": { "role": "model", "parts": parts }, "finishReason": reason, "index": 0 }] });
+    format!("data: {chunk}\r\n\r\n")
+}
+
+#[test]
+fn a_blocked_answer_is_a_refusal_and_a_cut_one_hit_max_tokens() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::raw_sse(gemini_ending("Partial ans", "SAFETY")));
+    mock.push_turn(Turn::raw_sse(gemini_ending("", "MAX_TOKENS")));
+    let (stops, _, _) = acp(&s, &mock, &[], async |cx, _| {
+        let opened = new_session(&cx, &s).await?;
+        let blocked = send(&cx, prompt(&opened, "something blocked")).await?;
+        let cut = send(&cx, prompt(&opened, "something long")).await?;
+        Ok([blocked.stop_reason, cut.stop_reason])
+    });
+    assert_eq!(stops, [StopReason::Refusal, StopReason::MaxTokens]);
+}
