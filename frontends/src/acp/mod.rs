@@ -74,11 +74,14 @@ struct Inner {
     start: Start,
     options: Options,
     sessions: Mutex<HashMap<String, Arc<Live>>>,
+    /// The client takes `notice` updates (it declared `session.notices`).
+    notices: std::sync::atomic::AtomicBool,
 }
 
 /// Serves ACP on stdin and stdout until the client closes stdin, then ends every session.
 pub async fn serve_stdio(start: Start, options: Options) -> ExitCode {
-    let server = Server(Arc::new(Inner { start, options, sessions: Mutex::new(HashMap::new()) }));
+    let notices = std::sync::atomic::AtomicBool::new(false);
+    let server = Server(Arc::new(Inner { start, options, sessions: Mutex::new(HashMap::new()), notices }));
     let (a, b, c, d, e, f) =
         (server.clone(), server.clone(), server.clone(), server.clone(), server.clone(), server.clone());
     let served = Agent
@@ -150,6 +153,8 @@ fn answer<T: agent_client_protocol::JsonRpcResponse>(responder: Responder<T>, re
 
 impl Server {
     fn initialize(&self, request: &InitializeRequest, responder: Responder<InitializeResponse>) -> Result<(), Error> {
+        let notices = request.client_capabilities.session.as_ref().is_some_and(|s| s.notices.is_some());
+        self.0.notices.store(notices, std::sync::atomic::Ordering::SeqCst);
         // airlock speaks v1; a client asking for a later version is told v1 and decides.
         let version = request.protocol_version.min(ProtocolVersion::V1);
         let prompts = PromptCapabilities::new().embedded_context(true);
@@ -220,7 +225,8 @@ impl Server {
             })?;
         // A loaded session keeps the id the client knows it by.
         let id = resume.unwrap_or_else(|| session.info().id.clone());
-        let live = Live::start(session, outputs, id.clone(), self.0.options.workspace.clone(), cx);
+        let notices = self.0.notices.load(std::sync::atomic::Ordering::SeqCst);
+        let live = Live::start(session, outputs, id.clone(), self.0.options.workspace.clone(), notices, cx);
         self.lock().insert(id, live.clone());
         Ok(live)
     }

@@ -52,6 +52,8 @@ struct Shared {
     cancelled: AtomicBool,
     /// The custom commands found when the session started.
     custom: Vec<CommandRow>,
+    /// The client takes `notice` updates: airlock's warnings and notices go there.
+    notices: bool,
 }
 
 impl Shared {
@@ -135,6 +137,7 @@ impl Live {
         mut outputs: mpsc::UnboundedReceiver<Output>,
         id: String,
         workspace: std::path::PathBuf,
+        notices: bool,
         cx: ConnectionTo<Client>,
     ) -> Arc<Self> {
         let shared = Arc::new(Shared {
@@ -147,6 +150,7 @@ impl Live {
             compressing: Mutex::new(None),
             cancelled: AtomicBool::new(false),
             custom: session.commands(),
+            notices,
         });
         let mut router = Router { shared: shared.clone(), calls: update::Calls::default(), asking: HashMap::new() };
         while let Ok(output) = outputs.try_recv() {
@@ -304,6 +308,9 @@ impl Router {
         match event {
             Event::Warning { message } | Event::Notice { message } => {
                 tracing::info!("session {}: {}", shared.id, airlock_protocol::shown::line(message));
+                if shared.notices && !message.trim().is_empty() {
+                    shared.notify(SessionUpdate::Notice(update::notice(event, message)));
+                }
                 if update::ends_compress(message) {
                     let compressing = shared.compressing.lock().unwrap_or_else(PoisonError::into_inner).take();
                     if let Some(done) = compressing {

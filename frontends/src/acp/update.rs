@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{
-    Content, ContentBlock, ContentChunk, Diff, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionUpdate,
-    TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
-    ToolKind,
+    Content, ContentBlock, ContentChunk, Diff, Notice, NoticeSeverity, Plan, PlanEntry, PlanEntryPriority,
+    PlanEntryStatus, SessionUpdate, TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 
 use airlock_door::events::{CallUpdate, Event, Todo, TodoStatus};
@@ -45,6 +45,16 @@ pub(super) fn bounded(text: &str, max: usize) -> String {
         Some((at, c)) if at + c.len_utf8() < clean.len() => format!("{}\n… (cut)", &clean[..at + c.len_utf8()]),
         _ => clean,
     }
+}
+
+/// airlock's warning or notice as an ACP notice (for clients that take them): its text on
+/// one line, bounded.
+pub(super) fn notice(event: &Event, message: &str) -> Notice {
+    let severity = match event {
+        Event::Warning { .. } => NoticeSeverity::Warning,
+        _ => NoticeSeverity::Info,
+    };
+    Notice::new(severity, shown::line_bounded(message, 500))
 }
 
 /// Whether a notice or warning ends a `/compress` (the engine says how it went).

@@ -98,6 +98,17 @@ fn acp<R>(
     answers: &[&str],
     script: impl AsyncFnOnce(ConnectionTo<Agent>, Arc<Seen>) -> Result<R, Error>,
 ) -> (R, InitializeResponse, Arc<Seen>) {
+    acp_initialized(s, mock, answers, InitializeRequest::new(ProtocolVersion::V1), script)
+}
+
+/// As [`acp`], initialising with `initialize` (a client's capabilities).
+fn acp_initialized<R>(
+    s: &Session,
+    mock: &MockModel,
+    answers: &[&str],
+    initialize: InitializeRequest,
+    script: impl AsyncFnOnce(ConnectionTo<Agent>, Arc<Seen>) -> Result<R, Error>,
+) -> (R, InitializeResponse, Arc<Seen>) {
     let seen = Arc::new(Seen::default());
     seen.answers.lock().unwrap_or_else(|e| e.into_inner()).extend(answers.iter().map(|a| a.to_string()));
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -138,7 +149,7 @@ fn acp<R>(
                 agent_client_protocol::on_receive_request!(),
             )
             .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
-                let init = cx.send_request(InitializeRequest::new(ProtocolVersion::V1)).block_task().await?;
+                let init = cx.send_request(initialize).block_task().await?;
                 let result = script(cx, seen_by_client).await?;
                 Ok((result, init))
             });

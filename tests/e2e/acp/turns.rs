@@ -4,14 +4,16 @@
 
 use std::time::Duration;
 
+use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, PermissionOptionKind, PlanEntryStatus, SessionUpdate, SetSessionModeRequest, StopReason,
+    CancelNotification, ClientCapabilities, ClientSessionCapabilities, InitializeRequest, NoticeCapabilities,
+    NoticeSeverity, PermissionOptionKind, PlanEntryStatus, SessionUpdate, SetSessionModeRequest, StopReason,
     ToolCallContent, ToolCallStatus, ToolKind,
 };
 use airlock_tests::{MockModel, Turn, Wire, call, function_responses};
 use serde_json::json;
 
-use super::{Seen, acp, chunks, content_text, new_session, prompt, send, session};
+use super::{Seen, acp, acp_initialized, chunks, content_text, new_session, prompt, send, session};
 
 /// A Gemini answer that thinks, then says `text`.
 fn thinking_answer(thought: &str, text: &str) -> String {
@@ -361,4 +363,35 @@ fn a_blocked_answer_is_a_refusal_and_a_cut_one_hit_max_tokens() {
         Ok([blocked.stop_reason, cut.stop_reason])
     });
     assert_eq!(stops, [StopReason::Refusal, StopReason::MaxTokens]);
+}
+
+/// The notices (title, severity) the client was sent.
+fn notices(seen: &Seen) -> Vec<(String, NoticeSeverity)> {
+    seen.updates()
+        .into_iter()
+        .filter_map(|u| match u {
+            SessionUpdate::Notice(notice) => Some((notice.title, notice.severity)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn notices_go_to_a_client_that_takes_them_and_only_to_it() {
+    let s = session();
+    let mock = MockModel::start(Wire::Gemini);
+    let capabilities =
+        ClientCapabilities::new().session(ClientSessionCapabilities::new().notices(NoticeCapabilities::new()));
+    let initialize = InitializeRequest::new(ProtocolVersion::V1).client_capabilities(capabilities);
+    let script = async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>, _| {
+        let opened = new_session(&cx, &s).await?;
+        cx.send_request(SetSessionModeRequest::new(opened.session_id.clone(), "yolo")).block_task().await?;
+        // A prompt after it: its answer comes after the mode's notice, which is then in.
+        mock.push_turn(Turn::text("ok"));
+        send(&cx, prompt(&opened, "hello")).await
+    };
+    let (_, _, seen) = acp_initialized(&s, &mock, &[], initialize, script);
+    assert!(notices(&seen).contains(&("approval mode: yolo".to_owned(), NoticeSeverity::Info)), "{:?}", notices(&seen));
+    let (_, _, seen) = acp(&s, &mock, &[], script);
+    assert!(notices(&seen).is_empty(), "{:?}", notices(&seen));
 }
