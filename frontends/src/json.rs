@@ -1,6 +1,7 @@
 //! JSON lines and documents as airlock prints them: keys sorted at every depth, as they
-//! always have been ([`write_line`], [`write_pretty`] go through [`serde_json::Value`], whose
-//! maps sort their keys: serde_json is built without `preserve_order`). The run's outputs
+//! always have been ([`write_line`], [`write_pretty`] go through a [`serde_json::Value`]
+//! whose objects are rebuilt in key order: the ACP SDK turns on serde_json's
+//! `preserve_order` for the whole binary, so a map no longer sorts itself). The run's outputs
 //! (`-o json`, `-o stream-json`) are the protocol's types (`airlock_protocol`); the
 //! listings of the binary's commands are the host's (`airlock::commands::json`).
 
@@ -21,9 +22,23 @@ struct Unprintable {
 
 /// `shape` with its keys sorted at every depth (see the module doc).
 fn sorted(shape: &impl Serialize) -> Value {
-    serde_json::to_value(shape).unwrap_or_else(|e| {
+    let value = serde_json::to_value(shape).unwrap_or_else(|e| {
         serde_json::to_value(Unprintable { message: e.to_string(), kind: "error" }).unwrap_or_default()
-    })
+    });
+    in_key_order(value)
+}
+
+/// `value` with every object's entries in key order, whatever order its map keeps.
+pub fn in_key_order(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(key, value)| (key, in_key_order(value))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(in_key_order).collect()),
+        other => other,
+    }
 }
 
 /// Writes `shape` as one line, keys sorted, and flushes.

@@ -1,7 +1,7 @@
 //! airlock's front ends: they translate a session's outputs for a person or a program,
 //! answer its questions, and send it orders. Headless (`airlock -p`: [`exec`] drives,
 //! [`headless`] prints, [`ask`] asks on the terminal) and the interactive UI ([`tui`]) are
-//! here; the MCP, ACP and hooks front ends come over the same door.
+//! here, and so are the MCP server ([`mcp`]) and the ACP agent ([`acp`]), over the same door.
 //!
 //! The crate graph holds the layering: this crate names `airlock-door` (a session's handle,
 //! taking the protocol's orders, and the values of its outputs), `airlock-protocol` and
@@ -12,6 +12,7 @@
 //! The unit tests of `foo.rs` live in `foo_tests.rs` beside it, as in the engine crate.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod acp;
 pub mod ask;
 mod ask_grant;
 pub mod attachments;

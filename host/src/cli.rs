@@ -111,6 +111,8 @@ enum Command {
         #[command(subcommand)]
         command: McpCommand,
     },
+    /// Serve the Agent Client Protocol on stdio, for editors (Zed, JetBrains, Neovim).
+    Acp,
     /// Custom commands: prompts kept as files, run as `/NAME` (`list`).
     Commands {
         #[command(subcommand)]
@@ -308,6 +310,12 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
                 commands::mcp_serve::ServeError::Start(message) => Fatal::new(ExitCode::Failure, message),
             });
         }
+        Some(Command::Acp) => {
+            let flags = config::ProviderFlags { provider: cli.provider, model: cli.model, base_url: cli.base_url };
+            let context = commands::acp::Context::new(paths, workspace, file, flags, mode, cli.max_turns)
+                .map_err(provider_failed)?;
+            return Ok(commands::acp::run(context, tools).await);
+        }
         Some(
             Command::Trust(_)
             | Command::Sessions { .. }
@@ -329,10 +337,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let prompt = if interactive { String::new() } else { read_prompt(cli.prompt, cli.stdin, cli.ask)? };
     let flags = config::ProviderFlags { provider: cli.provider, model: cli.model, base_url: cli.base_url };
     let provider = config::resolve_provider(&file, &paths.config_file(), flags, &|name| std::env::var(name).ok())
-        .map_err(|e| match e {
-            config::ConfigError::MissingKey(_) => Fatal::new(ExitCode::Auth, e),
-            _ => Fatal::new(ExitCode::Config, e),
-        })?;
+        .map_err(provider_failed)?;
     if interactive && cli.interactive.is_none() && !cli.image.is_empty() {
         return Err(Fatal::new(ExitCode::Usage, "--image goes with a prompt: -p PROMPT or -i PROMPT"));
     }
@@ -422,6 +427,14 @@ fn wants_ui(cli: &Cli) -> Result<bool, Fatal> {
         return Ok(true);
     }
     Ok(terminal && cli.prompt.is_none() && !cli.ask && !cli.stdin && cli.output_format == OutputFormat::Text)
+}
+
+/// A model provider that cannot be used: no API key (53), or wrong settings (52).
+fn provider_failed(error: config::ConfigError) -> Fatal {
+    match error {
+        config::ConfigError::MissingKey(_) => Fatal::new(ExitCode::Auth, error),
+        _ => Fatal::new(ExitCode::Config, error),
+    }
 }
 
 /// A session that could not start: the runtime or the model client failed (1), or the

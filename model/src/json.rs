@@ -1,7 +1,7 @@
 //! Writing JSON straight into a request body. The wires build their bodies as bytes, with
-//! object keys written in sorted order: the order `serde_json::Value` objects serialise in
-//! (the workspace does not enable `preserve_order`), so the bytes are the ones a `Value`
-//! tree of the same body would give.
+//! object keys written in sorted order at every depth, values ([`value`]) included: the
+//! order `serde_json::Value` objects serialised in before the ACP SDK turned on serde_json's
+//! `preserve_order` for the binary, so a body's bytes do not depend on that feature.
 
 use serde::Serializer as _;
 use serde_json::Value;
@@ -13,9 +13,35 @@ pub(crate) fn string(out: &mut Vec<u8>, text: &str) {
     let _ = serde_json::Serializer::new(out).serialize_str(text);
 }
 
-/// Writes `value` compactly.
+/// Writes `value` compactly, each object's keys in sorted order.
 pub(crate) fn value(out: &mut Vec<u8>, value: &Value) {
-    out.extend_from_slice(value.to_string().as_bytes());
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (at, (key, item)) in entries.into_iter().enumerate() {
+                if at > 0 {
+                    out.push(b',');
+                }
+                string(out, key);
+                out.push(b':');
+                self::value(out, item);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (at, item) in items.iter().enumerate() {
+                if at > 0 {
+                    out.push(b',');
+                }
+                self::value(out, item);
+            }
+            out.push(b']');
+        }
+        scalar => out.extend_from_slice(scalar.to_string().as_bytes()),
+    }
 }
 
 /// Appends `items` to a JSON array being written: a comma first unless it is the first

@@ -6,10 +6,24 @@ use std::path::Path;
 
 const BLESS: &str = "AIRLOCK_BLESS";
 
+/// `value` with every object's keys in sorted order: the file keeps that order whether or not
+/// serde_json's `preserve_order` is on (the ACP SDK turns it on in a workspace build).
+fn in_key_order(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<_> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, in_key_order(v))).collect())
+        }
+        serde_json::Value::Array(items) => serde_json::Value::Array(items.into_iter().map(in_key_order).collect()),
+        other => other,
+    }
+}
+
 #[test]
 fn the_checked_in_schema_is_the_generated_one() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/protocol.json");
-    let generated = format!("{}\n", serde_json::to_string_pretty(&airlock_protocol::schema()).unwrap());
+    let generated = format!("{}\n", serde_json::to_string_pretty(&in_key_order(airlock_protocol::schema())).unwrap());
     if std::env::var_os(BLESS).is_some_and(|v| v == "1") {
         std::fs::write(&path, &generated).unwrap();
         return;

@@ -8,6 +8,8 @@
 //! from its [`Session`] command. A test that must have the machine to itself takes
 //! [`alone`]; every session, and each toolchain build outside one, holds a [`shared`] slot.
 
+#[path = "acp/main.rs"]
+mod acp;
 mod bindings;
 mod bound_edits;
 mod command_line;

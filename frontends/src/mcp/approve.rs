@@ -49,8 +49,8 @@ pub(super) fn form(question: &Question) -> ElicitRequestParams {
     ElicitRequestParams::FormElicitationParams { meta: None, message: message(&wire), requested_schema }
 }
 
-/// What the confirmation shows, as text.
-fn message(question: &airlock_protocol::Question) -> String {
+/// What the confirmation shows, as text (the ACP front end's permission requests show it too).
+pub(crate) fn message(question: &airlock_protocol::Question) -> String {
     let mut text = format!("airlock asks before `{}` runs: {}\n", question.tool, question.description);
     match &question.confirm {
         Confirm::Edit(change) => {

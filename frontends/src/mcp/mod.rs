@@ -42,6 +42,8 @@ use airlock_protocol::shown as sanitize;
 use airlock_protocol::{Answer, ApprovalMode, CallResult, Order};
 use route::{CallOutput, Routes};
 
+pub(crate) use approve::message as approval_text;
+
 /// How the server answers.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {

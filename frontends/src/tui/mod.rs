@@ -13,7 +13,7 @@
 //! quit after a conversation prints the command that resumes it.
 
 mod app;
-mod attach;
+pub(crate) mod attach;
 mod commands;
 mod draw;
 mod replay;

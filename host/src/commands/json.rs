@@ -21,8 +21,8 @@
 //!
 //! Invariant — key order: every shape but [`SessionEntry`] prints its keys in alphabetical
 //! order at every depth, as it always has: [`write_pretty`] (`airlock_frontends::json`) goes
-//! through [`serde_json::Value`], whose maps sort their keys (serde_json is built without
-//! `preserve_order`). Fields below are declared in that order so a struct reads like its
+//! through a [`serde_json::Value`] whose objects it rebuilds in key order (serde_json's
+//! `preserve_order` is on in the binary: the ACP SDK needs it). Fields below are declared in that order so a struct reads like its
 //! output. `sessions list` prints its entries in field order ([`write_sessions`]).
 //! Times are milliseconds (fractional), token counts are tokens.
 

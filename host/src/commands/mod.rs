@@ -6,6 +6,7 @@
 //! files, the trust store and the session files directly, with no session started, so they
 //! name `airlock-engine` (README "Layout" says why they may).
 
+pub mod acp;
 pub mod config_show;
 pub mod json;
 pub mod mcp;

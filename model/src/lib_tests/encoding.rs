@@ -94,12 +94,16 @@ fn varied_tools() -> Vec<ToolDeclaration> {
 /// What the `Value` tree of the old encoder serialised to.
 fn reference_bytes(kind: ProviderKind, request: &ModelRequest<'_>) -> String {
     let config = config(kind, "http://127.0.0.1:1");
-    match kind {
+    let tree = match kind {
         ProviderKind::Openai => reference::openai(&config.model, request),
         ProviderKind::Gemini => reference::gemini(request),
         ProviderKind::Anthropic => reference::anthropic(&config.model, config.max_tokens, request),
-    }
-    .to_string()
+    };
+    // The tree's keys in sorted order, as the wires write them (and as a `Value` printed them
+    // before `preserve_order`).
+    let mut bytes = Vec::new();
+    crate::json::value(&mut bytes, &tree);
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 fn new_bytes(kind: ProviderKind, request: &ModelRequest<'_>) -> String {
@@ -111,10 +115,12 @@ fn new_bytes(kind: ProviderKind, request: &ModelRequest<'_>) -> String {
 }
 
 #[test]
-fn value_objects_serialise_with_sorted_keys() {
-    // The wires write keys in sorted order because this is how `Value` trees serialised:
-    // if a dependency turned on `preserve_order`, this fails first.
-    assert_eq!(json!({ "b": 1, "a": 2 }).to_string(), r#"{"a":2,"b":1}"#);
+fn values_are_written_with_sorted_keys_whatever_order_their_maps_keep() {
+    // serde_json's `preserve_order` (the ACP SDK turns it on) keeps insertion order in a
+    // `Value`; a request body's bytes must not depend on it.
+    let mut out = Vec::new();
+    crate::json::value(&mut out, &json!({ "b": 1, "a": { "d": [ { "z": 1, "y": 2 } ], "c": "x" } }));
+    assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":{"c":"x","d":[{"y":2,"z":1}]},"b":1}"#);
 }
 
 #[test]
