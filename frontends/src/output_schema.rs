@@ -134,6 +134,9 @@ impl OutputSchema {
 /// terminal acts on.
 pub fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
     let mut line = Vec::new();
+    // Keys sorted whatever order the parsed map keeps (serde_json's `preserve_order` is on
+    // in this binary for the ACP crate).
+    let value = crate::json::in_key_order(value.clone());
     value.serialize(&mut serde_json::Serializer::with_formatter(&mut line, Escaping)).map_err(io::Error::other)?;
     line.push(b'\n');
     out.write_all(&line)?;
