@@ -121,6 +121,12 @@ pub fn decode(text: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD.decode(text).unwrap_or_else(|e| panic!("not base64 ({e}): {text:.80}"))
 }
 
+/// `bytes` as standard base64, as a client sends media inline (ACP image blocks).
+pub fn encode(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
 /// The width and height of an encoded image, decoding it whole (a test fails if it does
 /// not decode).
 pub fn dimensions(bytes: &[u8]) -> (u32, u32) {

@@ -6,6 +6,7 @@
 //! ([`wire`]).
 
 mod load;
+mod media;
 mod turns;
 mod wire;
 
