@@ -15,7 +15,9 @@
 //!   file runs no code. They stay as text, with a notice.
 //!
 //! Only the command's own text is scanned: arguments and included files are inserted as
-//! they are, so an argument or a file cannot add an include.
+//! they are, so an argument or a file cannot add an include — but for an argument written
+//! right after an `@` (`@$1`, `@$ARGUMENTS`, `@{{args}}`), whose first word is read as an
+//! include by the same rules, as Claude Code reads the `@path` of a filled-in command.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -73,18 +75,29 @@ pub fn expand(command: &Command, args: &str, roots: Roots<'_>) -> Expanded {
             rest = after;
         } else if c == '@'
             && at_word_start
+            && let Some((value, after)) = argument_at(&rest[1..], markdown, args, &words)
+        {
+            // `@$1`, `@$ARGUMENTS`: the person's argument names the file, as in Claude
+            // Code, where the filled-in prompt's `@path` is read. Its first word is the
+            // include; read by the same rules as any other.
+            used_arguments = true;
+            let (path, tail) = value.split_once(char::is_whitespace).unwrap_or((value, ""));
+            if path.is_empty() {
+                out.prompt.push('@');
+            } else {
+                let written = format!("@{path}");
+                include(&mut out, path, &written, roots, &mut included);
+            }
+            if !tail.is_empty() {
+                out.prompt.push(' ');
+                out.prompt.push_str(tail);
+            }
+            rest = after;
+        } else if c == '@'
+            && at_word_start
             && let Some((path, written, after)) = include_path(rest, markdown)
         {
-            match read_include(path, roots, MAX_INCLUDES_BYTES.saturating_sub(included)) {
-                Ok(content) => {
-                    included += content.len();
-                    out.prompt.push_str(&format!("\n--- {path} ---\n{}\n--- end of {path} ---\n", content.trim_end()));
-                }
-                Err(reason) => {
-                    out.prompt.push_str(written);
-                    out.notices.push(format!("@{path} is left out: {reason}"));
-                }
-            }
+            include(&mut out, path, written, roots, &mut included);
             rest = after;
         } else if let Some(shell) = shell_interpolation(rest, markdown) {
             out.prompt.push_str(shell);
@@ -105,6 +118,34 @@ pub fn expand(command: &Command, args: &str, roots: Roots<'_>) -> Expanded {
         }
     }
     out
+}
+
+/// The include of `path` (`written` as the command wrote it) added to `out`, or left as
+/// written with a notice; `included` counts the bytes included so far.
+fn include(out: &mut Expanded, path: &str, written: &str, roots: Roots<'_>, included: &mut usize) {
+    match read_include(path, roots, MAX_INCLUDES_BYTES.saturating_sub(*included)) {
+        Ok(content) => {
+            *included += content.len();
+            out.prompt.push_str(&format!("\n--- {path} ---\n{}\n--- end of {path} ---\n", content.trim_end()));
+        }
+        Err(reason) => {
+            out.prompt.push_str(written);
+            out.notices.push(format!("@{path} is left out: {reason}"));
+        }
+    }
+}
+
+/// An argument placeholder at the start of `text` (what follows an `@`): its value and
+/// what follows it. `$ARGUMENTS` and `$1`…`$9` (Markdown), `{{args}}` (TOML).
+fn argument_at<'t, 'a>(text: &'t str, markdown: bool, args: &'a str, words: &[&'a str]) -> Option<(&'a str, &'t str)> {
+    if markdown {
+        if let Some(after) = text.strip_prefix("$ARGUMENTS") {
+            return Some((args, after));
+        }
+        let n = text.strip_prefix('$')?.chars().next()?.to_digit(10).filter(|n| *n > 0)?;
+        return Some((words.get(n as usize - 1).copied().unwrap_or_default(), &text[2..]));
+    }
+    text.strip_prefix("{{args}}").map(|after| (args, after))
 }
 
 /// The path of an include at the start of `text` (which starts with `@`), the text written
@@ -154,6 +195,8 @@ fn read_include(written: &str, roots: Roots<'_>, budget: usize) -> Result<String
             format!("it has {size} bytes and the command's includes may hold {MAX_INCLUDES_BYTES} in all")
         }
         airlock_files::FileError::BadPath => "it is not a file".to_string(),
+        airlock_files::FileError::NotFound => "there is no such file".to_string(),
+        airlock_files::FileError::Io(e) => format!("it cannot be read: {e}"),
         other => format!("it {other}"),
     })?;
     String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())

@@ -72,3 +72,26 @@ fn arguments_never_add_includes_and_shell_interpolation_is_not_run() {
     let done = expand(&command("!{ls}", Syntax::Toml), "", roots);
     assert_eq!((done.prompt.as_str(), done.notices.len()), ("!{ls}", 1));
 }
+
+#[test]
+fn an_argument_right_after_an_at_names_an_include_read_by_the_same_rules() {
+    let (_dir, root) = workspace();
+    let roots = Roots { workspace: &root.join("work"), added: &[] };
+    let review = command("Review @$1 focusing on $2.", Syntax::Markdown);
+    let done = expand(&review, "src/a.rs security", roots);
+    assert!(done.prompt.starts_with("Review \n--- src/a.rs ---\nfn a() {}\n--- end of src/a.rs ---\n"), "{done:?}");
+    assert!(done.prompt.ends_with(" focusing on security."), "{done:?}");
+    assert!(done.notices.is_empty(), "{done:?}");
+    // The first word of `$ARGUMENTS` is the file; the rest stays text.
+    let done = expand(&command("Explain @$ARGUMENTS", Syntax::Markdown), "src/a.rs briefly", roots);
+    assert!(done.prompt.contains("fn a() {}") && done.prompt.ends_with(" briefly"), "{done:?}");
+    // The same rules as any include: outside the workspace, or missing, is left out.
+    let done = expand(&review, "../outside.txt x", roots);
+    assert!(!done.prompt.contains("SECRET"), "{done:?}");
+    assert!(done.notices[0].contains("outside the workspace"), "{done:?}");
+    let done = expand(&review, "missing.rs x", roots);
+    assert_eq!(done.notices, ["@missing.rs is left out: there is no such file"]);
+    // No argument: the `@` stays, nothing is read.
+    let done = expand(&review, "", roots);
+    assert_eq!(done.prompt, "Review @ focusing on .");
+}
