@@ -44,14 +44,15 @@ pub struct Cli {
     /// -p "Review this" --stdin`).
     #[arg(long, requires = "prompt", conflicts_with = "ask")]
     stdin: bool,
-    /// The model to use.
-    #[arg(short, long)]
+    /// The model to use (also after `acp`).
+    #[arg(short, long, global = true)]
     model: Option<String>,
-    /// The model provider: gemini, openai, anthropic, or a [providers.NAME] table of config.toml.
-    #[arg(long, value_name = "NAME")]
+    /// The model provider: gemini, openai, anthropic, or a [providers.NAME] table of config.toml
+    /// (also after `acp`).
+    #[arg(long, value_name = "NAME", global = true)]
     provider: Option<String>,
-    /// The model API's base URL (e.g. http://127.0.0.1:11434/v1 for Ollama).
-    #[arg(long, value_name = "URL", value_parser = parse_base_url)]
+    /// The model API's base URL (e.g. http://127.0.0.1:11434/v1 for Ollama; also after `acp`).
+    #[arg(long, value_name = "URL", value_parser = parse_base_url, global = true)]
     base_url: Option<String>,
     /// The project folder tools work in.
     #[arg(long, value_name = "DIR", global = true)]

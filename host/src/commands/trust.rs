@@ -94,7 +94,7 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     if config_hash != "none" {
         writeln!(
             out,
-            "  pins its MCP servers (.airlock/config.toml, sha256 {})",
+            "  pins its settings and MCP servers (.airlock/config.toml, sha256 {})",
             &config_hash[..16.min(config_hash.len())]
         )?;
     }

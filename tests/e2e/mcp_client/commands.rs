@@ -238,7 +238,7 @@ fn a_workspace_server_is_added_to_its_folder_and_waits_for_trust() {
     trust.arg("--workspace").arg(&s.workspace).arg("trust");
     let trusted = Session::run(trust);
     assert_eq!(trusted.code, Some(0), "{}", trusted.stderr);
-    assert!(trusted.stdout.contains("pins its MCP servers"), "{}", trusted.stdout);
+    assert!(trusted.stdout.contains("pins its settings and MCP servers"), "{}", trusted.stdout);
     let names = |listed: &Value| -> Vec<String> {
         listed["servers"].as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap().to_string()).collect()
     };
