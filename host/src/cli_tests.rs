@@ -25,3 +25,21 @@ fn every_argument_has_help_text() {
     walk(&Cli::command(), "airlock", &mut missing);
     assert!(missing.is_empty(), "arguments without help text: {missing:?}");
 }
+
+/// An editor's `args` list puts the model flags after `acp`; they mean what they mean
+/// before it.
+#[test]
+fn the_model_flags_are_taken_after_acp() {
+    use clap::Parser as _;
+    for line in [
+        &["airlock", "acp", "--provider", "openai", "-m", "m1", "--base-url", "http://127.0.0.1:9/v1"][..],
+        &["airlock", "--provider", "openai", "-m", "m1", "--base-url", "http://127.0.0.1:9/v1", "acp"][..],
+    ] {
+        let cli = Cli::try_parse_from(line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+        assert_eq!(cli.provider.as_deref(), Some("openai"), "{line:?}");
+        assert_eq!(cli.model.as_deref(), Some("m1"), "{line:?}");
+        assert_eq!(cli.base_url.as_deref(), Some("http://127.0.0.1:9/v1"), "{line:?}");
+    }
+    let bad = Cli::try_parse_from(["airlock", "acp", "--base-url", "file:///etc/passwd"]);
+    assert!(bad.is_err(), "a base URL that is not http(s) is refused after acp too");
+}
