@@ -70,4 +70,12 @@ fn context_file_names_are_plain_names_and_default_to_airlock_and_agents() {
         let error = load(&path).unwrap_err().to_string();
         assert!(error.contains("not a plain file name"), "{bad}: {error}");
     }
+    // The names are looked for in `$AIRLOCK_HOME` too: its own files are not context.
+    for bad in ["config.toml", "policy.toml", "trust.toml", "plugins.lock", ".md"] {
+        std::fs::write(&path, format!("[context]\nfile_names = [{bad:?}]\n")).unwrap();
+        let error = load(&path).unwrap_err().to_string();
+        assert!(error.contains("not a Markdown file name"), "{bad}: {error}");
+    }
+    std::fs::write(&path, "[context]\nfile_names = [\"CLAUDE.MD\"]\n").unwrap();
+    assert_eq!(load(&path).unwrap().context.file_names(), ["CLAUDE.MD"]);
 }

@@ -33,7 +33,10 @@ impl ContextSettings {
         self.file_names.clone().unwrap_or_else(|| DEFAULT_FILE_NAMES.iter().map(|n| (*n).to_owned()).collect())
     }
 
-    /// Each name must be a plain file name: no folder, no `..`, nothing hidden.
+    /// Each name must be a plain Markdown file name: no folder, no `..`, nothing hidden, and
+    /// ending in `.md`. The names are also looked for in `$AIRLOCK_HOME`, and a trusted
+    /// workspace's file may set them: without the `.md` rule, `file_names = ["config.toml"]`
+    /// would send the user's own settings (provider headers included) to the model.
     pub fn check(&self) -> Result<(), String> {
         let names = self.file_names.as_deref().unwrap_or_default();
         if names.len() > MAX_NAMES {
@@ -49,6 +52,10 @@ impl ContextSettings {
             if !plain {
                 let shown = crate::sanitize::line(name);
                 return Err(format!("context.file_names: `{shown}` is not a plain file name (no `/`, no `..`)"));
+            }
+            if !name.to_ascii_lowercase().ends_with(".md") || name.len() == 3 {
+                let shown = crate::sanitize::line(name);
+                return Err(format!("context.file_names: `{shown}` is not a Markdown file name (NAME.md)"));
             }
         }
         Ok(())
