@@ -1,7 +1,9 @@
 //! Skills, in the Agent Skills format (agentskills.io) that Claude Code and Codex read: a
 //! folder holding a `SKILL.md` whose YAML front matter has `name` (1–64 of `a-z`, `0-9`
 //! and `-`, no leading, trailing or double `-`, the folder's own name) and `description`
-//! (1–1024 characters); the body is the skill's instructions, and files beside it (scripts,
+//! (the format says 1–1024 characters; Anthropic's own skills pass that, and Claude Code
+//! loads them, so a longer one up to [`LONGEST_DESCRIPTION_CHARS`] loads with its first
+//! [`MAX_DESCRIPTION_CHARS`] used); the body is the skill's instructions, and files beside it (scripts,
 //! references, templates) are read when the instructions say so. Other keys (`license`,
 //! `compatibility`, `metadata`, `allowed-tools`) are read and ignored: `allowed-tools`
 //! never grants anything.
@@ -20,8 +22,11 @@ use super::{Origin, front_matter};
 
 /// The most bytes of one `SKILL.md` read to find its front matter.
 pub const MAX_SKILL_FILE_BYTES: u64 = 256 * 1024;
-/// The longest description, in characters (the Agent Skills limit).
+/// The most of a description used, in characters (the Agent Skills limit): a longer one is
+/// cut there, so 200 skills cannot make the system prompt grow past about 200 KiB.
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+/// The longest description a skill may have and load (cut to [`MAX_DESCRIPTION_CHARS`]).
+pub const LONGEST_DESCRIPTION_CHARS: usize = 8 * 1024;
 /// The most skills taken from one folder.
 pub const MAX_SKILLS: usize = 200;
 /// The name of the tool that activates a skill.
@@ -36,6 +41,8 @@ pub struct Skill {
     pub origin: Origin,
     /// Its folder (canonical when the user's folder is a link).
     pub dir: PathBuf,
+    /// The description's length in characters when it was cut to [`MAX_DESCRIPTION_CHARS`].
+    pub cut_from: Option<usize>,
 }
 
 /// The skills found, and what was left out.
@@ -99,7 +106,9 @@ pub fn load(home: &Path, workspace: &Path) -> Skills {
                         .problems
                         .push(format!("{}: left out: a skill named `{text_name}` was found first", path.display()));
                 }
-                Ok(description) => skills.list.push(Skill { name: text_name, description, origin, dir: path }),
+                Ok((description, cut_from)) => {
+                    skills.list.push(Skill { name: text_name, description, origin, dir: path, cut_from });
+                }
                 Err(reason) => skills.problems.push(format!("{}: left out: {reason}", path.display())),
             }
         }
@@ -107,8 +116,9 @@ pub fn load(home: &Path, workspace: &Path) -> Skills {
     skills
 }
 
-/// The description of the skill in folder `name` of `dir`, or why it is not valid.
-fn read(dir: &airlock_files::DirHandle, name: &str) -> Result<String, String> {
+/// The description of the skill in folder `name` of `dir` (cut, with its length in
+/// characters, when it is longer than [`MAX_DESCRIPTION_CHARS`]), or why it is not valid.
+fn read(dir: &airlock_files::DirHandle, name: &str) -> Result<(String, Option<usize>), String> {
     let file = Path::new(name).join("SKILL.md");
     let bytes =
         airlock_files::read_file_in(dir, &file, MAX_SKILL_FILE_BYTES).map_err(|e| format!("its SKILL.md {e}"))?;
@@ -129,10 +139,14 @@ fn read(dir: &airlock_files::DirHandle, name: &str) -> Result<String, String> {
     }
     let description = parsed.get("description").ok_or("its front matter has no `description`")?;
     let chars = description.chars().count();
-    if chars > MAX_DESCRIPTION_CHARS {
-        return Err(format!("its description has {chars} characters; at most {MAX_DESCRIPTION_CHARS}"));
+    if chars > LONGEST_DESCRIPTION_CHARS {
+        return Err(format!("its description has {chars} characters; at most {LONGEST_DESCRIPTION_CHARS}"));
     }
-    Ok(description.to_owned())
+    if chars > MAX_DESCRIPTION_CHARS {
+        let cut: String = description.chars().take(MAX_DESCRIPTION_CHARS).collect();
+        return Ok((format!("{cut}…"), Some(chars)));
+    }
+    Ok((description.to_owned(), None))
 }
 
 /// Whether `name` is a skill name as the Agent Skills format has them.

@@ -88,6 +88,7 @@ pub fn skills(
                     "description": line(&s.description),
                     "source": s.origin.as_str(),
                     "path": line(&s.dir.display().to_string()),
+                    "description_cut_from": s.cut_from,
                 })
             })
             .collect();
@@ -107,6 +108,10 @@ pub fn skills(
     for skill in &found.list {
         let mark = if skill.origin == Origin::Workspace { "  (workspace)" } else { "" };
         writeln!(out, "{}  {}{mark}", skill.name, airlock_engine::sanitize::line_bounded(&skill.description, 200))?;
+        if let Some(chars) = skill.cut_from {
+            let most = skills::MAX_DESCRIPTION_CHARS;
+            writeln!(out, "  its description has {chars} characters: the model is shown the first {most}")?;
+        }
         writeln!(out, "  {}", line(&skill.dir.display().to_string()))?;
     }
     write_problems(&problems, out)
