@@ -97,6 +97,7 @@ pub mod config;
 pub mod contract;
 pub mod engine;
 pub mod events;
+pub mod hooks;
 pub mod mcp;
 pub mod media;
 pub mod paths;

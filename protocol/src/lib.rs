@@ -15,6 +15,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod event;
+pub mod hook;
 pub mod listing;
 pub mod order;
 pub mod output;
@@ -28,6 +29,7 @@ pub use event::{
 };
 // `listing::CommandRow` (a custom command) keeps its module path: the root's `CommandRow`
 // is a command line of an approval question.
+pub use hook::{HookAction, HookEvent, HookEventName, HookNote, HookReply, HookTool, HookVerdict};
 pub use listing::{
     CallResult, CommandSource, ExpandedCommand, FolderRow, PluginOrigin, PluginRow, ServedTool, SessionRow, ToolRow,
 };
