@@ -12,10 +12,14 @@
 //! - a hook that fails ([`HookFailure`]) is reported and treated as its [`OnError`] says;
 //! - dropping the future of [`Hook::run`] stops the hook (its instance or its process group).
 
+pub mod dispatch;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+
+pub use dispatch::{Hooks, Outcome};
 
 pub use airlock_protocol::hook::{HookAction, HookEvent, HookEventName, HookNote, HookReply, HookTool, HookVerdict};
 
