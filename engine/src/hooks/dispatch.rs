@@ -154,8 +154,9 @@ impl Hooks {
             };
             let reason = reply.reason.as_deref().map(|reason| cut(reason.trim()).to_string());
             if let Some(context) = reply.context.as_deref().map(str::trim).filter(|text| !text.is_empty()) {
-                outcome.context.push(format!("[from hook `{}`] {}", spec.name, cut(context)));
-                send(&mut outcome, events, note(HookAction::AddedContext, cut(context).to_string()));
+                let added = note(HookAction::AddedContext, cut(context).to_string());
+                outcome.context.push(context_of(&added));
+                send(&mut outcome, events, added);
             }
             if name == HookEventName::BeforeTool
                 && let (Some(arguments), Some(tool)) = (reply.arguments, event.tool.as_mut())
@@ -197,6 +198,11 @@ impl Hooks {
         }
         outcome
     }
+}
+
+/// The text an [`HookAction::AddedContext`] note gives the model, marked with its hook.
+pub fn context_of(note: &HookNote) -> String {
+    format!("[from hook `{}`] {}", note.hook, note.message)
 }
 
 /// Where a hook stands in the running order.
