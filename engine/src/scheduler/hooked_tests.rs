@@ -140,7 +140,7 @@ async fn a_hooks_ask_questions_a_call_yolo_allows_and_headless_refuses_it() {
     let setup = Setup::new(&[]);
     let asks = hook("asks", &[HookEventName::BeforeTool], verdict(HookVerdict::Ask, "look first"));
     let mode = ApprovalMode::Yolo;
-    let scheduler = scheduler(&setup, mode, Arc::new(RefuseAll { mode }), "", &[asks.clone()]).await;
+    let scheduler = scheduler(&setup, mode, Arc::new(RefuseAll { mode }), "", std::slice::from_ref(&asks)).await;
     let (done, events) = run(&scheduler, &[write("a.txt")]).await;
     assert_eq!(statuses(&events, "w"), [Validating, AwaitingApproval, Error]);
     assert_eq!(done[0].result.as_ref().unwrap_err().kind, ErrorKind::PolicyDenied);
@@ -204,7 +204,8 @@ async fn after_tool_sees_the_result_and_its_context_joins_what_the_model_reads()
     let reply = HookReply { context: Some("remember the style guide".into()), ..HookReply::default() };
     let after = hook("after", &[HookEventName::AfterTool], reply);
     let scheduler =
-        scheduler_with(&setup, ApprovalMode::Default, Arc::new(Allowing::default()), &[after.clone()]).await;
+        scheduler_with(&setup, ApprovalMode::Default, Arc::new(Allowing::default()), std::slice::from_ref(&after))
+            .await;
     let (done, _) = run(&scheduler, &[call("r", "read_file", json!({"file_path": "a.txt"}))]).await;
     let text = done[0].response().content;
     assert!(text.contains("alpha"), "{text}");
@@ -221,7 +222,8 @@ async fn before_tool_is_shown_the_call_with_the_session_fields() {
     let setup = Setup::new(&[]);
     let quiet = hook("quiet", &[HookEventName::BeforeTool], HookReply::default());
     let scheduler =
-        scheduler_with(&setup, ApprovalMode::AutoEdit, Arc::new(Allowing::default()), &[quiet.clone()]).await;
+        scheduler_with(&setup, ApprovalMode::AutoEdit, Arc::new(Allowing::default()), std::slice::from_ref(&quiet))
+            .await;
     run(&scheduler, &[write("a.txt")]).await;
     let shown = quiet.shown.lock().unwrap();
     assert_eq!(shown.len(), 1);
