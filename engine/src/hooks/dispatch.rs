@@ -29,8 +29,9 @@ pub const MAX_TEXT: usize = 8 * 1024;
 #[derive(Debug)]
 pub struct Hooks {
     hooks: Vec<Arc<dyn Hook>>,
-    /// The recorded session's id, shown to hooks (a resumed or new session changes it).
-    session_id: Mutex<String>,
+    /// The recorded session's id and file, shown to hooks (a resumed or new session
+    /// changes them).
+    session: Mutex<(String, Option<String>)>,
     workspace: String,
 }
 
@@ -75,7 +76,7 @@ impl Hooks {
     pub fn new(mut hooks: Vec<Arc<dyn Hook>>, workspace: String) -> Self {
         // A stable sort: command hooks keep their settings file's order within a scope.
         hooks.sort_by(|a, b| order_key(a.as_ref()).cmp(&order_key(b.as_ref())));
-        Self { hooks, session_id: Mutex::new(String::new()), workspace }
+        Self { hooks, session: Mutex::new((String::new(), None)), workspace }
     }
 
     /// The hooks, in the order they run.
@@ -87,10 +88,10 @@ impl Hooks {
         self.hooks.is_empty()
     }
 
-    /// Sets the session the hooks are shown (a new or resumed session).
-    pub fn set_session(&self, session_id: &str) {
-        let mut current = self.session_id.lock().unwrap_or_else(PoisonError::into_inner);
-        session_id.clone_into(&mut current);
+    /// Sets the session the hooks are shown (a new or resumed session), and its file.
+    pub fn set_session(&self, session_id: &str, transcript: Option<&std::path::Path>) {
+        let mut current = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        *current = (session_id.to_string(), transcript.map(|path| path.display().to_string()));
     }
 
     /// Whether any hook runs for `event` (and, for a tool event, the tool `tool`): callers
@@ -101,9 +102,11 @@ impl Hooks {
 
     /// The event `name` with the session's fields filled in and the rest empty.
     pub fn event(&self, name: HookEventName, approval_mode: &str) -> HookEvent {
+        let (session_id, transcript_path) = self.session.lock().unwrap_or_else(PoisonError::into_inner).clone();
         HookEvent {
             event: name,
-            session_id: self.session_id.lock().unwrap_or_else(PoisonError::into_inner).clone(),
+            session_id,
+            transcript_path,
             workspace: self.workspace.clone(),
             approval_mode: approval_mode.to_string(),
             tool: None,

@@ -12,7 +12,9 @@
 //! - a hook that fails ([`HookFailure`]) is reported and treated as its [`OnError`] says;
 //! - dropping the future of [`Hook::run`] stops the hook (its instance or its process group).
 
+pub mod command;
 pub mod dispatch;
+pub mod load;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -123,6 +125,9 @@ pub enum HookFailure {
     Invalid(String),
     #[error("it could not be started: {0}")]
     Unavailable(String),
+    /// A program that ended with a status that is neither a reply nor a refusal.
+    #[error("it exited with {0}")]
+    Exited(String),
 }
 
 /// A hook of any kind.
