@@ -71,13 +71,14 @@
 //! that one top-level module may use, and the uses form no circle. `lib_tests.rs` reads
 //! this list and holds the crate to it.
 //!
-//! - `agent`: `cancel`, `events`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
+//! - `agent`: `cancel`, `events`, `hooks`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
 //! - `contract`: (none)
-//! - `engine`: `agent`, `cancel`, `capability`, `config`, `contract`, `events`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
-//! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`
+//! - `engine`: `agent`, `cancel`, `capability`, `config`, `contract`, `events`, `hooks`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
+//! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`, `airlock_protocol`
+//! - `hooks`: `config`, `events`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
 //! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
 //! - `media`: `airlock_model`
 //! - `paths`: `airlock_files`
@@ -86,7 +87,7 @@
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
 //! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_sandbox`, `airlock_shell`
 //! - `sanitize`: `airlock_protocol`
-//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_sandbox`
+//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `hooks`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
 //! - `session`: `events`, `scheduler`, `airlock_model`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -66,8 +66,8 @@ impl Agent {
             let transcript = self.recorder.as_ref().map(|recorder| recorder.path().to_path_buf());
             hooks.set_session(&self.session_id(), transcript.as_deref());
         }
-        let reason = reason.to_string();
-        if let Some(outcome) = self.fire(HookEventName::SessionStart, |e| e.reason = Some(reason), events).await {
+        let fill = |e: &mut HookEvent| e.reason = Some(reason.to_string());
+        if let Some(outcome) = self.fire(HookEventName::SessionStart, fill, events).await {
             self.hook_context.extend(outcome.context);
         }
     }
@@ -82,14 +82,15 @@ impl Agent {
 
     /// `session_end` (`reason`: `exit`, `resume` or `clear`).
     pub async fn session_ended(&mut self, reason: &str, events: &EventSink) {
-        let reason = reason.to_string();
-        self.fire(HookEventName::SessionEnd, |e| e.reason = Some(reason), events).await;
+        self.fire(HookEventName::SessionEnd, |e| e.reason = Some(reason.to_string()), events).await;
     }
 
     /// `prompt_submitted`: the prompt goes to the model (with what hooks add), or is dropped.
     pub(super) async fn prompt_submitted(&mut self, prompt: &str, events: &EventSink) -> Submitted {
-        let prompt = prompt.to_string();
-        let outcome = self.fire(HookEventName::PromptSubmitted, |e| e.prompt = Some(prompt), events).await;
+        if self.hooks.is_none() {
+            return Submitted::Send(None);
+        }
+        let outcome = self.fire(HookEventName::PromptSubmitted, |e| e.prompt = Some(prompt.to_string()), events).await;
         if let Some(reason) = outcome.as_ref().and_then(Outcome::denied) {
             events.send(Event::Warning { message: format!("the prompt was not sent: {reason}") });
             return Submitted::Dropped;
@@ -101,8 +102,7 @@ impl Agent {
 
     /// `before_compress` (`reason`: `auto` or `manual`): hooks are told, they cannot stop it.
     pub(super) async fn before_compress(&self, reason: &str, events: &EventSink) {
-        let reason = reason.to_string();
-        self.fire(HookEventName::BeforeCompress, |e| e.reason = Some(reason), events).await;
+        self.fire(HookEventName::BeforeCompress, |e| e.reason = Some(reason.to_string()), events).await;
     }
 
     /// `stop`, once the model answered without calls: the instruction a hook gives to keep
@@ -123,8 +123,8 @@ impl Agent {
 
     /// `notification` that a run ended and airlock waits for the person.
     pub async fn notify_run_ended(&self, how: &str, events: &EventSink) {
-        let message = format!("airlock finished ({how}) and waits for you");
-        self.fire(HookEventName::Notification, |e| e.message = Some(message), events).await;
+        let fill = |e: &mut HookEvent| e.message = Some(format!("airlock finished ({how}) and waits for you"));
+        self.fire(HookEventName::Notification, fill, events).await;
     }
 
     /// The recorded session's id, or none.

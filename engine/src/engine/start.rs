@@ -341,7 +341,6 @@ fn session_hooks(
         workspace,
         protected: policy.protected_folders(),
         trust_file: &trust_file,
-        helper: std::path::Path::new(airlock_process::SELF_EXE),
         view: &|| scheduler.command_view(),
     };
     let (hooks, problems) = crate::hooks::load::load(&sources);

@@ -24,8 +24,6 @@ pub struct Sources<'a> {
     pub protected: &'a [PathBuf],
     /// `trust.toml`, for the pins of a workspace's hook files.
     pub trust_file: &'a Path,
-    /// The sandbox helper (airlock's own binary).
-    pub helper: &'a Path,
     /// What commands see besides their folders, read only when a command hook is set.
     pub view: &'a dyn Fn() -> Arc<CommandView>,
 }
@@ -40,7 +38,8 @@ pub fn load(sources: &Sources<'_>) -> (Vec<Arc<dyn Hook>>, Vec<HookProblem>) {
             workspace: sources.workspace,
             view: (sources.view)(),
             protected: sources.protected,
-            helper: sources.helper,
+            // The sandbox helper: airlock's own binary.
+            helper: Path::new(airlock_process::SELF_EXE),
             trust_file: sources.trust_file,
         };
         let (loaded, not_run) = command::load(sources.settings, &host);

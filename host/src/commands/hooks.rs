@@ -39,7 +39,6 @@ pub fn run(
         // Listing starts nothing: what a hook would hold when run does not matter here.
         protected: &[],
         trust_file: &trust_file,
-        helper: Path::new(airlock_process::SELF_EXE),
         view: &|| Arc::default(),
     };
     let (hooks, problems) = load::load(&sources);
