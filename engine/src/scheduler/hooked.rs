@@ -138,7 +138,6 @@ impl Scheduler {
         // The check instance held the model's arguments; the rewritten call gets its own.
         drop(kept);
         call.arguments = arguments.to_string();
-        Self::validating(&call, events);
         match self.prepare(tool, &call, arguments, started, events, cancel).await {
             Ok(mut prepared) => {
                 prepared.hooks = hooks;

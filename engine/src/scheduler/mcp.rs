@@ -215,7 +215,6 @@ impl Scheduler {
         let Some(arguments) = outcome.arguments.clone() else { return Ok((prepared, outcome.asked())) };
         let McpCall { mut call, live, tool, .. } = prepared;
         call.arguments = arguments.to_string();
-        Self::validating(&call, events);
         match self.validate_mcp(&call, (live, tool), events).await {
             Ok(rewritten) => Ok((rewritten, outcome.asked())),
             Err(done) => Err(finished(done)),
