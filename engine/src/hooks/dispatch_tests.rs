@@ -297,3 +297,16 @@ async fn a_flood_of_text_is_cut() {
     let outcome = hooks.fire(before_tool(&hooks, "x"), &events).await;
     assert!(outcome.denied().unwrap().len() < MAX_TEXT + 100);
 }
+
+#[test]
+fn an_event_carries_the_session_it_was_told_and_nothing_else() {
+    let hooks = set(&[]);
+    assert!(hooks.is_empty());
+    assert!(!hooks.wants(HookEventName::BeforeTool, Some("read_file")));
+    hooks.set_session("s-1", Some(std::path::Path::new("/home/u/.airlock/sessions/s-1.jsonl")));
+    let event = hooks.event(HookEventName::SessionStart, "yolo");
+    assert_eq!(event.session_id, "s-1");
+    assert_eq!(event.transcript_path.as_deref(), Some("/home/u/.airlock/sessions/s-1.jsonl"));
+    assert_eq!((event.workspace.as_str(), event.approval_mode.as_str()), ("/ws", "yolo"));
+    assert_eq!((event.tool, event.prompt, event.message, event.reason), (None, None, None, None));
+}
