@@ -21,6 +21,8 @@ mod folders;
 mod grants;
 mod guests;
 mod headless;
+#[path = "hooks/main.rs"]
+mod hooks;
 mod hostile;
 mod kits;
 #[path = "mcp_client/main.rs"]
