@@ -13,11 +13,15 @@
 //! - dropping the future of [`Hook::run`] stops the hook (its instance or its process group).
 
 pub mod command;
+pub mod dispatch;
+pub mod load;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+
+pub use dispatch::{Hooks, Outcome};
 
 pub use airlock_protocol::hook::{HookAction, HookEvent, HookEventName, HookNote, HookReply, HookTool, HookVerdict};
 
