@@ -1,3 +1,5 @@
-//! Hooks end to end: command hooks ([`command`]) run through the built binary's sandbox.
+//! Hooks end to end: command hooks run through the built binary's sandbox ([`command`]) and
+//! in real sessions ([`command_session`]).
 
 mod command;
+mod command_session;
