@@ -172,6 +172,7 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
         Event::Warning { message } => out.push(format!("warning: {}", sanitize::line(message))),
         Event::Notice { message } => out.push(format!("note: {}", sanitize::line(message))),
         Event::ToolOutput { call_id, chunk } => out.extend(live.chunk(call_id, chunk)),
+        Event::Hook(note) => out.push(format!("note: {}", crate::hook_note::line(note))),
         Event::Todos { todos } => {
             out.push("plan:".to_string());
             out.extend(todos.iter().map(|t| format!("  {} {}", t.status.mark(), sanitize::line(&t.description))));

@@ -20,6 +20,7 @@ pub mod diff;
 pub mod exec;
 mod exit;
 pub mod headless;
+pub mod hook_note;
 pub mod json;
 mod live;
 pub mod mcp;

@@ -127,6 +127,11 @@ enum Command {
         #[command(subcommand)]
         command: commands::prompts::SkillsCommand,
     },
+    /// Hooks: programs and components run at moments of a session (`list`).
+    Hooks {
+        #[command(subcommand)]
+        command: commands::hooks::HooksCommand,
+    },
     /// The effective settings and where each came from.
     Config {
         #[command(subcommand)]
@@ -235,6 +240,10 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let mut stdout = std::io::stdout().lock();
         return written(commands::prompts::skills(&paths.home, &workspace, enabled, command, &mut stdout));
     }
+    if let Some(Command::Hooks { command }) = &cli.command {
+        let mut stdout = std::io::stdout().lock();
+        return written(commands::hooks::run(&paths, &workspace, &file.hooks, command, &mut stdout));
+    }
     if let Some(Command::Mcp { command: McpCommand::Manage(command) }) = &cli.command {
         let helper = PathBuf::from(airlock_process::SELF_EXE);
         let context = commands::mcp::Context { paths: &paths, workspace: &workspace, helper };
@@ -325,6 +334,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             | Command::Sessions { .. }
             | Command::Commands { .. }
             | Command::Skills { .. }
+            | Command::Hooks { .. }
             | Command::Config { .. }
             | Command::Mcp { command: McpCommand::Manage(_) },
         )

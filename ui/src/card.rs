@@ -62,6 +62,9 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     ])];
     let indent =
         |text: String, style| Line::from(vec![Span::raw("  "), Span::styled(cut(&text, w.saturating_sub(2)), style)]);
+    for hook in &card.hooks {
+        out.push(indent(clean(hook), theme.warning()));
+    }
     match card.state {
         CallStatus::AwaitingApproval => out.push(indent("waiting for your answer".into(), theme.warning())),
         CallStatus::Executing => {

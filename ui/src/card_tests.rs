@@ -77,6 +77,24 @@ fn a_card_in_every_state() {
 }
 
 #[test]
+fn a_card_shows_what_hooks_did_under_its_first_line() {
+    let mut denied = card(CallStatus::Error);
+    denied.tool = "run_shell_command".into();
+    denied.description = "git push --force".into();
+    denied.hooks = vec![Shown::line("hook no-force-push denied: force pushes are not allowed\u{1b}[31m")];
+    denied.tail = vec!["policy_denied: hook `no-force-push` denied this call".into()];
+    let mut rewritten = card(CallStatus::AwaitingApproval);
+    rewritten.tool = "write_file".into();
+    rewritten.hooks = vec![Shown::line("hook to-safe rewrote: moved into safe/")];
+    let mut out = String::new();
+    for (name, c) in [("denied", denied), ("rewritten", rewritten)] {
+        out.push_str(&format!("── {name}\n{}\n", text(&lines(&c, 60, &Theme::PLAIN))));
+    }
+    assert!(!out.contains('\u{1b}'), "{out}");
+    insta::assert_snapshot!("hook_cards_60", out);
+}
+
+#[test]
 fn a_narrow_card_keeps_within_its_width() {
     let mut c = card(CallStatus::Executing);
     c.description = "a very long description of what this call is going to do to the workspace".into();

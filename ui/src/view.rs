@@ -47,6 +47,8 @@ pub struct Card {
     pub command: Option<CommandView>,
     /// Set once the call ran: what its execution cost (`wall` is its own run).
     pub cost: Option<Cost>,
+    /// What hooks did to the call (`hook no-force-push denied: …`), one line each.
+    pub hooks: Vec<Shown>,
 }
 
 /// How a call's commands ended: the last one's exit, and what they all used (CPU time and
@@ -78,6 +80,7 @@ impl Card {
             diff: None,
             command: None,
             cost: None,
+            hooks: Vec::new(),
         }
     }
 

@@ -18,6 +18,19 @@ use crate::hooks::{HookEvent, HookEventName, Hooks, Outcome};
 /// Most times in a row a `stop` hook keeps the agent going.
 pub const MAX_CONTINUATIONS: u32 = 3;
 
+/// How a run ended, in a word, for a `notification` hook.
+pub fn run_ending(outcome: &super::Outcome) -> &'static str {
+    use super::Outcome::*;
+    match outcome {
+        Completed => "completed",
+        MaxTurns(_) => "max_turns",
+        LoopDetected(_) => "loop_detected",
+        Cancelled => "cancelled",
+        ModelFailed(_) => "model_failed",
+        Unusable(_) => "unusable",
+    }
+}
+
 /// What `prompt_submitted` made of a prompt.
 pub(super) enum Submitted {
     /// Send it, with this context after it.
@@ -106,6 +119,12 @@ impl Agent {
             return None;
         }
         Some(reason.to_string())
+    }
+
+    /// `notification` that a run ended and airlock waits for the person.
+    pub async fn notify_run_ended(&self, how: &str, events: &EventSink) {
+        let message = format!("airlock finished ({how}) and waits for you");
+        self.fire(HookEventName::Notification, |e| e.message = Some(message), events).await;
     }
 
     /// The recorded session's id, or none.

@@ -16,6 +16,7 @@ mod compress;
 pub mod context_files;
 mod finish;
 mod hooked;
+pub use hooked::run_ending;
 pub mod loop_detect;
 mod media;
 mod prompt;

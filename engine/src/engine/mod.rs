@@ -405,7 +405,9 @@ impl Engine {
                         let run = self.agent.run(&text, attachments, &self.shared.events, &cancel);
                         self.shared.busy(run, &mut inbox, &cancel).await
                     };
+                    let how = crate::agent::run_ending(&report.outcome);
                     self.shared.out.send(Output::TurnDone(Box::new(report)));
+                    self.agent.notify_run_ended(how, &self.shared.events).await;
                     flow
                 }
                 Op::Compress => {

@@ -176,6 +176,7 @@ impl Scheduler {
         events: &EventSink,
         cancel: &Cancellation,
     ) -> Result<(), Stop> {
+        self.notify_question(&prepared.call.name, &prepared.description, events);
         let outcome = tokio::select! {
             outcome = self.approver.ask(request) => outcome,
             () = cancel.cancelled() => return Err(Stop::Fail(cancelled())),

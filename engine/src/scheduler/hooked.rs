@@ -44,6 +44,18 @@ impl Scheduler {
         self.hooks.as_ref().filter(|hooks| hooks.wants(event, Some(name)))
     }
 
+    /// `notification` that a question waits for the person: run beside the question, so a
+    /// slow hook never holds it back.
+    pub(super) fn notify_question(&self, tool: &str, description: &str, events: &EventSink) {
+        let Some(hooks) = self.hooks.as_ref().filter(|hooks| hooks.wants(HookEventName::Notification, None)) else {
+            return;
+        };
+        let mut event = hooks.event(HookEventName::Notification, self.policy.mode().as_str());
+        event.message = Some(format!("airlock asks for your approval: {tool} ({description})"));
+        let (hooks, events) = (Arc::clone(hooks), events.clone());
+        tokio::spawn(async move { hooks.fire(event, &events).await });
+    }
+
     /// Whether a hook wants `before_tool` for the tool `name`.
     pub(super) fn hooks_want_before(&self, name: &str) -> bool {
         self.hooks_for(HookEventName::BeforeTool, name).is_some()

@@ -90,6 +90,15 @@ impl Calls {
                 vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.clone(), fields))]
             }
             Event::Todos { todos } => vec![SessionUpdate::Plan(plan(todos))],
+            // What a hook did to a call the client knows is a line of that call's content.
+            Event::Hook(note) => match &note.call_id {
+                Some(id) if self.known.contains(id) => {
+                    let content = vec![ToolCallContent::Content(Content::new(text(crate::hook_note::line(note))))];
+                    let fields = ToolCallUpdateFields::new().content(content);
+                    vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.clone(), fields))]
+                }
+                _ => Vec::new(),
+            },
             _ => Vec::new(),
         }
     }

@@ -364,6 +364,14 @@ impl App {
                     self.notice(&plan, NoticeKind::Info);
                 }
             }
+            Event::Hook(note) => {
+                let line = crate::hook_note::line(&note);
+                let card = note.call_id.as_ref().and_then(|id| self.cards.iter_mut().find(|c| &c.card.call_id == id));
+                match card {
+                    Some(card) => card.card.hooks.push(line.into()),
+                    None => self.notice(&line, NoticeKind::Info),
+                }
+            }
             #[allow(unreachable_patterns)]
             _ => {}
         }

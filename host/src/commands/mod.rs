@@ -8,6 +8,7 @@
 
 pub mod acp;
 pub mod config_show;
+pub mod hooks;
 pub mod json;
 pub mod mcp;
 pub mod mcp_serve;

@@ -123,3 +123,15 @@ fn a_stop_hook_keeps_the_agent_going_at_most_three_times_in_a_row() {
     assert!(requests[1].to_string().contains("run the tests too"));
     assert!(done.stderr.contains("stopped after 3 times in a row"), "{}", done.stderr);
 }
+
+#[test]
+fn a_session_start_hooks_context_joins_the_first_prompt() {
+    let s = session();
+    command_hook(&s, "start", "\"SessionStart\"", "cat >/dev/null\necho 'the repo uses tabs'\n");
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::text("ok"));
+    let done = s.airlock(&mock, &["-p", "hello"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let request = mock.requests()[0].to_string();
+    assert!(request.contains("[from hook `start`] the repo uses tabs"), "{request}");
+}

@@ -56,3 +56,32 @@ fn a_rewritten_call_is_what_the_confirmation_shows() {
     assert!(rewrote.is_some(), "{}", done.stdout);
     assert!(s.read("out.txt").is_none() && s.read("safe/out.txt").is_none());
 }
+
+#[test]
+fn hooks_list_shows_every_hook_with_its_settings_in_running_order() {
+    let s = session();
+    s.write_config(
+        "[[hooks.command]]\nname = \"no-force-push\"\nevents = [\"PreToolUse\"]\ntools = \"Bash\"\n\
+         command = \"sh check.sh\"\ntimeout_secs = 5\non_error = \"allow\"\n\n\
+         [[hooks.command]]\nname = \"greeter\"\nevents = [\"session_start\"]\ncommand = \"echo hi\"\n",
+    );
+    let done = crate::run_args(&s, &["hooks", "list", "--json"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let listed: Value = serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
+    let hooks = listed["hooks"].as_array().unwrap();
+    let names: Vec<&str> = hooks.iter().map(|h| h["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["no-force-push", "greeter"], "the settings file's order");
+    let first = &hooks[0];
+    assert_eq!(first["kind"], "command");
+    assert_eq!(first["scope"], "user");
+    assert_eq!(first["events"], json!(["before_tool"]));
+    assert_eq!(first["timeout_ms"], 5000);
+    assert_eq!(first["on_error"], "allow");
+    assert!(first["tools"].as_str().unwrap().contains("Bash"), "{first}");
+    assert!(first["origin"].as_str().unwrap().ends_with("config.toml"), "{first}");
+    assert!(!first["digest"].as_str().unwrap().is_empty(), "{first}");
+    assert_eq!(first["runs"], true);
+    // The text form names the same.
+    let done = crate::run_args(&s, &["hooks", "list"]);
+    assert!(done.stdout.contains("no-force-push  command · user · before_tool"), "{}", done.stdout);
+}
