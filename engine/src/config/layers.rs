@@ -290,7 +290,20 @@ pub fn load_settings(paths: &Paths, workspace: Option<&Path>) -> Result<Settings
                 }
             }
         })
-        .collect();
+        .collect::<Vec<String>>();
+    let mut warnings = warnings;
+    // Command hooks skip the merge, so a lock on them is applied here.
+    if let Some(lock) = locked.iter().find(|key| matches!(key.as_str(), "hooks" | "hooks.command")) {
+        for hook in config.hooks.command.iter().filter(|hook| hook.scope != HookScope::System) {
+            warnings.push(format!(
+                "hooks.command {:?} in {} is not used: {lock} is locked by {}",
+                hook.name(),
+                hook.origin.display(),
+                system_file.display()
+            ));
+        }
+        config.hooks.command.retain(|hook| hook.scope == HookScope::System);
+    }
     let locked_dotted: Vec<String> = locked;
     let rows = rows(&merger, &sources, &locked_dotted);
     Ok(Settings { config, layers, profile: paths.profile.clone(), rows, locked: locked_dotted, warnings, system_file })

@@ -211,3 +211,14 @@ fn a_profile_may_not_hold_command_hooks() {
     let message = load_settings(&setup.paths, None).unwrap_err().to_string();
     assert!(message.contains("[profiles.p] may not hold [[hooks.command]]"), "{message}");
 }
+
+#[test]
+fn a_system_lock_on_hooks_keeps_only_the_systems_command_hooks() {
+    let hook = |name: &str| format!("[[hooks.command]]\nname = \"{name}\"\nevents = [\"stop\"]\ncommand = \"true\"\n");
+    let setup = setup(Some(&format!("locked = [\"hooks.command\"]\n{}", hook("sys"))), Some(&hook("mine")));
+    let settings = load_settings(&setup.paths, None).unwrap();
+    let names: Vec<String> = settings.config.hooks.command.iter().map(|h| h.name()).collect();
+    assert_eq!(names, vec!["sys"]);
+    let warnings = settings.warnings.join("\n");
+    assert!(warnings.contains("hooks.command \"mine\"") && warnings.contains("locked"), "{warnings}");
+}

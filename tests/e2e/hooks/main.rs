@@ -1,8 +1,12 @@
 //! Hooks end to end: the real binary, the scripted mock model, and real hooks (command hooks:
 //! scripts the tests write into the workspace, run under the command sandbox). One module per
 //! stream's part: [`dispatch`] (how replies combine with the policy), [`visible`] (what front
-//! ends and `airlock hooks list` show).
+//! ends and `airlock hooks list` show), [`command`] (command hooks run through the built
+//! binary's sandbox) and [`command_session`] (command hooks in real sessions: Claude Code's
+//! protocol, on_error, workspace hooks under trust).
 
+mod command;
+mod command_session;
 mod dispatch;
 mod visible;
 

@@ -158,7 +158,8 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn with_stderr(what: String, stderr: &str) -> String {
-    match stderr.lines().find(|line| !line.trim().is_empty()) {
+    // The last line: where a traceback says what went wrong.
+    match stderr.lines().rev().find(|line| !line.trim().is_empty()) {
         Some(line) => format!("{what}: {}", crate::sanitize::line(line)),
         None => what,
     }

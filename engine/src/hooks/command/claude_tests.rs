@@ -178,7 +178,7 @@ fn plain_text_is_context_where_claude_code_takes_it() {
 #[test]
 fn other_exits_and_bad_replies_are_failures() {
     let failed = reply(HookEventName::BeforeTool, &ended(1, "", "Traceback\nKeyError: 'x'\n")).unwrap_err();
-    assert_eq!(failed, HookFailure::Exited("status 1: Traceback".into()));
+    assert_eq!(failed, HookFailure::Exited("status 1: KeyError: 'x'".into()));
     let killed = Ended { code: None, signal: Some(9), stdout: Vec::new(), stderr: Vec::new() };
     assert_eq!(reply(HookEventName::BeforeTool, &killed).unwrap_err(), HookFailure::Exited("signal 9".into()));
     let bad_json = reply(HookEventName::BeforeTool, &ended(0, "{\"decision\": ", "")).unwrap_err();
