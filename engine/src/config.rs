@@ -174,8 +174,7 @@ pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
         Err(e) => return Err(ConfigError::Read { path: path.to_path_buf(), reason: e.to_string() }),
     };
     let mut config = check_layer(path, &text, Role::User)?;
-    config.hooks.command =
-        hooks::placed(std::mem::take(&mut config.hooks.command), crate::hooks::HookScope::User, path);
+    config.hooks.command = hooks::placed(std::mem::take(&mut config.hooks.command), hooks::HookScope::User, path);
     check_merged(&config).map_err(|(offset, message)| {
         let location = offset.map(|o| format!("line {}: ", providers::line_of(&text, o))).unwrap_or_default();
         ConfigError::Invalid { path: path.to_path_buf(), message: format!("{location}{message}") }

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use toml::de::{DeTable, DeValue};
 
-use crate::hooks::{HookEventName, HookScope, OnError};
+use airlock_protocol::hook::HookEventName;
 
 /// Default deadline of a command hook, in seconds.
 pub const DEFAULT_COMMAND_SECS: u64 = 10;
@@ -44,6 +44,36 @@ pub struct HooksSettings {
     /// `[hooks.component.NAME]`: overrides for the component hook `NAME`.
     #[serde(default)]
     pub component: BTreeMap<String, ComponentHookSettings>,
+}
+
+/// Where a hook was set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HookScope {
+    /// The system settings (`/etc/airlock`).
+    System,
+    /// `$AIRLOCK_HOME`.
+    User,
+    /// A trusted workspace's `.airlock/`.
+    Workspace,
+}
+
+impl HookScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::System => "system",
+            Self::User => "user",
+            Self::Workspace => "workspace",
+        }
+    }
+}
+
+/// What a failed hook's event gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnError {
+    /// The call (or the prompt) is refused.
+    Deny,
+    /// The hook is passed over.
+    Allow,
 }
 
 /// `on_error` as written.

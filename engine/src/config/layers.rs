@@ -16,9 +16,9 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use super::hooks::HookScope;
 use super::merge::{self, Merger, Origin, Role, Why, dotted};
 use super::{ConfigError, FileConfig};
-use crate::hooks::HookScope;
 use crate::paths::Paths;
 use crate::policy::trust::{TrustStatus, TrustStore};
 

@@ -23,6 +23,7 @@ use futures_util::future::BoxFuture;
 
 pub use dispatch::{Hooks, Outcome};
 
+pub use crate::config::hooks::{HookScope, OnError};
 pub use airlock_protocol::hook::{HookAction, HookEvent, HookEventName, HookNote, HookReply, HookTool, HookVerdict};
 
 /// How a hook is run.
@@ -41,36 +42,6 @@ impl HookKind {
             Self::Command => "command",
         }
     }
-}
-
-/// Where a hook was set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum HookScope {
-    /// The system settings (`/etc/airlock`).
-    System,
-    /// `$AIRLOCK_HOME`.
-    User,
-    /// A trusted workspace's `.airlock/`.
-    Workspace,
-}
-
-impl HookScope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::System => "system",
-            Self::User => "user",
-            Self::Workspace => "workspace",
-        }
-    }
-}
-
-/// What a failed hook's event gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnError {
-    /// The call (or the prompt) is refused.
-    Deny,
-    /// The hook is passed over.
-    Allow,
 }
 
 /// What a hook is and when it runs: what `airlock hooks list` shows.
