@@ -113,7 +113,7 @@ impl SessionObserver {
             KeyValue::new("gen_ai.tool.type", "function"),
             KeyValue::new("gen_ai.conversation.id", self.conversation.clone()),
         ];
-        if let Some(plugin) = self.tools.plugin_of(&update.name) {
+        if let Some(plugin) = (self.plugins)(&update.name) {
             attributes.push(KeyValue::new("airlock.plugin", plugin.name));
             attributes.push(KeyValue::new("airlock.plugin.digest", plugin.digest));
             attributes.push(KeyValue::new("airlock.plugin.origin", plugin.origin.as_str()));

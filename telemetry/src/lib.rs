@@ -25,12 +25,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use airlock_door::Session;
-use airlock_door::observe::Observed;
+use airlock_door::observe::{Observed, Observer};
 use opentelemetry::KeyValue;
 use opentelemetry_sdk::Resource;
 
 pub use config::{ConfigError, Settings};
 pub use export::ExportError;
+pub use observer::Plugins;
 
 /// The longest a session's end waits for the last telemetry to reach the collector.
 pub const GRACE: Duration = Duration::from_secs(1);
@@ -83,13 +84,20 @@ impl Telemetry {
         session: Session,
         outputs: tokio::sync::mpsc::UnboundedReceiver<airlock_door::Output>,
     ) -> (Session, tokio::sync::mpsc::UnboundedReceiver<airlock_door::Output>) {
-        let observer = observer::SessionObserver::new(self.shared.clone(), session.tools());
-        let Observed { session, outputs, done } = airlock_door::observe::observe(session, outputs, Box::new(observer));
+        let tools = session.tools();
+        let observer = self.observer(Box::new(move |tool| tools.plugin_of(tool)));
+        let Observed { session, outputs, done } = airlock_door::observe::observe(session, outputs, observer);
         if let Ok(mut observers) = self.observers.lock() {
             observers.retain(|task| !task.is_finished());
             observers.push(done);
         }
         (session, outputs)
+    }
+
+    /// An observer of one session that finds the plugin behind a tool with `plugins`
+    /// ([`Telemetry::observe`] wires it to a session; a benchmark feeds it outputs itself).
+    pub fn observer(&self, plugins: Plugins) -> Box<dyn Observer> {
+        Box::new(observer::SessionObserver::new(self.shared.clone(), plugins))
     }
 
     /// Sends what is left, waiting at most [`GRACE`] in all; returns the warnings to show
@@ -149,3 +157,7 @@ fn resource(env: &dyn Fn(&str) -> Option<String>) -> Resource {
     let builder = Resource::builder().with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")));
     if named { builder.build() } else { builder.with_service_name("airlock").build() }
 }
+
+#[cfg(test)]
+#[path = "lib_tests.rs"]
+mod tests;

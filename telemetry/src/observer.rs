@@ -19,7 +19,7 @@ use airlock_door::agent::{Outcome, Report};
 use airlock_door::events::Event;
 use airlock_door::model::UsageKind;
 use airlock_door::observe::Observer;
-use airlock_door::{Output, Tools};
+use airlock_door::{Output, ToolPlugin};
 use airlock_protocol::Order;
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
@@ -27,13 +27,17 @@ use opentelemetry::{Context, KeyValue};
 use crate::calls::Call;
 use crate::instruments::Shared;
 
+/// Finds the plugin behind a tool (the session's [`airlock_door::Tools::plugin_of`]).
+pub type Plugins = Box<dyn Fn(&str) -> Option<ToolPlugin> + Send>;
+
 /// The agent's name in `gen_ai.agent.name` and the turn spans' names.
 const AGENT: &str = "airlock";
 
 /// The observer of one session.
 pub struct SessionObserver {
     pub(crate) shared: Arc<Shared>,
-    pub(crate) tools: Tools,
+    /// The plugin behind a tool, by the tool's name.
+    pub(crate) plugins: Plugins,
     /// `gen_ai.conversation.id`, `gen_ai.provider.name`, `gen_ai.request.model`: from the
     /// `init` event.
     pub(crate) conversation: String,
@@ -63,10 +67,10 @@ struct Request {
 }
 
 impl SessionObserver {
-    pub fn new(shared: Arc<Shared>, tools: Tools) -> Self {
+    pub fn new(shared: Arc<Shared>, plugins: Plugins) -> Self {
         Self {
             shared,
-            tools,
+            plugins,
             conversation: String::new(),
             provider: String::new(),
             model: String::new(),
