@@ -7,13 +7,18 @@
 //!   drops, never waits) and export from their own threads.
 //! - Every HTTP request runs on the process's tokio runtime with the export timeout, so a
 //!   collector that never answers costs a background thread its timeout, nothing more.
+//! - A failed export is not retried: its batch is lost and counted. Retries (the SDK's
+//!   default: three, from 100 ms apart) would hold the end of a run against a collector that
+//!   is down until the grace ran out.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use opentelemetry_http::{Bytes, HttpClient, HttpError, Request, Response};
-use opentelemetry_otlp::{LogExporter, MetricExporter, Protocol, SpanExporter, WithExportConfig, WithHttpConfig};
+use opentelemetry_otlp::{
+    LogExporter, MetricExporter, Protocol, RetryPolicy, SpanExporter, WithExportConfig, WithHttpConfig,
+};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::logs::{BatchLogProcessor, LogBatch, SdkLoggerProvider};
@@ -70,6 +75,7 @@ pub fn providers(config: &Config, resource: Resource, tally: &Arc<Tally>) -> Res
     let spans = SpanExporter::builder()
         .with_http()
         .with_http_client(client.clone())
+        .with_retry_policy(RetryPolicy::disabled())
         .with_protocol(Protocol::HttpBinary)
         .with_timeout(config.timeout);
     let spans = match config.signal_endpoint("traces") {
@@ -79,6 +85,7 @@ pub fn providers(config: &Config, resource: Resource, tally: &Arc<Tally>) -> Res
     let metrics = MetricExporter::builder()
         .with_http()
         .with_http_client(client.clone())
+        .with_retry_policy(RetryPolicy::disabled())
         .with_protocol(Protocol::HttpBinary)
         .with_timeout(config.timeout)
         .with_temporality(Temporality::Cumulative);
@@ -89,6 +96,7 @@ pub fn providers(config: &Config, resource: Resource, tally: &Arc<Tally>) -> Res
     let logs = LogExporter::builder()
         .with_http()
         .with_http_client(client)
+        .with_retry_policy(RetryPolicy::disabled())
         .with_protocol(Protocol::HttpBinary)
         .with_timeout(config.timeout);
     let logs = match config.signal_endpoint("logs") {
