@@ -44,7 +44,7 @@ fn main() {
 /// Whole runs under each collector's state.
 fn whole_runs() {
     let runs = count_from_env("AIRLOCK_BENCH_WHOLE_RUNS", 10);
-    header("telemetry: whole headless runs, one read_file call (release binary)", &format!("2 warm-up + {runs} runs"));
+    header("telemetry: whole headless runs, one read_file call", &format!("2 warm-up + {runs} runs"));
     let cache = tempfile::tempdir().expect("temp cache");
     let up = Receiver::start(Mode::Answer);
     let stalled = Receiver::start(Mode::Stall);
