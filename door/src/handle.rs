@@ -20,14 +20,18 @@ use airlock_protocol::{
 /// A running session. Dropping it ends the session, as [`Session::shutdown`] does without
 /// waiting.
 #[derive(Debug)]
-pub struct Session(engine::Session);
+pub struct Session(engine::Session, Option<OrderTap>);
 
 impl From<engine::Session> for Session {
     /// The door of a session the binary started.
     fn from(session: engine::Session) -> Self {
-        Self(session)
+        Self(session, None)
     }
 }
+
+/// Where the orders a front end sends are also told, when the session is observed
+/// ([`crate::observe`]).
+pub(crate) type OrderTap = tokio::sync::mpsc::UnboundedSender<(std::time::SystemTime, Order)>;
 
 impl Session {
     /// What identified the session when it started (a resume names its session in a new
@@ -38,12 +42,18 @@ impl Session {
 
     /// Sends an order.
     pub fn submit(&self, order: Order) {
+        tap(&self.1, &order);
         self.0.submit(crate::edge::order(order));
     }
 
     /// A handle that sends orders to this session.
     pub fn orders(&self) -> Orders {
-        Orders(self.0.orders())
+        Orders(self.0.orders(), self.1.clone())
+    }
+
+    /// The session, its orders also told to `tap`.
+    pub(crate) fn tapped(self, tap: OrderTap) -> Self {
+        Self(self.0, Some(tap))
     }
 
     /// What the session can tell about its tools now (they change when the plugin folders do).
@@ -142,12 +152,21 @@ impl Call {
 
 /// Sends orders to a session; cheap to clone (a signal handler, an approval dialog).
 #[derive(Debug, Clone)]
-pub struct Orders(engine::Orders);
+pub struct Orders(engine::Orders, Option<OrderTap>);
 
 impl Orders {
     /// Sends `order`; after the session ended it is dropped.
     pub fn submit(&self, order: Order) {
+        tap(&self.1, &order);
         self.0.submit(crate::edge::order(order));
+    }
+}
+
+/// Tells an observer of `order`, before the engine has it (so a prompt is seen before the
+/// outputs of its turn).
+fn tap(tap: &Option<OrderTap>, order: &Order) {
+    if let Some(tap) = tap {
+        let _ = tap.send((std::time::SystemTime::now(), order.clone()));
     }
 }
 
@@ -213,6 +232,18 @@ impl Tools {
             .collect()
     }
 
+    /// The plugin that offers `tool` now: its name, origin and sha-256 (for telemetry and
+    /// logs); `None` for a tool the session does not have.
+    pub fn plugin_of(&self, tool: &str) -> Option<ToolPlugin> {
+        let registry = self.0.get().registry;
+        let tool = registry.tools().iter().find(|t| t.info.name == tool)?;
+        Some(ToolPlugin {
+            name: tool.plugin.info.name.clone(),
+            origin: origin(tool.plugin.source.origin),
+            digest: tool.plugin.source.content_hash.clone(),
+        })
+    }
+
     /// The folders a person added to this session (`--add-dir`, `/add-dir`).
     pub fn added_folders(&self) -> Vec<FolderRow> {
         let policy = self.0.get().policy;
@@ -225,6 +256,18 @@ impl Tools {
             })
             .collect()
     }
+}
+
+/// The plugin behind a tool ([`Tools::plugin_of`]). The name is the plugin's own, as it
+/// describes itself: data, not yet sanitised for a terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolPlugin {
+    /// The plugin's name.
+    pub name: String,
+    /// Where it was loaded from.
+    pub origin: PluginOrigin,
+    /// The sha-256 of its component, in hex.
+    pub digest: String,
 }
 
 /// A custom command as front ends list it.

@@ -20,10 +20,11 @@
 
 pub mod edge;
 mod handle;
+pub mod observe;
 pub mod queries;
 
 pub use airlock_engine::engine::{GrantQuestion, GrantRequest, Info, Output, Question, Replay};
-pub use handle::{Call, Cancellation, CustomCommands, Orders, Session, Tools};
+pub use handle::{Call, Cancellation, CustomCommands, Orders, Session, ToolPlugin, Tools};
 
 /// What happened in a session: the values of [`Output::Event`].
 pub mod events {

@@ -10,6 +10,7 @@ pub mod mcp;
 mod merge;
 mod prompts;
 mod providers;
+mod telemetry;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ pub use layers::{Layer, LayerState, Row, Settings, Source, check_workspace_file,
 use merge::Role;
 pub use prompts::{ContextSettings, DEFAULT_FILE_NAMES, SkillSettings};
 pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
+pub use telemetry::TelemetrySettings;
 /// A setting's value as `airlock config show` prints it.
 pub use toml::Value;
 
@@ -77,6 +79,9 @@ pub struct FileConfig {
     /// `[hooks]`: command hooks and component hook overrides ([`hooks`]).
     #[serde(default)]
     pub hooks: hooks::HooksSettings,
+    /// `[telemetry]`: OpenTelemetry export (never from a workspace's file).
+    #[serde(default)]
+    pub telemetry: TelemetrySettings,
 }
 
 /// `[tools]`: limits applied to every tool call.

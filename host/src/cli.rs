@@ -317,6 +317,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
                 search: file.tools.search().ok().flatten(),
                 limits: file.tools.limits(),
                 commands: file.commands,
+                telemetry: crate::telemetry::start(&file.telemetry),
             };
             return commands::mcp_serve::run(context, tools, args).await.map_err(|e| match e {
                 commands::mcp_serve::ServeError::Usage(message) => Fatal::new(ExitCode::Usage, message),
@@ -361,6 +362,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     })
     .map_err(|why| Fatal::new(ExitCode::Usage, why))?;
     let home = paths.home.clone();
+    let telemetry = crate::telemetry::start(&file.telemetry);
     let settings = engine::Settings {
         paths,
         workspace,
@@ -380,7 +382,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         hooks: file.hooks,
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
-    let session = airlock_door::Session::from(session);
+    let (session, outputs) = crate::telemetry::observe(telemetry.as_deref(), session, outputs);
     let mode = airlock_door::edge::wire_mode(mode);
     let code = if interactive {
         let options = tui::Options { prompt: cli.interactive, mode, home, attachments };
@@ -389,6 +391,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let options = exec::Options { format: cli.output_format, ask: cli.ask, mode, schema, attachments };
         exec::run(session, outputs, prompt, options).await
     };
+    crate::telemetry::finish(telemetry).await;
     // Commands left running in the background end with airlock, and the user is told which.
     let running = airlock_process::background();
     let stopped = airlock_process::stop_background();

@@ -53,6 +53,7 @@ mod sessions;
 #[path = "settings/main.rs"]
 mod settings;
 mod startup_budget;
+mod telemetry;
 mod terminal;
 mod trust;
 mod tui;

@@ -8,6 +8,7 @@ pub mod images;
 pub mod kits;
 pub mod mcp;
 pub mod mock_model;
+pub mod otel;
 pub mod pty;
 pub mod session;
 pub mod variants;

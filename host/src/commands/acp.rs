@@ -27,6 +27,8 @@ pub struct Context {
     pub search: Option<SearchEndpoint>,
     /// What every session starts with (no `cwd`, no session to resume).
     settings: engine::Settings,
+    /// OpenTelemetry export, when on: every session is observed.
+    telemetry: Option<Arc<airlock_telemetry::Telemetry>>,
 }
 
 impl Context {
@@ -61,7 +63,8 @@ impl Context {
             media: file.media.clone(),
             hooks: file.hooks.clone(),
         };
-        Ok(Self { search: file.tools.search().ok().flatten(), paths, workspace, mode, settings })
+        let telemetry = crate::telemetry::start(&file.telemetry);
+        Ok(Self { search: file.tools.search().ok().flatten(), paths, workspace, mode, settings, telemetry })
     }
 }
 
@@ -71,6 +74,7 @@ pub async fn run(context: Context, tools: Tools) -> ExitCode {
         acp::Options { workspace: context.workspace.clone(), mode: airlock_door::edge::wire_mode(context.mode) };
     let runtime = tools.runtime.clone();
     let first = Arc::new(Mutex::new(Some(tools)));
+    let telemetry = context.telemetry.clone();
     let context = Arc::new(context);
     let start: acp::Start = Arc::new(move |request: StartSession| {
         let (context, runtime, first) = (context.clone(), runtime.clone(), first.clone());
@@ -90,7 +94,9 @@ pub async fn run(context: Context, tools: Tools) -> ExitCode {
             start(&context, tools, request)
         })
     });
-    acp::serve_stdio(start, options).await
+    let code = acp::serve_stdio(start, options).await;
+    crate::telemetry::finish(telemetry).await;
+    code
 }
 
 /// Checks that session `id` (exactly, not the start of one) was recorded for this workspace:
@@ -129,5 +135,5 @@ fn start(
         hooks: template.hooks.clone(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| e.to_string())?;
-    Ok((airlock_door::Session::from(session), outputs))
+    Ok(crate::telemetry::observe(context.telemetry.as_deref(), session, outputs))
 }

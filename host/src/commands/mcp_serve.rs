@@ -47,6 +47,8 @@ pub struct Context {
     pub search: Option<SearchEndpoint>,
     pub limits: airlock_engine::capability::CallLimits,
     pub commands: airlock_sandbox::folders::Settings,
+    /// OpenTelemetry export, when on: every session is observed.
+    pub telemetry: Option<Arc<airlock_telemetry::Telemetry>>,
 }
 
 /// Why the server could not start.
@@ -61,6 +63,14 @@ pub enum ServeError {
 /// Runs the server until the client closes stdin, or (HTTP) until Ctrl-C or SIGTERM.
 pub async fn run(context: Context, tools: Tools, args: ServeArgs) -> Result<ExitCode, ServeError> {
     let options = mcp::Options { mode: airlock_door::edge::wire_mode(args.approval_mode) };
+    let telemetry = context.telemetry.clone();
+    let code = serve(context, tools, args, options).await;
+    crate::telemetry::finish(telemetry).await;
+    code
+}
+
+/// Serves on stdio or HTTP until the end.
+async fn serve(context: Context, tools: Tools, args: ServeArgs, options: mcp::Options) -> Result<ExitCode, ServeError> {
     let Some(address) = args.http else {
         let (session, outputs) = start(&context, tools)?;
         return Ok(mcp::serve_stdio(session, outputs, options).await);
@@ -145,7 +155,7 @@ fn start(
         hooks: Default::default(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| ServeError::Start(e.to_string()))?;
-    Ok((airlock_door::Session::from(session), outputs))
+    Ok(crate::telemetry::observe(context.telemetry.as_deref(), session, outputs))
 }
 
 #[cfg(test)]

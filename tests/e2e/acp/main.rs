@@ -7,6 +7,7 @@
 
 mod load;
 mod media;
+mod telemetry;
 mod turns;
 mod wire;
 
