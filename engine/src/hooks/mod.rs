@@ -12,6 +12,8 @@
 //! - a hook that fails ([`HookFailure`]) is reported and treated as its [`OnError`] says;
 //! - dropping the future of [`Hook::run`] stops the hook (its instance or its process group).
 
+pub mod component;
+
 use std::sync::Arc;
 use std::time::Duration;
 
