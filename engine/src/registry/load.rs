@@ -147,7 +147,7 @@ impl Prepared {
             tracing::warn!("cannot cache the description of {}: {error}", source.display());
         }
         let info = cached.result.map_err(problem)?;
-        Ok(Plugin { source, info, hook: cached.hook, component: tokio::sync::OnceCell::from(component) })
+        Ok(Plugin { source, info, hook: cached.hook.map(Box::new), component: tokio::sync::OnceCell::from(component) })
     }
 }
 
@@ -179,7 +179,9 @@ fn remembered(runtime: &Runtime, source: &PluginSource) -> Option<CachedDescript
 /// The plugin a cached description makes, or the problem it remembers.
 fn cached_plugin(source: PluginSource, cached: CachedDescription) -> Result<Plugin, LoadProblem> {
     match cached.result {
-        Ok(info) => Ok(Plugin { source, info, hook: cached.hook, component: tokio::sync::OnceCell::new() }),
+        Ok(info) => {
+            Ok(Plugin { source, info, hook: cached.hook.map(Box::new), component: tokio::sync::OnceCell::new() })
+        }
         Err(reason) if cached.fault_at.is_some() => Err(LoadProblem {
             reason: format!(
                 "{reason} (at an earlier start; skipped without waiting: it is tried again within the hour, at once \

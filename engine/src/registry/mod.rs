@@ -61,7 +61,7 @@ pub struct Plugin {
     /// A hook's is [`hook_plugin_info`]: one tool that holds its requests, never registered.
     pub info: PluginInfo,
     /// The self-description of a hook component (`airlock:hook`); `None` for a tool's.
-    pub hook: Option<HookInfo>,
+    pub hook: Option<Box<HookInfo>>,
     /// Loaded once, by the first call that needs it; concurrent first calls wait for it.
     component: tokio::sync::OnceCell<LoadedComponent>,
 }
