@@ -50,6 +50,7 @@ pub fn event(event: &Event) -> wire::Event {
         Event::Warning { message } => wire::Event::Warning { message: message.clone() },
         Event::Notice { message } => wire::Event::Notice { message: message.clone() },
         Event::Todos { todos } => wire::Event::Todos { todos: todos.iter().map(todo).collect() },
+        Event::Hook(note) => wire::Event::Hook(note.clone()),
     }
 }
 

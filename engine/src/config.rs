@@ -4,6 +4,7 @@
 //! nothing is silently ignored (unknown keys included). The model provider settings
 //! (`provider`, `[providers.NAME]`, `[retry]`) live in [`providers`].
 
+pub mod hooks;
 pub mod layers;
 pub mod mcp;
 mod merge;
@@ -73,6 +74,9 @@ pub struct FileConfig {
     /// `[media]`: the caps on images and PDFs sent to the model ([`crate::media`]).
     #[serde(default)]
     pub media: crate::media::MediaLimits,
+    /// `[hooks]`: command hooks and component hook overrides ([`hooks`]).
+    #[serde(default)]
+    pub hooks: hooks::HooksSettings,
 }
 
 /// `[tools]`: limits applied to every tool call.
@@ -169,7 +173,9 @@ pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
         Err(e) => return Err(ConfigError::Read { path: path.to_path_buf(), reason: e.to_string() }),
     };
-    let config = check_layer(path, &text, Role::User)?;
+    let mut config = check_layer(path, &text, Role::User)?;
+    config.hooks.command =
+        hooks::placed(std::mem::take(&mut config.hooks.command), crate::hooks::HookScope::User, path);
     check_merged(&config).map_err(|(offset, message)| {
         let location = offset.map(|o| format!("line {}: ", providers::line_of(&text, o))).unwrap_or_default();
         ConfigError::Invalid { path: path.to_path_buf(), message: format!("{location}{message}") }
@@ -190,6 +196,11 @@ fn check_layer(path: &Path, text: &str, role: Role<'_>) -> Result<FileConfig, Co
     for (name, profile) in &config.profiles {
         if !profile.profiles.is_empty() || !profile.locked.is_empty() {
             return Err(invalid(format!("[profiles.{name}] may not hold profiles or locked keys")));
+        }
+        if !profile.hooks.command.is_empty() {
+            return Err(invalid(format!(
+                "[profiles.{name}] may not hold [[hooks.command]]: set command hooks at the top level of a file"
+            )));
         }
         check_values(profile, text).map_err(|e| invalid(format!("[profiles.{name}] {e}")))?;
     }
@@ -218,6 +229,7 @@ fn check_values(config: &FileConfig, text: &str) -> Result<(), String> {
     config.tools.check()?;
     config.commands.check()?;
     config.context.check()?;
+    config.hooks.check()?;
     mcp::check_all(&config.mcp_servers)
 }
 

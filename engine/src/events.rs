@@ -222,6 +222,8 @@ pub enum Event {
     Notice { message: String },
     /// The model's plan changed (a `write_todos` call): the whole list, latest first-to-last.
     Todos { todos: Vec<Todo> },
+    /// A hook stopped, changed, questioned or failed on something.
+    Hook(airlock_protocol::HookNote),
 }
 
 /// One step of the model's plan.

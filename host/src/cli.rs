@@ -367,6 +367,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             context_file_names: file.context.file_names(),
             skills: file.skills.enabled(),
         },
+        hooks: file.hooks,
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     let session = airlock_door::Session::from(session);

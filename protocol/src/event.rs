@@ -80,6 +80,8 @@ pub enum Event {
         /// The whole list, first to last.
         todos: Vec<Todo>,
     },
+    /// A hook stopped, changed, questioned or failed on something (since 1.2.0).
+    Hook(crate::HookNote),
 }
 
 /// A plugin that could not be loaded, or a tool that was skipped; never fatal.

@@ -90,6 +90,9 @@ pub struct HookEvent {
     pub event: HookEventName,
     /// The recorded session.
     pub session_id: String,
+    /// The recorded session's file, when there is one (Claude Code's `transcript_path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript_path: Option<String>,
     /// The workspace folder.
     pub workspace: String,
     /// The approval mode (`default`, `auto-edit`, `yolo`, `plan`).

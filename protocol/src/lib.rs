@@ -43,7 +43,7 @@ pub use report::{
 pub use shown::Shown;
 
 /// The protocol's version: its major part changes when a shape changes incompatibly.
-pub const VERSION: &str = "1.1.0";
+pub const VERSION: &str = "1.2.0";
 
 /// The JSON Schema (draft 2020-12) of every type of the protocol, under `$defs`; the
 /// entry points are `Order`, `Output`, `StampedEvent`, `ResultLine` and `JsonOutput`.

@@ -247,6 +247,7 @@ impl Agent {
             }
             return Ok(());
         };
+        self.before_compress("auto", events).await;
         if let Err(reason) = self.summarize_older(split, turn, events, cancel, report).await? {
             self.compress_paused_until = turn + RETRY_AFTER_TURNS;
             events.send(Event::Warning {
@@ -271,6 +272,7 @@ impl Agent {
             return Ok(());
         };
         let mut report = super::Report::default();
+        self.before_compress("manual", events).await;
         if let Err(reason) = self.summarize_older(split, 0, events, cancel, &mut report).await? {
             events.send(Event::Warning {
                 message: format!("could not compress the conversation ({reason}); the history is left whole"),

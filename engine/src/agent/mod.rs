@@ -15,6 +15,7 @@
 mod compress;
 pub mod context_files;
 mod finish;
+mod hooked;
 pub mod loop_detect;
 mod media;
 mod prompt;
@@ -142,6 +143,10 @@ pub struct Agent {
     /// The JSON Schema of the final answer (`--output-schema`), sent with every request of
     /// a turn: which response is the last one is only known once it came.
     output_schema: Option<serde_json::Value>,
+    /// The session's hooks ([`hooked`]); `None` without any.
+    hooks: Option<std::sync::Arc<crate::hooks::Hooks>>,
+    /// What hooks added to the context since the last prompt: it joins the next one.
+    hook_context: Vec<String>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -167,6 +172,8 @@ impl Agent {
             warned_uncompressible: false,
             todos: Vec::new(),
             output_schema: None,
+            hooks: None,
+            hook_context: Vec::new(),
         };
         agent.declare_tools();
         agent
@@ -326,13 +333,25 @@ impl Agent {
         let started = Instant::now();
         let mut run = Run { report: Report::default(), repeats: CallRepeats::default(), loops: 0, empty_pauses: 0 };
         self.compress_paused_until = 0;
+        let context = match self.prompt_submitted(prompt, events).await {
+            hooked::Submitted::Send(context) => context,
+            hooked::Submitted::Dropped => return run.report,
+        };
         let mut parts = vec![Part::Text { text: prompt.to_string() }];
+        parts.extend(context.map(|text| Part::Text { text }));
         let held = media::held(&self.history);
         parts.extend(media::attachments(attachments, &self.settings.media, held).await);
         self.push(Message { role: Role::User, parts }, events);
+        let mut continued = 0;
         run.report.outcome = loop {
-            if let Some(outcome) = self.next_turn(&mut run, events, cancel).await {
-                break outcome;
+            match self.next_turn(&mut run, events, cancel).await {
+                Some(Outcome::Completed) if self.hooks.is_some() => {
+                    let Some(instruction) = self.stopped(continued, events).await else { break Outcome::Completed };
+                    continued += 1;
+                    self.push(Message { role: Role::User, parts: vec![Part::Text { text: instruction }] }, events);
+                }
+                Some(outcome) => break outcome,
+                None => {}
             }
         };
         run.report.duration = started.elapsed();

@@ -18,6 +18,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::merge::{self, Merger, Origin, Role, Why, dotted};
 use super::{ConfigError, FileConfig};
+use crate::hooks::HookScope;
 use crate::paths::Paths;
 use crate::policy::trust::{TrustStatus, TrustStore};
 
@@ -213,9 +214,17 @@ pub fn load_settings(paths: &Paths, workspace: Option<&Path>) -> Result<Settings
 
     // Each file alone first: its errors name its own file and line.
     let mut locked = Vec::new();
+    // Each layer's command hooks keep the scope of their file (see `super::hooks`).
+    let mut command_hooks = Vec::new();
     for (index, (role, _)) in read.iter().enumerate() {
         let file = &sources.files[index];
         let config = super::check_layer(&file.path, &file.text, *role)?;
+        let scope = match role {
+            Role::System => HookScope::System,
+            Role::Workspace => HookScope::Workspace,
+            Role::User | Role::Profile(_) => HookScope::User,
+        };
+        command_hooks.extend(super::hooks::placed(config.hooks.command, scope, &file.path));
         if *role == Role::System {
             locked = config.locked;
         }
@@ -224,6 +233,7 @@ pub fn load_settings(paths: &Paths, workspace: Option<&Path>) -> Result<Settings
     for (index, (role, base)) in read.iter().enumerate() {
         let file = &sources.files[index];
         let mut table = parse(&file.path, &file.text)?;
+        super::hooks::take_commands(&mut table);
         if *role == Role::Workspace {
             // Its MCP servers are started by `crate::mcp` under the workspace's own grants.
             table.remove("mcp_servers");
@@ -254,10 +264,11 @@ pub fn load_settings(paths: &Paths, workspace: Option<&Path>) -> Result<Settings
 
     let total = sources.files.last().map_or(0, |f| f.base + f.text.len());
     let deserializer = toml::de::Deserializer::from(Spanned::new(0..total, merger.table.clone()));
-    let config = FileConfig::deserialize(deserializer).map_err(|e| {
+    let mut config = FileConfig::deserialize(deserializer).map_err(|e| {
         let at = e.span().map(|span| sources.error_at(span.start)).unwrap_or_else(|| "the merged settings".into());
         ConfigError::Layered(format!("{at}: {}", e.message()))
     })?;
+    config.hooks.command = command_hooks;
     super::check_merged(&config).map_err(|(offset, message)| {
         let at = offset.map(|o| sources.error_at(o)).unwrap_or_else(|| "the merged settings".into());
         ConfigError::Layered(format!("{at}: {message}"))

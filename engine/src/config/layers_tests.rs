@@ -172,3 +172,42 @@ fn a_workspace_key_that_widens_is_refused_with_a_warning() {
     let warnings = settings.warnings.join("\n");
     assert!(warnings.contains("commands at ") && warnings.contains(".airlock/config.toml:2"), "{warnings}");
 }
+
+#[test]
+fn command_hooks_of_every_layer_are_kept_with_their_scope_and_file() {
+    let hook = |name: &str| format!("[[hooks.command]]\nname = \"{name}\"\nevents = [\"stop\"]\ncommand = \"true\"\n");
+    let setup =
+        setup(Some(&hook("sys")), Some(&format!("{}[hooks.component.pack]\non_error = \"allow\"\n", hook("mine"))));
+    let untrusted = format!("{}[hooks.component.pack]\nenabled = false\n", hook("repo"));
+    workspace_file(&setup, &untrusted, false);
+    let settings = load_settings(&setup.paths, Some(&setup.workspace)).unwrap();
+    let names: Vec<(String, HookScope)> = settings.config.hooks.command.iter().map(|h| (h.name(), h.scope)).collect();
+    assert_eq!(names, vec![("sys".into(), HookScope::System), ("mine".into(), HookScope::User)]);
+    assert_eq!(settings.config.hooks.command[1].origin, setup.paths.config_file());
+
+    workspace_file(&setup, &untrusted, true);
+    let settings = load_settings(&setup.paths, Some(&setup.workspace)).unwrap();
+    let names: Vec<(String, HookScope)> = settings.config.hooks.command.iter().map(|h| (h.name(), h.scope)).collect();
+    assert_eq!(
+        names,
+        vec![
+            ("sys".into(), HookScope::System),
+            ("mine".into(), HookScope::User),
+            ("repo".into(), HookScope::Workspace)
+        ],
+        "a workspace's hooks add to the user's, never replace them"
+    );
+    assert_eq!(settings.config.hooks.command[2].origin, setup.workspace.join(".airlock/config.toml"));
+    let pack = &settings.config.hooks.component["pack"];
+    assert!(pack.enabled, "a workspace may not turn off a hook");
+    assert_eq!(pack.on_error, crate::config::hooks::OnErrorSetting::Allow);
+    assert!(settings.warnings.join("\n").contains("hooks.component.pack.enabled"), "{:?}", settings.warnings);
+}
+
+#[test]
+fn a_profile_may_not_hold_command_hooks() {
+    let setup =
+        setup(None, Some("[profiles.p]\n[[profiles.p.hooks.command]]\nevents = [\"stop\"]\ncommand = \"true\"\n"));
+    let message = load_settings(&setup.paths, None).unwrap_err().to_string();
+    assert!(message.contains("[profiles.p] may not hold [[hooks.command]]"), "{message}");
+}

@@ -173,6 +173,10 @@ pub fn workspace_refusal(path: &[String], value: &DeValue<'_>) -> Option<&'stati
         }
         "locked" => "only the system file locks keys",
         "profiles" => "profiles are defined by the system file and the user's",
+        "hooks" if path.len() == 4 && matches!(last, "enabled" | "on_error") => {
+            let weakening = value.as_bool() != Some(true) && value.as_str() != Some("deny");
+            return weakening.then_some("it would turn off a hook or let its failures pass");
+        }
         _ if path.iter().any(|part| part == "web_search") => "it chooses where search requests and their key go",
         _ if last.ends_with("_env") || last.ends_with("_variable") || last == "env" || last == "headers" => {
             "it names variables or headers that carry secrets"

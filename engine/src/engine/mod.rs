@@ -396,6 +396,7 @@ impl Inbox {
 impl Engine {
     async fn serve(mut self, receiver: mpsc::UnboundedReceiver<Op>) {
         let mut inbox = Inbox { receiver, open: true, later: VecDeque::new(), void: 0 };
+        self.agent.session_opened(&self.shared.events).await;
         while let Some(op) = inbox.next(&self.shared).await {
             let flow = match op {
                 Op::UserTurn { text, attachments } => {
@@ -417,11 +418,15 @@ impl Engine {
                     flow
                 }
                 Op::Resume { session } => {
+                    self.agent.session_ended("resume", &self.shared.events).await;
                     self.resume(&session);
+                    self.agent.session_started("resume", &self.shared.events).await;
                     Flow::Continue
                 }
                 Op::NewSession => {
+                    self.agent.session_ended("clear", &self.shared.events).await;
                     self.new_session();
+                    self.agent.session_started("clear", &self.shared.events).await;
                     Flow::Continue
                 }
                 Op::SetModel { model } => {
@@ -439,6 +444,7 @@ impl Engine {
                 break;
             }
         }
+        self.agent.session_ended("exit", &self.shared.events).await;
     }
 
     /// Loads the plugin folders anew on the session's runtime, keeping the policy's session

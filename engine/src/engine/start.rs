@@ -143,6 +143,8 @@ pub struct Settings {
     pub media: crate::media::MediaLimits,
     /// `[context]` and `[skills]` of `config.toml`.
     pub prompts: PromptSettings,
+    /// `[hooks]` of the settings (a workspace's only when it is trusted).
+    pub hooks: crate::config::hooks::HooksSettings,
 }
 
 /// Which context files are read and whether skills are offered.
@@ -218,6 +220,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         output_schema,
         media,
         prompts,
+        hooks,
     } = settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
     let context = context_files::load(&paths.home, &workspace, &folders, &prompts.context_file_names);
@@ -251,7 +254,9 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     scheduler.set_mcp(crate::mcp::Hub::for_session(&paths, &workspace, &commands, mcp_events));
     scheduler.set_command_settings(commands);
     scheduler.set_skills(skills.list.iter().map(|s| (s.name.clone(), s.dir.clone())).collect());
+    let (hooks, hook_problems) = session_hooks(&hooks, &workspace, &paths, &policy, &scheduler);
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
+    agent.set_hooks(hooks);
     agent.set_output_schema(output_schema);
     let run_info = session::RunInfo { workspace: &workspace_text, provider: &provider_name, model: &model };
     let (recorded, recording_problem) = match &provider {
@@ -281,6 +286,9 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     events.send(init(&info, &registry));
     for problem in &registry.problems {
         events.send(Event::PluginProblem(problem.clone()));
+    }
+    for problem in &hook_problems {
+        events.send(Event::PluginProblem(crate::hooks::load::problem(problem)));
     }
     for notice in policy.notices.iter().chain(&policy.plugin_notices(&registry)).chain(&policy.warnings) {
         events.send(Event::Warning { message: notice.clone() });
@@ -317,6 +325,27 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         }
     }
     Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider, commands: custom })
+}
+
+/// The session's hooks ([`crate::hooks::load`]), and those not run.
+fn session_hooks(
+    settings: &crate::config::hooks::HooksSettings,
+    workspace: &std::path::Path,
+    paths: &Paths,
+    policy: &Policy,
+    scheduler: &Scheduler,
+) -> (Arc<crate::hooks::Hooks>, Vec<crate::hooks::command::HookProblem>) {
+    let trust_file = paths.trust_file();
+    let sources = crate::hooks::load::Sources {
+        settings,
+        workspace,
+        protected: policy.protected_folders(),
+        trust_file: &trust_file,
+        helper: std::path::Path::new(airlock_process::SELF_EXE),
+        view: &|| scheduler.command_view(),
+    };
+    let (hooks, problems) = crate::hooks::load::load(&sources);
+    (Arc::new(crate::hooks::Hooks::new(hooks, workspace.display().to_string())), problems)
 }
 
 /// Said once at start, when a tool offered this session can start programs and this kernel

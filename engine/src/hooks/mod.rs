@@ -12,12 +12,17 @@
 //! - a hook that fails ([`HookFailure`]) is reported and treated as its [`OnError`] says;
 //! - dropping the future of [`Hook::run`] stops the hook (its instance or its process group).
 
+pub mod command;
 pub mod component;
+pub mod dispatch;
+pub mod load;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+
+pub use dispatch::{Hooks, Outcome};
 
 pub use airlock_protocol::hook::{HookAction, HookEvent, HookEventName, HookNote, HookReply, HookTool, HookVerdict};
 
@@ -121,6 +126,9 @@ pub enum HookFailure {
     Invalid(String),
     #[error("it could not be started: {0}")]
     Unavailable(String),
+    /// A program that ended with a status that is neither a reply nor a refusal.
+    #[error("it exited with {0}")]
+    Exited(String),
 }
 
 /// A hook of any kind.

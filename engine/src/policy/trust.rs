@@ -7,7 +7,8 @@
 //! time. A workspace plugin whose digest is not pinned — changed or added since — gets
 //! nothing from the workspace's policy until the folder is trusted again. The same holds for
 //! the MCP servers of `.airlock/config.toml`: trust pins that file's hash, and a server list
-//! changed since starts nothing.
+//! changed since starts nothing; and for the scripts under `.airlock/hooks/`: a workspace's
+//! command hooks run only while every one of them is as it was trusted.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,10 @@ struct Folder {
     /// absent in a record written before airlock pinned it, whose servers then never start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     config_sha256: Option<String>,
+    /// sha-256 of each file under `<folder>/.airlock/hooks/` when trusted, by path relative
+    /// to it: the workspace's command hooks run only while these are unchanged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    hooks: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -102,6 +107,18 @@ impl TrustStore {
         }
     }
 
+    /// The digests of the files under `.airlock/hooks/` pinned when `workspace` was trusted.
+    pub fn pinned_hooks(&self, workspace: &Path) -> Option<&BTreeMap<String, String>> {
+        self.file.folder.iter().find(|f| f.path == workspace).map(|f| &f.hooks)
+    }
+
+    /// Pins the files under `.airlock/hooks/` of a trusted `workspace` (path → sha-256).
+    pub fn pin_hooks(&mut self, workspace: &Path, hooks: BTreeMap<String, String>) {
+        if let Some(folder) = self.file.folder.iter_mut().find(|f| f.path == workspace) {
+            folder.hooks = hooks;
+        }
+    }
+
     /// Trusts `workspace` with its policy and its plugins (file name → sha-256) as they
     /// are now.
     pub fn trust(&mut self, workspace: &Path, policy_hash: &str, plugins: BTreeMap<String, String>) {
@@ -111,6 +128,7 @@ impl TrustStore {
             policy_sha256: policy_hash.to_string(),
             plugins,
             config_sha256: None,
+            hooks: BTreeMap::new(),
         });
     }
 

@@ -46,3 +46,19 @@ fn a_trust_file_that_is_a_fifo_or_endless_is_an_error_not_a_hang() {
     std::fs::File::create(&big).unwrap().set_len(2 << 30).unwrap();
     assert!(matches!(TrustStore::load(&big), Err(PolicyError::Read { .. })));
 }
+
+#[test]
+fn hook_scripts_are_pinned_and_kept_across_a_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    let mut store = TrustStore::load(&path).unwrap();
+    let ws = Path::new("/work/project");
+    let hooks = BTreeMap::from([("check.sh".to_string(), "9f".to_string())]);
+    store.pin_hooks(ws, hooks.clone());
+    assert_eq!(store.pinned_hooks(ws), None, "an untrusted folder pins nothing");
+    store.trust(ws, "abc", BTreeMap::new());
+    store.pin_hooks(ws, hooks.clone());
+    store.save().unwrap();
+    let store = TrustStore::load(&path).unwrap();
+    assert_eq!(store.pinned_hooks(ws), Some(&hooks));
+}

@@ -4,7 +4,9 @@
 //! (answers piped by a script land on the calls they were meant for), an "allow always"
 //! given to one call already covers the later ones, and a cancelled question asks no more.
 //!
-//! [`Scheduler::approve`] runs its steps in order: the rules' verdict ([`Scheduler::judge`]);
+//! [`Scheduler::approve`] runs its steps in order: the `before_tool` hooks ([`super::hooked`]:
+//! a refusal ends the call, a rewrite is validated again, an ask questions what the rules
+//! allow); the rules' verdict ([`Scheduler::judge`]), applied after the hooks';
 //! when they ask, the question ([`Scheduler::question`]) and what the person's answer does
 //! ([`Scheduler::answer`]); then `scheduled`, with the command line that was approved
 //! ([`Scheduler::schedule`]).
@@ -54,7 +56,7 @@ fn exec_directory(workspace: &Path, directory: &str) -> PathBuf {
 impl Scheduler {
     /// Takes a validated call to `scheduled` (or a terminal state).
     pub(super) async fn approve(&self, validated: Validated, events: &EventSink, cancel: &Cancellation) -> Approved {
-        let mut prepared = match validated {
+        let prepared = match validated {
             Validated::Done(done) => return Approved::Done(*done),
             Validated::Pending(prepared) => *prepared,
             Validated::Mcp(mcp) => {
@@ -68,7 +70,16 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return Approved::Done(prepared.fail(cancelled(), events));
         }
+        let (mut prepared, hook_asks) = match self.before_tool(prepared, events, cancel).await {
+            Ok(hooked) => hooked,
+            Err(done) => return Approved::Done(done),
+        };
         let Judged { verdict, view, exec_folder, writable } = self.judge(&prepared);
+        // The policy's verdict comes after the hooks': an ask only questions what it allows.
+        let verdict = match verdict {
+            Verdict::Allow if hook_asks => Verdict::Ask,
+            verdict => verdict,
+        };
         let asked = match verdict {
             Verdict::Allow => false,
             Verdict::Deny(message) => {

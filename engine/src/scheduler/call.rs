@@ -62,12 +62,16 @@ pub(super) struct Prepared {
     /// The command line an exec confirmation showed, and its folder, once approved: the one
     /// line a tool granted `*` may start in this call.
     pub approved_line: Option<ApprovedLine>,
+    /// What `before_tool` hooks did to the call, for its record.
+    pub hooks: Vec<crate::hooks::HookNote>,
 }
 
 impl Prepared {
     /// Ends the call with `error`, before it executed.
     pub fn fail(self, error: ToolError, events: &EventSink) -> CompletedCall {
-        finish_metered(&self.call, self.started, Err(error), events, Some(&self.access.meter))
+        let mut done = finish_metered(&self.call, self.started, Err(error), events, Some(&self.access.meter));
+        done.hooks = self.hooks;
+        done
     }
 
     /// Ends the call as cancelled, for `reason`, before it executed.
@@ -111,8 +115,20 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
         }
-        let Prepared { call, tool, args, started, description, writes, access, modified, approved_line, kept, .. } =
-            ready;
+        let Prepared {
+            call,
+            tool,
+            args,
+            started,
+            description,
+            writes,
+            access,
+            modified,
+            approved_line,
+            kept,
+            hooks,
+            ..
+        } = ready;
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         if !access.effective.processes.is_empty() {
             self.warn_without_view(events);
@@ -196,7 +212,9 @@ impl Scheduler {
             description: Some(description),
             live,
         };
-        finish_with(&call, result, events, ending)
+        let mut done = finish_with(&call, result, events, ending);
+        done.hooks = hooks;
+        done
     }
 
     /// Takes a bound edit's approved file out of its scratch copy, off the async workers,

@@ -119,5 +119,16 @@ pub(super) fn finish_with(
         Err(error) => update.error = Some(error.clone()),
     }
     events.send(Event::ToolCall(Box::new(update)));
-    CompletedCall { call: call.clone(), status, result, duration, cost, run, command, shown, description }
+    CompletedCall {
+        call: call.clone(),
+        status,
+        result,
+        duration,
+        cost,
+        run,
+        command,
+        shown,
+        description,
+        hooks: Vec::new(),
+    }
 }

@@ -135,13 +135,17 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return McpApproved::Done(prepared.fail(cancelled(), events));
         }
+        let (prepared, hook_asks) = match self.before_mcp(prepared, events, cancel).await {
+            Ok(hooked) => hooked,
+            Err(done) => return McpApproved::Done(done),
+        };
         let facts = CallFacts { tool: &prepared.call.name, ..CallFacts::default() };
         match self.policy.verdict(&policy_info(&prepared.call.name), &facts, None) {
-            Verdict::Allow => {}
+            Verdict::Allow if !hook_asks => {}
             Verdict::Deny(message) => {
                 return McpApproved::Done(prepared.fail(ToolError::new(ErrorKind::PolicyDenied, message), events));
             }
-            Verdict::Ask => {
+            Verdict::Allow | Verdict::Ask => {
                 let request = self.mcp_question(&prepared, events);
                 let outcome = tokio::select! {
                     outcome = self.approver.ask(request) => outcome,
@@ -177,6 +181,45 @@ impl Scheduler {
         update.description = Some(prepared.marker.clone());
         events.send(Event::ToolCall(Box::new(update)));
         McpApproved::Ready(prepared)
+    }
+
+    /// `before_tool` for an MCP call, as for a component's ([`super::hooked`]): rewritten
+    /// arguments are checked against the tool's schema again.
+    async fn before_mcp(
+        &self,
+        prepared: McpCall,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> Result<(McpCall, bool), CompletedCall> {
+        if !self.hooks_want_before(&prepared.call.name) {
+            return Ok((prepared, false));
+        }
+        let of = super::hooked::CallOf {
+            call: &prepared.call,
+            plugin: &prepared.live.server.name,
+            kind: Kind::Execute.as_str(),
+            arguments: serde_json::Value::Object(prepared.args.clone()),
+        };
+        let outcome = match self.fire_before(of, events, cancel).await {
+            None => return Ok((prepared, false)),
+            Some(Err(error)) => return Err(prepared.fail(error, events)),
+            Some(Ok(outcome)) => outcome,
+        };
+        let finished = |mut done: CompletedCall| {
+            done.hooks = outcome.notes.clone();
+            done
+        };
+        if let Some(reason) = outcome.denied() {
+            return Err(finished(prepared.fail(ToolError::new(ErrorKind::PolicyDenied, reason), events)));
+        }
+        let Some(arguments) = outcome.arguments.clone() else { return Ok((prepared, outcome.asked())) };
+        let McpCall { mut call, live, tool, .. } = prepared;
+        call.arguments = arguments.to_string();
+        Self::validating(&call, events);
+        match self.validate_mcp(&call, (live, tool), events).await {
+            Ok(rewritten) => Ok((rewritten, outcome.asked())),
+            Err(done) => Err(finished(done)),
+        }
     }
 
     /// The question for an MCP call, announced (`awaiting_approval`).

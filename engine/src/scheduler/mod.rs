@@ -21,6 +21,7 @@ mod call;
 mod finish;
 mod grant;
 mod groups;
+mod hooked;
 mod mcp;
 mod output;
 mod sandboxing;
@@ -65,6 +66,8 @@ pub struct CompletedCall {
     pub shown: crate::events::Shown,
     /// The plugin's one-line description of the call, when it was approved.
     pub description: Option<String>,
+    /// What hooks did to the call (`before_tool` and `after_tool`).
+    pub hooks: Vec<crate::hooks::HookNote>,
 }
 
 impl CompletedCall {
@@ -113,6 +116,8 @@ pub struct Scheduler {
     mcp: Option<Arc<crate::mcp::Hub>>,
     /// The skills offered (name to folder); without any, `activate_skill` is not offered.
     skills: Arc<std::collections::BTreeMap<String, PathBuf>>,
+    /// The session's hooks; `None` when there are none, so a call builds no hook event.
+    hooks: Option<Arc<crate::hooks::Hooks>>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -143,6 +148,7 @@ impl Scheduler {
             command_view: Arc::default(),
             mcp: None,
             skills: Arc::default(),
+            hooks: None,
         }
     }
 
@@ -311,7 +317,7 @@ impl Scheduler {
                 slots[index] = done;
             }
         }
-        slots
+        let mut done: Vec<CompletedCall> = slots
             .into_iter()
             .zip(calls)
             .map(|(slot, call)| {
@@ -327,10 +333,13 @@ impl Scheduler {
                         command: None,
                         shown: crate::events::Shown::new(None, "the call failed inside airlock; see the log"),
                         description: None,
+                        hooks: Vec::new(),
                     }
                 })
             })
-            .collect()
+            .collect();
+        self.after_tools(&mut done, events).await;
+        done
     }
 
     /// Approvals one at a time, in the model's order. A user who cancels one approval

@@ -69,35 +69,51 @@ impl Scheduler {
             Ok(args) => args,
             Err(reason) => return fail(ToolError::new(ErrorKind::InvalidParams, reason)),
         };
+        match self.prepare(tool, call, args, started, events, cancel).await {
+            Ok(prepared) => Validated::Pending(Box::new(prepared)),
+            Err(done) => Validated::Done(Box::new(done)),
+        }
+    }
+
+    /// The checks of a call's parsed arguments, from the tool's schema on: the plugin's
+    /// `validate`, `describe-call` and `confirm`, and what the call may write. A hook's
+    /// rewrite of the arguments goes through here again.
+    pub(super) async fn prepare(
+        &self,
+        tool: Arc<RegisteredTool>,
+        call: &FunctionCall,
+        args: serde_json::Value,
+        started: Instant,
+        events: &EventSink,
+        cancel: &Cancellation,
+    ) -> Result<Prepared, CompletedCall> {
+        let fail = |error: ToolError| finish(call, started, Err(error), events);
         if let Err(error) = check_schema(&tool, &args).await {
-            return fail(error);
+            return Err(fail(error));
         }
         let args = args.to_string();
         if cancel.is_cancelled() {
-            return fail(cancelled());
+            return Err(fail(cancelled()));
         }
         let (effective, limits) = self.policy.access(&tool.plugin, &tool.info, self.limits);
         let access = Access { effective, limits, meter: Arc::default() };
         self.warn_missing(&tool, &access.effective, events);
         let (instance, description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
             Ok(checked) => checked,
-            Err(error) => {
-                let done = finish_metered(call, started, Err(error), events, Some(&access.meter));
-                return Validated::Done(Box::new(done));
-            }
+            Err(error) => return Err(finish_metered(call, started, Err(error), events, Some(&access.meter))),
         };
 
         let writes = match self.writes(&tool, &access, confirmation.as_ref()) {
             Ok(writes) => writes,
             Err(message) => {
                 let error = Err(ToolError::new(ErrorKind::PolicyDenied, message));
-                return Validated::Done(Box::new(finish_metered(call, started, error, events, Some(&access.meter))));
+                return Err(finish_metered(call, started, error, events, Some(&access.meter)));
             }
         };
         let kept =
             self.keep_for_execution(instance, InstanceOf { tool: &tool, call, access: &access, cancel }, &writes);
         let path = touched_path(confirmation.as_ref(), &args, &self.workspace, tool.info.kind.is_read_only());
-        Validated::Pending(Box::new(Prepared {
+        Ok(Prepared {
             call: call.clone(),
             tool,
             args,
@@ -110,7 +126,8 @@ impl Scheduler {
             kept,
             modified: false,
             approved_line: None,
-        }))
+            hooks: Vec::new(),
+        })
     }
 
     /// What the call may write once approved, from its confirmation: an edit binds it to the

@@ -59,6 +59,7 @@ impl Context {
             // headless runs.
             output_schema: None,
             media: file.media.clone(),
+            hooks: file.hooks.clone(),
         };
         Ok(Self { search: file.tools.search().ok().flatten(), paths, workspace, mode, settings })
     }
@@ -125,6 +126,7 @@ fn start(
         prompts: template.prompts.clone(),
         output_schema: None,
         media: template.media.clone(),
+        hooks: template.hooks.clone(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| e.to_string())?;
     Ok((airlock_door::Session::from(session), outputs))

@@ -141,6 +141,8 @@ fn start(
         media: airlock_engine::media::MediaLimits::default(),
         // No model reads a system prompt here.
         prompts: engine::PromptSettings::default(),
+        // The calls of an MCP client are not a session's: no hook runs for them here.
+        hooks: Default::default(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| ServeError::Start(e.to_string()))?;
     Ok((airlock_door::Session::from(session), outputs))

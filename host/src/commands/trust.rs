@@ -1,6 +1,7 @@
 //! `airlock trust [DIR] [--revoke] [--list]`: let a workspace's own policy file grant its
 //! plugins. The trust is pinned to the file's current content and to the digest of every
-//! workspace plugin file as it is now; the command prints what the file grants and the
+//! workspace plugin file and of every file under `.airlock/hooks/` (the scripts of its
+//! command hooks) as they are now; the command prints what the file grants and the
 //! plugins it pins, so the user sees what they trust.
 
 use std::io::Write;
@@ -66,8 +67,12 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     airlock_engine::config::check_workspace_file(&folder).map_err(|e| CommandError::Config(e.to_string()))?;
     let config_hash = airlock_engine::mcp::config::workspace_config_hash(&folder)
         .map_err(|reason| PolicyError::Read { path: folder.join(".airlock").join("config.toml"), reason })?;
+    let hook_folder = airlock_engine::hooks::command::pins::hooks_folder(&folder);
+    let hook_files = airlock_engine::hooks::command::pins::digests(&folder)
+        .map_err(|reason| PolicyError::Read { path: hook_folder.clone(), reason })?;
     store.trust(&folder, &policy.hash, plugins.clone());
     store.pin_config(&folder, &config_hash);
+    store.pin_hooks(&folder, hook_files.clone());
     store.save()?;
     writeln!(out, "trusted {}", line(&folder.display().to_string()))?;
     for (name, digest) in &plugins {
@@ -75,6 +80,14 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
             out,
             "  pins plugin {} (sha256 {})",
             line(&plugin_dir.join(name).display().to_string()),
+            &digest[..16.min(digest.len())]
+        )?;
+    }
+    for (name, digest) in &hook_files {
+        writeln!(
+            out,
+            "  pins hook script {} ({})",
+            line(&hook_folder.join(name).display().to_string()),
             &digest[..16.min(digest.len())]
         )?;
     }
@@ -100,7 +113,7 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     }
     writeln!(
         out,
-        "if {}, .airlock/config.toml or a plugin in {} changes, airlock ignores it until you run `airlock trust` again",
+        "if {}, .airlock/config.toml, a plugin in {} or a script in .airlock/hooks changes, airlock ignores it until you run `airlock trust` again",
         line(&policy_path.display().to_string()),
         line(&plugin_dir.display().to_string())
     )?;
