@@ -78,6 +78,7 @@ fn main() {
         prompt: None,
         message: None,
         reason: None,
+        transcript_path: None,
     });
     let call = || async {
         let mut instance = runtime.instantiate(&echo, Arc::from("bench"), &sandbox).await.expect("instantiate");

@@ -30,6 +30,7 @@ async fn start(setup: &Setup, mode: ApprovalMode) -> (Session, UnboundedReceiver
         output_schema: None,
         media: crate::media::MediaLimits::default(),
         prompts: super::PromptSettings::default(),
+        hooks: crate::config::hooks::HooksSettings::default(),
     };
     Session::start(settings, tools).unwrap()
 }

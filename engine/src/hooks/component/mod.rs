@@ -21,57 +21,66 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 
+use super::command::HookProblem;
 use super::{Hook, HookEvent, HookFailure, HookKind, HookReply, HookScope, HookSpec, OnError};
 use crate::capability::{MAX_MEMORY_MB, MAX_TIMEOUT_SECS, Phase};
+pub use crate::config::hooks::ComponentHookSettings;
+use crate::config::hooks::{DEFAULT_COMPONENT_MIB, DEFAULT_COMPONENT_MS};
 use crate::policy::Policy;
-use crate::registry::{LoadProblem, Origin, Plugin, Registry, hook_pattern};
+use crate::registry::{Origin, Plugin, Registry, hook_pattern};
 use crate::runtime::{CallFault, Runtime, Sandbox};
 
 /// How long a component hook may run on one event, unless its settings say otherwise.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1000);
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(DEFAULT_COMPONENT_MS);
 /// A component hook's memory cap, unless its settings say otherwise.
-pub const DEFAULT_MEMORY_MIB: u64 = 64;
+pub const DEFAULT_MEMORY_MIB: u64 = DEFAULT_COMPONENT_MIB;
 
-/// What `[hooks.component.NAME]` sets for one component hook (the shape of the settings'
-/// `ComponentHookSettings`; every field left out keeps its default).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Overrides {
-    /// `enabled`: default true.
-    pub enabled: Option<bool>,
-    /// `timeout_ms`: default [`DEFAULT_TIMEOUT`].
-    pub timeout_ms: Option<u64>,
-    /// `on_error`: default `deny`.
-    pub on_error: Option<OnError>,
-    /// `memory_mib`: default [`DEFAULT_MEMORY_MIB`].
-    pub memory_mib: Option<u64>,
-}
-
-/// Every component hook of `registry` that may run, and why the others may not: in the
-/// registry's order (the user's folder, then the workspace's, each by file name).
+/// Every component hook of `registry` that may run, and why the others may not (with the
+/// `[hooks.component.NAME]` tables that name no installed hook): in the registry's order
+/// (the user's folder, then the workspace's, each by file name).
 pub fn load(
     runtime: &Arc<Runtime>,
     registry: &Registry,
     policy: &Policy,
-    overrides: &BTreeMap<String, Overrides>,
-) -> (Vec<Arc<dyn Hook>>, Vec<LoadProblem>) {
+    settings: &BTreeMap<String, ComponentHookSettings>,
+) -> (Vec<Arc<dyn Hook>>, Vec<HookProblem>) {
     let mut hooks: Vec<Arc<dyn Hook>> = Vec::new();
     let mut problems = Vec::new();
     for plugin in registry.hooks() {
-        match ComponentHook::new(runtime, plugin, policy, overrides.get(&plugin.info.name), &mut problems) {
-            Ok(Some(hook)) => hooks.push(Arc::new(hook)),
-            Ok(None) => {}
-            Err(reason) => problems.push(LoadProblem { path: plugin.source.display(), reason }),
+        let Some(hook) = ComponentHook::new(runtime, plugin, policy, settings.get(&plugin.info.name)) else {
+            continue;
+        };
+        match hook.refusal(plugin, policy, settings.get(&plugin.info.name)) {
+            Some(reason) => problems.push(HookProblem { spec: hook.spec, reason }),
+            None => hooks.push(Arc::new(hook)),
         }
     }
-    for name in overrides.keys() {
+    for name in settings.keys() {
         if !registry.hooks().iter().any(|plugin| &plugin.info.name == name) {
-            problems.push(LoadProblem {
-                path: "config.toml".into(),
-                reason: format!("[hooks.component.{name}] names no installed component hook; it sets nothing"),
+            problems.push(HookProblem {
+                spec: unknown(name),
+                reason: format!("[hooks.component.{name}] names no installed component hook"),
             });
         }
     }
     (hooks, problems)
+}
+
+/// The spec shown for a `[hooks.component.NAME]` table that names no hook.
+fn unknown(name: &str) -> HookSpec {
+    HookSpec {
+        name: name.into(),
+        kind: HookKind::Component,
+        scope: HookScope::User,
+        origin: "config.toml".into(),
+        events: Vec::new(),
+        tools: None,
+        timeout: DEFAULT_TIMEOUT,
+        memory: DEFAULT_MEMORY_MIB << 20,
+        on_error: OnError::Deny,
+        grants: Vec::new(),
+        digest: String::new(),
+    }
 }
 
 /// One component hook, ready to run.
@@ -81,6 +90,8 @@ pub struct ComponentHook {
     plugin: Arc<Plugin>,
     /// What every instance holds; each event gets a copy with its own call id.
     sandbox: Sandbox,
+    /// Why its self-description cannot be used now, if it cannot.
+    unusable: Option<String>,
 }
 
 impl std::fmt::Debug for ComponentHook {
@@ -93,61 +104,27 @@ impl std::fmt::Debug for ComponentHook {
 }
 
 impl ComponentHook {
-    /// The hook of `plugin` with its grant and settings; `Ok(None)` when it is disabled, an
-    /// error when it may not run (a workspace hook not pinned by trust).
+    /// The hook of `plugin` with its grant and settings (`None` for a plugin that is not a
+    /// hook, which the registry never lists as one).
     fn new(
         runtime: &Arc<Runtime>,
         plugin: &Arc<Plugin>,
         policy: &Policy,
-        overrides: Option<&Overrides>,
-        problems: &mut Vec<LoadProblem>,
-    ) -> Result<Option<Self>, String> {
-        let (Some(info), Some(request)) = (&plugin.hook, plugin.info.tools.first()) else {
-            return Err("not a hook component".into());
-        };
-        let name = &info.name;
+        settings: Option<&ComponentHookSettings>,
+    ) -> Option<Self> {
+        let (info, request) = (plugin.hook.as_ref()?, plugin.info.tools.first()?);
+        let settings = settings.cloned().unwrap_or_default();
         let scope = match plugin.source.origin {
-            Origin::Workspace if !policy.workspace_trusted() => {
-                return Err(format!(
-                    "hook `{name}` is not run: this workspace is not trusted (review it, then run `airlock trust`)"
-                ));
-            }
-            Origin::Workspace if !policy.is_pinned(plugin) => {
-                return Err(format!(
-                    "hook `{name}` is not run: it changed or appeared since you trusted this folder (review it, \
-                     then run `airlock trust` again)"
-                ));
-            }
             Origin::Workspace => HookScope::Workspace,
             Origin::Builtin | Origin::User => HookScope::User,
         };
-        let settings = overrides.cloned().unwrap_or_default();
-        if settings.enabled == Some(false) {
-            return Ok(None);
-        }
-        let mut bad = |what: &str| {
-            problems.push(LoadProblem {
-                path: "config.toml".into(),
-                reason: format!("[hooks.component.{name}]: {what}; the default is used"),
-            });
+        let timeout = Duration::from_millis(settings.timeout_ms.clamp(1, MAX_TIMEOUT_SECS * 1000));
+        let memory_mib = settings.memory_mib.clamp(1, MAX_MEMORY_MB);
+        // Checked when it was described; one refused now keeps the hook from running.
+        let (tools, unusable) = match info.tools.as_deref().map(hook_pattern).transpose() {
+            Ok(tools) => (tools, None),
+            Err(reason) => (None, Some(reason)),
         };
-        let timeout = match settings.timeout_ms {
-            Some(ms) if (1..=MAX_TIMEOUT_SECS * 1000).contains(&ms) => Duration::from_millis(ms),
-            Some(_) => {
-                bad(&format!("timeout_ms must be between 1 and {}", MAX_TIMEOUT_SECS * 1000));
-                DEFAULT_TIMEOUT
-            }
-            None => DEFAULT_TIMEOUT,
-        };
-        let memory_mib = match settings.memory_mib {
-            Some(mib) if (1..=MAX_MEMORY_MB).contains(&mib) => mib,
-            Some(_) => {
-                bad(&format!("memory_mib must be between 1 and {MAX_MEMORY_MB}"));
-                DEFAULT_MEMORY_MIB
-            }
-            None => DEFAULT_MEMORY_MIB,
-        };
-        let tools = info.tools.as_deref().map(hook_pattern).transpose()?;
         let effective = policy.effective(plugin, request);
         let env = effective.env.iter().filter_map(|var| Some((var.clone(), std::env::var(var).ok()?))).collect();
         let mut sandbox = Sandbox::empty(usize::try_from(memory_mib << 20).unwrap_or(usize::MAX), timeout);
@@ -155,13 +132,10 @@ impl ComponentHook {
         sandbox.network = effective.network.clone();
         sandbox.env = env;
         sandbox.workspace_root = policy.roots().workspace.to_string_lossy().into_owned();
-        let mut grants: Vec<String> = effective
-            .files
+        let mut grants: Vec<String> = sandbox
+            .preopens
             .iter()
-            .map(|(path, _)| {
-                let how = if sandbox.preopens.iter().any(|p| p.host == *path && p.writable) { "write" } else { "read" };
-                format!("{how} {}", path.display())
-            })
+            .map(|preopen| format!("{} {}", if preopen.writable { "write" } else { "read" }, preopen.host.display()))
             .collect();
         grants.extend(effective.network.iter().map(ToString::to_string));
         grants.extend(effective.env.iter().map(|var| format!("env {var}")));
@@ -169,7 +143,7 @@ impl ComponentHook {
             grants.push("nothing".into());
         }
         let spec = HookSpec {
-            name: name.clone(),
+            name: info.name.clone(),
             kind: HookKind::Component,
             scope,
             origin: plugin.source.display(),
@@ -177,11 +151,46 @@ impl ComponentHook {
             tools,
             timeout,
             memory: memory_mib << 20,
-            on_error: settings.on_error.unwrap_or(OnError::Deny),
+            on_error: settings.on_error.into(),
             grants,
             digest: plugin.source.content_hash.clone(),
         };
-        Ok(Some(Self { spec, runtime: runtime.clone(), plugin: plugin.clone(), sandbox }))
+        Some(Self { spec, runtime: runtime.clone(), plugin: plugin.clone(), sandbox, unusable })
+    }
+
+    /// Why the hook may not run, if it may not: a workspace hook outside a trusted
+    /// workspace or changed since trust, a hook its settings disable or set out of range.
+    fn refusal(&self, plugin: &Plugin, policy: &Policy, settings: Option<&ComponentHookSettings>) -> Option<String> {
+        let name = &self.spec.name;
+        if let Some(reason) = &self.unusable {
+            return Some(reason.clone());
+        }
+        if plugin.source.origin == Origin::Workspace {
+            if !policy.workspace_trusted() {
+                return Some("this workspace is not trusted (review it, then run `airlock trust`)".into());
+            }
+            if !policy.is_pinned(plugin) {
+                return Some(
+                    "it changed or appeared since you trusted this folder (review it, then run `airlock trust` \
+                     again)"
+                        .into(),
+                );
+            }
+        }
+        let settings = settings?;
+        if !settings.enabled {
+            return Some(format!("disabled by [hooks.component.{name}]"));
+        }
+        if !(1..=MAX_TIMEOUT_SECS * 1000).contains(&settings.timeout_ms) {
+            return Some(format!(
+                "[hooks.component.{name}]: timeout_ms must be between 1 and {}",
+                MAX_TIMEOUT_SECS * 1000
+            ));
+        }
+        if !(1..=MAX_MEMORY_MB).contains(&settings.memory_mib) {
+            return Some(format!("[hooks.component.{name}]: memory_mib must be between 1 and {MAX_MEMORY_MB}"));
+        }
+        None
     }
 }
 

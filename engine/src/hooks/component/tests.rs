@@ -30,6 +30,7 @@ fn event(workspace: &str, tool: &str, arguments: serde_json::Value) -> Arc<HookE
         prompt: None,
         message: None,
         reason: None,
+        transcript_path: None,
     })
 }
 
@@ -37,8 +38,8 @@ fn event(workspace: &str, tool: &str, arguments: serde_json::Value) -> Arc<HookE
 async fn hooks_of(
     setup: &Setup,
     toml: &str,
-    overrides: &BTreeMap<String, Overrides>,
-) -> (Vec<Arc<dyn Hook>>, Vec<LoadProblem>) {
+    overrides: &BTreeMap<String, ComponentHookSettings>,
+) -> (Vec<Arc<dyn Hook>>, Vec<HookProblem>) {
     let runtime = runtime();
     let registry = setup.registry(&runtime).await;
     let policy = setup.policy(ApprovalMode::Default, toml);
@@ -148,7 +149,11 @@ async fn a_hook_that_hangs_is_stopped_at_its_deadline() {
     let setup = Setup::new(&[fixtures::HOOK_HANG]);
     let overrides = BTreeMap::from([(
         "hook-hang".to_string(),
-        Overrides { timeout_ms: Some(200), on_error: Some(OnError::Allow), ..Overrides::default() },
+        ComponentHookSettings {
+            timeout_ms: 200,
+            on_error: crate::config::hooks::OnErrorSetting::Allow,
+            ..ComponentHookSettings::default()
+        },
     )]);
     let (hooks, problems) = hooks_of(&setup, "", &overrides).await;
     assert!(problems.is_empty(), "{problems:?}");
@@ -166,18 +171,30 @@ async fn a_hook_that_hangs_is_stopped_at_its_deadline() {
 async fn overrides_disable_a_hook_set_its_memory_and_name_only_installed_hooks() {
     let setup = Setup::new(&[fixtures::HOOK_DENY, fixtures::HOOK_TRAP]);
     let overrides = BTreeMap::from([
-        ("hook-trap".to_string(), Overrides { enabled: Some(false), ..Overrides::default() }),
-        ("hook-deny".to_string(), Overrides { memory_mib: Some(16), timeout_ms: Some(0), ..Overrides::default() }),
-        ("no-such-hook".to_string(), Overrides::default()),
+        ("hook-trap".to_string(), ComponentHookSettings { enabled: false, ..ComponentHookSettings::default() }),
+        ("hook-deny".to_string(), ComponentHookSettings { memory_mib: 16, ..ComponentHookSettings::default() }),
+        ("no-such-hook".to_string(), ComponentHookSettings::default()),
     ]);
     let (hooks, problems) = hooks_of(&setup, "", &overrides).await;
     let names: Vec<_> = hooks.iter().map(|hook| hook.spec().name.as_str()).collect();
     assert_eq!(names, ["hook-deny"]);
     assert_eq!((hooks[0].spec().memory, hooks[0].spec().timeout), (16 << 20, DEFAULT_TIMEOUT));
-    let reasons: Vec<_> = problems.iter().map(|p| p.reason.as_str()).collect();
-    assert_eq!(reasons.len(), 2, "{reasons:?}");
-    assert!(reasons[0].contains("[hooks.component.hook-deny]: timeout_ms must be between"), "{reasons:?}");
-    assert!(reasons[1].contains("[hooks.component.no-such-hook] names no installed component hook"), "{reasons:?}");
+    let reasons: Vec<_> = problems.iter().map(|p| (p.spec.name.as_str(), p.reason.as_str())).collect();
+    assert_eq!(
+        reasons,
+        [
+            ("hook-trap", "disabled by [hooks.component.hook-trap]"),
+            ("no-such-hook", "[hooks.component.no-such-hook] names no installed component hook"),
+        ]
+    );
+    // A value out of range is refused, never taken as another.
+    let zero = BTreeMap::from([(
+        "hook-deny".to_string(),
+        ComponentHookSettings { timeout_ms: 0, ..ComponentHookSettings::default() },
+    )]);
+    let (hooks, problems) = hooks_of(&setup, "", &zero).await;
+    assert_eq!(hooks.iter().map(|hook| hook.spec().name.clone()).collect::<Vec<_>>(), ["hook-trap"]);
+    assert!(problems[0].reason.contains("timeout_ms must be between 1 and"), "{problems:?}");
 }
 
 #[tokio::test]
@@ -190,6 +207,7 @@ async fn a_workspace_hook_does_not_run_in_an_untrusted_workspace() {
     assert!(hooks.is_empty());
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].reason.contains("this workspace is not trusted"), "{problems:?}");
+    assert_eq!((problems[0].spec.name.as_str(), problems[0].spec.scope), ("hook-deny", HookScope::Workspace));
 }
 
 #[test]
