@@ -21,6 +21,7 @@ mod folders;
 mod grants;
 mod guests;
 mod headless;
+mod hooks;
 mod hostile;
 mod kits;
 #[path = "mcp_client/main.rs"]

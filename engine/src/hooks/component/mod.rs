@@ -167,7 +167,11 @@ impl ComponentHook {
         }
         if plugin.source.origin == Origin::Workspace {
             if !policy.workspace_trusted() {
-                return Some("this workspace is not trusted (review it, then run `airlock trust`)".into());
+                return Some(
+                    "this workspace is not trusted: a workspace's hooks run under its trusted `.airlock/policy.toml` \
+                     (review them, then run `airlock trust`)"
+                        .into(),
+                );
             }
             if !policy.is_pinned(plugin) {
                 return Some(
