@@ -38,6 +38,11 @@ const FIXTURES: &[&str] = &[
     "sched-probe",
     "process-probe",
     "edit-hostile",
+    "hook-deny",
+    "hook-rewrite",
+    "hook-read-ungranted",
+    "hook-trap",
+    "hook-hang",
 ];
 
 fn main() {

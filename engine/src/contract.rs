@@ -87,6 +87,18 @@ pub struct PluginInfo {
     pub tools: Vec<ToolInfo>,
 }
 
+/// A hook component's self-description (`airlock:hook@0.3.0`'s `hook-info`). Its
+/// capabilities never hold `processes`: the contract has no way to ask for them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookInfo {
+    pub name: String,
+    pub version: String,
+    pub events: Vec<airlock_protocol::hook::HookEventName>,
+    /// A regular expression a tool's name must match whole; `None` matches every tool.
+    pub tools: Option<String>,
+    pub capabilities: Capabilities,
+}
+
 /// How risky a command is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -99,12 +99,27 @@ fn the_fixture_kits_committed_bindings_are_what_wit_bindgen_generates() {
 }
 
 #[test]
+fn the_hook_kits_committed_bindings_are_what_wit_bindgen_generates() {
+    let opts = Opts {
+        generate_all: true,
+        pub_export_macro: true,
+        export_macro_name: Some("export_bindings".into()),
+        default_bindings_module: Some("hook_kit".into()),
+        format: true,
+        ..Opts::default()
+    };
+    check("tests/fixtures/hook-kit/src/bindings/hook.rs", &generate("wit/since_v0.3.0", "airlock:hook/hook", opts));
+}
+
+#[test]
 fn no_guest_build_compiles_the_bindings_generator() {
     for crate_root in ["plugin-sdk/rust/src/lib.rs", "tests/fixtures/kit/src/lib.rs"] {
         let source = std::fs::read_to_string(root().join(crate_root)).unwrap_or_else(|e| panic!("{crate_root}: {e}"));
         assert!(source.contains("include!(\"bindings/plugin.rs\")"), "{crate_root} does not include its bindings");
         assert!(!source.contains("generate!"), "{crate_root} runs wit-bindgen's macro again");
     }
+    let hook_kit = std::fs::read_to_string(root().join("tests/fixtures/hook-kit/src/lib.rs")).unwrap();
+    assert!(hook_kit.contains("include!(\"bindings/hook.rs\")") && !hook_kit.contains("generate!"));
     // Any guest crate turning on wit-bindgen's `macros` feature brings the generator back.
     for lock in [
         "plugins/Cargo.lock",

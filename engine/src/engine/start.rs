@@ -254,7 +254,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     scheduler.set_mcp(crate::mcp::Hub::for_session(&paths, &workspace, &commands, mcp_events));
     scheduler.set_command_settings(commands);
     scheduler.set_skills(skills.list.iter().map(|s| (s.name.clone(), s.dir.clone())).collect());
-    let (hooks, hook_problems) = session_hooks(&hooks, &workspace, &paths, &policy, &scheduler);
+    let (hooks, hook_problems) = session_hooks(&hooks, &workspace, &paths, &policy, &scheduler, &runtime, &registry);
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
     agent.set_hooks(hooks);
     agent.set_output_schema(output_schema);
@@ -334,6 +334,8 @@ fn session_hooks(
     paths: &Paths,
     policy: &Policy,
     scheduler: &Scheduler,
+    runtime: &Arc<Runtime>,
+    registry: &Registry,
 ) -> (Arc<crate::hooks::Hooks>, Vec<crate::hooks::command::HookProblem>) {
     let trust_file = paths.trust_file();
     let sources = crate::hooks::load::Sources {
@@ -342,6 +344,9 @@ fn session_hooks(
         protected: policy.protected_folders(),
         trust_file: &trust_file,
         view: &|| scheduler.command_view(),
+        runtime,
+        registry,
+        policy,
     };
     let (hooks, problems) = crate::hooks::load::load(&sources);
     (Arc::new(crate::hooks::Hooks::new(hooks, workspace.display().to_string())), problems)

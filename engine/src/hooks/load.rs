@@ -26,6 +26,11 @@ pub struct Sources<'a> {
     pub trust_file: &'a Path,
     /// What commands see besides their folders, read only when a command hook is set.
     pub view: &'a dyn Fn() -> Arc<CommandView>,
+    /// The component runtime, the loaded plugins (hook components among them) and the
+    /// policy that grants them.
+    pub runtime: &'a Arc<crate::runtime::Runtime>,
+    pub registry: &'a crate::registry::Registry,
+    pub policy: &'a crate::policy::Policy,
 }
 
 /// Every hook that runs, in no particular order ([`super::Hooks::new`] orders them), and
@@ -43,6 +48,12 @@ pub fn load(sources: &Sources<'_>) -> (Vec<Arc<dyn Hook>>, Vec<HookProblem>) {
             trust_file: sources.trust_file,
         };
         let (loaded, not_run) = command::load(sources.settings, &host);
+        hooks.extend(loaded);
+        problems.extend(not_run);
+    }
+    if !sources.registry.hooks().is_empty() || !sources.settings.component.is_empty() {
+        let (loaded, not_run) =
+            super::component::load(sources.runtime, sources.registry, sources.policy, &sources.settings.component);
         hooks.extend(loaded);
         problems.extend(not_run);
     }

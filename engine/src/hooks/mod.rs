@@ -13,6 +13,7 @@
 //! - dropping the future of [`Hook::run`] stops the hook (its instance or its process group).
 
 pub mod command;
+pub mod component;
 pub mod dispatch;
 pub mod load;
 

@@ -13,7 +13,7 @@ mod schema;
 use std::collections::HashSet;
 
 use crate::capability::net::NetRule;
-use crate::contract::{Capabilities, PluginInfo};
+use crate::contract::{Capabilities, HookInfo, Kind, PluginInfo, ToolInfo};
 use crate::sanitize;
 
 /// Most tools one component may declare.
@@ -78,6 +78,63 @@ pub fn check(info: &PluginInfo) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Longest tool-name pattern a hook may declare, in bytes.
+pub const MAX_HOOK_PATTERN: usize = 1024;
+/// Most compiled size of a hook's tool-name pattern (regex's own measure).
+const HOOK_PATTERN_SIZE: usize = 1 << 20;
+
+/// Returns the first problem with a hook's self-description, if any.
+pub fn check_hook(info: &HookInfo) -> Result<(), String> {
+    if !is_name(&info.name, true) {
+        return Err(format!(
+            "hook name {:?} is invalid: use 1-63 lowercase letters, digits, '_' or '-', starting with a letter",
+            excerpt(&info.name)
+        ));
+    }
+    if info.version.is_empty() || info.version.len() > 64 {
+        return Err(format!("hook version {:?} is invalid: give a semver version", excerpt(&info.version)));
+    }
+    if info.events.is_empty() {
+        return Err("the hook runs at no event: list at least one in `events`".into());
+    }
+    if let Some(pattern) = &info.tools {
+        hook_pattern(pattern)?;
+    }
+    check_capabilities(&info.name, &info.capabilities)
+}
+
+/// The regular expression a hook's `tools` pattern stands for: anchored, so a tool's name
+/// must match it whole, and bounded in size.
+pub fn hook_pattern(pattern: &str) -> Result<regex::Regex, String> {
+    if pattern.len() > MAX_HOOK_PATTERN {
+        return Err(format!(
+            "the hook's tool pattern has {} bytes; at most {MAX_HOOK_PATTERN} are allowed",
+            pattern.len()
+        ));
+    }
+    regex::RegexBuilder::new(&format!("^(?:{pattern})$"))
+        .size_limit(HOOK_PATTERN_SIZE)
+        .build()
+        .map_err(|e| format!("the hook's tool pattern {:?} is not a regular expression: {e}", excerpt(pattern)))
+}
+
+/// The plugin entry of a hook: its name and version, and one tool that is never offered to
+/// the model, holding the hook's requests, so grants, `plugins show` and the policy's checks
+/// treat a hook as the plugin it is.
+pub fn hook_plugin_info(hook: &HookInfo) -> PluginInfo {
+    let tool = ToolInfo {
+        name: hook.name.replace('-', "_"),
+        display_name: hook.name.clone(),
+        description: format!("The component hook `{}` (never offered to the model).", hook.name),
+        parameters: serde_json::json!({"type": "object"}),
+        kind: Kind::Other,
+        streams_output: false,
+        parallel_safe: true,
+        capabilities: hook.capabilities.clone(),
+    };
+    PluginInfo { name: hook.name.clone(), version: hook.version.clone(), tools: vec![tool] }
 }
 
 pub(crate) fn check_schema(tool: &str, schema: &serde_json::Value) -> Result<(), String> {

@@ -24,8 +24,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::source::{Origin, PluginSource};
-use super::{LoadProblem, Plugin, check_description, diagnose};
-use crate::contract::PluginInfo;
+use super::{LoadProblem, Plugin, check_description, check_hook, diagnose, hook_plugin_info};
+use crate::contract::{HookInfo, PluginInfo};
 use crate::runtime::cache::EntryKind;
 use crate::runtime::{CallFault, LoadedComponent, Runtime, Sandbox};
 
@@ -57,6 +57,9 @@ const DESCRIPTION_FORMAT: u32 = 2;
 struct CachedDescription {
     format: u32,
     result: Result<PluginInfo, String>,
+    /// A hook component's own self-description (`result` is then its plugin entry).
+    #[serde(default)]
+    hook: Option<HookInfo>,
     /// When `describe` itself failed (a trap or a deadline): seconds since the epoch.
     fault_at: Option<u64>,
 }
@@ -118,15 +121,24 @@ impl Prepared {
         };
         let problem = |reason: String| LoadProblem { path: source.display(), reason };
         let label: Arc<str> = source.display().into();
+        let mut hook = None;
         let (result, fault_at) = match describe(runtime, &component, label, deadline, budget).await {
             Described::Info(info) => {
                 (check_description(&info).map(|()| info).map_err(|e| format!("invalid self-description: {e}")), None)
             }
+            Described::Hook(info) => match check_hook(&info) {
+                Ok(()) => {
+                    let plugin = hook_plugin_info(&info);
+                    hook = Some(info);
+                    (Ok(plugin), None)
+                }
+                Err(e) => (Err(format!("invalid hook self-description: {e}")), None),
+            },
             Described::Fault(reason) => (Err(reason), Some(now_secs())),
             // Not its fault: not remembered, tried again at the next start.
             Described::NotStarted(reason) => return Err(problem(reason)),
         };
-        let cached = CachedDescription { format: DESCRIPTION_FORMAT, result, fault_at };
+        let cached = CachedDescription { format: DESCRIPTION_FORMAT, result, hook, fault_at };
         let cache = runtime.cache();
         let path = cache.description_path(&source.content_hash);
         if let Ok(json) = serde_json::to_vec(&cached)
@@ -135,7 +147,7 @@ impl Prepared {
             tracing::warn!("cannot cache the description of {}: {error}", source.display());
         }
         let info = cached.result.map_err(problem)?;
-        Ok(Plugin { source, info, component: tokio::sync::OnceCell::from(component) })
+        Ok(Plugin { source, info, hook: cached.hook.map(Box::new), component: tokio::sync::OnceCell::from(component) })
     }
 }
 
@@ -167,7 +179,9 @@ fn remembered(runtime: &Runtime, source: &PluginSource) -> Option<CachedDescript
 /// The plugin a cached description makes, or the problem it remembers.
 fn cached_plugin(source: PluginSource, cached: CachedDescription) -> Result<Plugin, LoadProblem> {
     match cached.result {
-        Ok(info) => Ok(Plugin { source, info, component: tokio::sync::OnceCell::new() }),
+        Ok(info) => {
+            Ok(Plugin { source, info, hook: cached.hook.map(Box::new), component: tokio::sync::OnceCell::new() })
+        }
         Err(reason) if cached.fault_at.is_some() => Err(LoadProblem {
             reason: format!(
                 "{reason} (at an earlier start; skipped without waiting: it is tried again within the hour, at once \
@@ -214,6 +228,8 @@ async fn compile(
 /// How a `describe` went.
 enum Described {
     Info(PluginInfo),
+    /// A hook component's self-description.
+    Hook(HookInfo),
     /// It trapped or ran out of time: the plugin's fault.
     Fault(String),
     /// It never had a fair run: the budget ran out while other plugins held every instance.
@@ -245,11 +261,18 @@ async fn describe(
     };
     // The instance's own deadline counts from the call; the budget's from the start.
     let started = Instant::now();
-    let outcome = tokio::time::timeout(left(), instance.describe()).await;
+    let call = async {
+        if component.is_hook() {
+            instance.describe_hook().await.map(Described::Hook)
+        } else {
+            instance.describe().await.map(Described::Info)
+        }
+    };
+    let outcome = tokio::time::timeout(left(), call).await;
     // One that got an instance only as the budget ran out had no fair run: not its fault.
     let late = || started.elapsed() < LATE_DESCRIBE && Instant::now() >= deadline;
     match outcome {
-        Ok(Ok(info)) => Described::Info(info),
+        Ok(Ok(described)) => described,
         Ok(Err(CallFault::Timeout(_))) | Err(_) if late() => not_started(),
         Ok(Err(fault)) if !matches!(fault, CallFault::Timeout(_)) => Described::Fault(failed(&fault)),
         Ok(Err(_)) | Err(_) => Described::Fault(format!(

@@ -41,10 +41,13 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use serde::Serialize;
 
-use crate::contract::{PluginInfo, ToolInfo};
+use crate::contract::{HookInfo, PluginInfo, ToolInfo};
 use crate::runtime::{LoadedComponent, Runtime, RuntimeError};
 pub(crate) use describe::{MAX_DECLARED, MAX_DESCRIPTION, check_schema};
-pub use describe::{MAX_SCHEMA, check as check_description, declared_bytes, is_tool_name};
+pub use describe::{
+    MAX_HOOK_PATTERN, MAX_SCHEMA, check as check_description, check_hook, declared_bytes, hook_pattern,
+    hook_plugin_info, is_tool_name,
+};
 pub use load::STARTUP_BUDGET;
 pub use source::{MAX_PLUGIN_BYTES, Origin, PluginSource, is_reserved};
 
@@ -55,7 +58,10 @@ pub const WORKSPACE_DECLARED_BYTES: usize = 512 * 1024;
 #[derive(Debug)]
 pub struct Plugin {
     pub source: PluginSource,
+    /// A hook's is [`hook_plugin_info`]: one tool that holds its requests, never registered.
     pub info: PluginInfo,
+    /// The self-description of a hook component (`airlock:hook`); `None` for a tool's.
+    pub hook: Option<Box<HookInfo>>,
     /// Loaded once, by the first call that needs it; concurrent first calls wait for it.
     component: tokio::sync::OnceCell<LoadedComponent>,
 }
@@ -185,6 +191,8 @@ pub fn workspace_digests(dir: &Path) -> (BTreeMap<String, String>, Vec<LoadProbl
 pub struct Registry {
     tools: Vec<Arc<RegisteredTool>>,
     by_name: HashMap<String, usize>,
+    /// The hook components, in registration order: never among `tools`.
+    hooks: Vec<Arc<Plugin>>,
     pub problems: Vec<LoadProblem>,
 }
 
@@ -218,7 +226,11 @@ impl Registry {
                 registry.problems.push(LoadProblem { path: plugin.source.display(), reason });
                 continue;
             }
-            registry.add(Arc::new(plugin));
+            if plugin.hook.is_some() {
+                registry.hooks.push(Arc::new(plugin));
+            } else {
+                registry.add(Arc::new(plugin));
+            }
         }
         registry
     }
@@ -237,7 +249,7 @@ impl Registry {
                 other.label()
             ));
         }
-        if plugin.source.origin == Origin::Workspace {
+        if plugin.source.origin == Origin::Workspace && plugin.hook.is_none() {
             let declared = declared_bytes(&plugin.info);
             if *workspace_declared + declared > WORKSPACE_DECLARED_BYTES {
                 return Err(format!(
@@ -265,7 +277,8 @@ impl Registry {
         load::alone(runtime, source).await
     }
 
-    /// Every loaded plugin that provides at least one tool, in registration order.
+    /// Every loaded plugin that provides at least one tool, in registration order, then
+    /// every hook component (grants, `plugins show` and trust treat both alike).
     pub fn plugins(&self) -> Vec<&Arc<Plugin>> {
         let mut plugins: Vec<&Arc<Plugin>> = Vec::new();
         for tool in &self.tools {
@@ -273,7 +286,14 @@ impl Registry {
                 plugins.push(&tool.plugin);
             }
         }
+        plugins.extend(&self.hooks);
         plugins
+    }
+
+    /// The hook components, in registration order (built-ins have none, then the user's
+    /// folder, then the workspace's, each by file name).
+    pub fn hooks(&self) -> &[Arc<Plugin>] {
+        &self.hooks
     }
 
     fn add(&mut self, plugin: Arc<Plugin>) {
@@ -313,7 +333,7 @@ impl Registry {
 
     /// Whether any loaded plugin declares a tool `name` (registered or skipped as taken).
     pub fn declares_tool(&self, name: &str) -> bool {
-        self.plugins().iter().any(|p| p.info.tools.iter().any(|t| t.name == name))
+        self.plugins().iter().filter(|p| p.hook.is_none()).any(|p| p.info.tools.iter().any(|t| t.name == name))
     }
 
     /// The plugin `name` belongs to: its own name, the name with `_` for `-`, one of its

@@ -625,7 +625,7 @@ async fn a_grant_never_crosses_from_one_origin_to_another() {
         let mut source = builtin.clone();
         source.origin = origin;
         let info = PluginInfo { name: name.into(), version: "1.0.0".into(), tools: Vec::new() };
-        Plugin { source, info, component: tokio::sync::OnceCell::new() }
+        Plugin { source, info, hook: None, component: tokio::sync::OnceCell::new() }
     };
     // The built-in gets the user's grant of its name.
     let granted = policy.grant(&plugin(Origin::Builtin, "read-file"));

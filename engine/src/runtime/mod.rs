@@ -29,6 +29,7 @@ mod metered;
 pub use convert::MAX_CONTENT as MAX_EDIT_CONTENT;
 mod fault;
 mod gate;
+mod hook;
 mod http;
 mod parking;
 mod pool;
@@ -61,6 +62,7 @@ pub use code_config::code_config as code_config_for_tests;
 pub use fault::CallFault;
 use fault::classify;
 pub use gate::{ApprovedLine, Gate};
+pub use hook::{HookAnswer, MAX_REPLY_ARGUMENTS, MAX_REPLY_TEXT};
 pub use http::{DenialReason, NetDenial};
 pub use parking::Parked;
 pub use process::ProcessAccess;
@@ -395,12 +397,24 @@ impl Runtime {
         native.and_then(|native| cache::precompiled(&self.engine, native)).map(|component| self.link(&component))
     }
 
-    /// Links a component of whichever contract version it exports (the newest first).
+    /// Links a component as a hook or a tool, by what it exports, of whichever contract
+    /// version it exports (the newest first).
     fn link(&self, component: &Component) -> Result<LoadedComponent, RuntimeError> {
-        let pre = self.linker.instantiate_pre(component).map_err(|e| RuntimeError::Link(format!("{e:#}")))?;
-        let pre = match bindings::v2::PluginPre::new(pre.clone()) {
-            Ok(v2) => Pre::V2(v2),
-            Err(_) => Pre::V1(bindings::v1::PluginPre::new(pre).map_err(|e| RuntimeError::Link(format!("{e:#}")))?),
+        let link_error = |e: wasmtime::Error| RuntimeError::Link(format!("{e:#}"));
+        let (exports, names) = hook::exports_of(&self.engine, component);
+        if exports == hook::Exports::Neither {
+            let names = if names.is_empty() { "nothing".to_string() } else { names.join(", ") };
+            return Err(RuntimeError::Link(format!(
+                "it exports neither `airlock:tool/tool` (a tool) nor `airlock:hook/handler` (a hook), but {names}"
+            )));
+        }
+        let pre = self.linker.instantiate_pre(component).map_err(link_error)?;
+        let pre = match exports {
+            hook::Exports::Hook => Pre::Hook(bindings::hook::HookPre::new(pre).map_err(link_error)?),
+            _ => match bindings::v2::PluginPre::new(pre.clone()) {
+                Ok(v2) => Pre::V2(v2),
+                Err(_) => Pre::V1(bindings::v1::PluginPre::new(pre).map_err(link_error)?),
+            },
         };
         Ok(LoadedComponent { pre: Arc::new(pre) })
     }
@@ -421,6 +435,7 @@ impl Runtime {
         let instantiated = match &*component.pre {
             Pre::V1(pre) => pre.instantiate_async(&mut store).await.map(Plugin::V1),
             Pre::V2(pre) => pre.instantiate_async(&mut store).await.map(Plugin::V2),
+            Pre::Hook(pre) => pre.instantiate_async(&mut store).await.map(Plugin::Hook),
         };
         match instantiated {
             Ok(plugin) => Ok(Instance { store, plugin, deadline, faulted: false, _permits: permits }),
@@ -462,12 +477,19 @@ pub struct LoadedComponent {
 }
 
 impl LoadedComponent {
-    /// The contract version the component was built against (`0.1.0`, `0.2.0`).
+    /// The contract version the component was built against (`0.1.0`, `0.2.0`; `0.3.0`
+    /// for a hook).
     pub fn contract_version(&self) -> &'static str {
         match &*self.pre {
             Pre::V1(_) => "0.1.0",
             Pre::V2(_) => "0.2.0",
+            Pre::Hook(_) => "0.3.0",
         }
+    }
+
+    /// Whether it is a hook (`airlock:hook/handler`), not a tool.
+    pub fn is_hook(&self) -> bool {
+        matches!(&*self.pre, Pre::Hook(_))
     }
 }
 
@@ -475,12 +497,14 @@ impl LoadedComponent {
 enum Pre {
     V1(bindings::v1::PluginPre<CallState>),
     V2(bindings::v2::PluginPre<CallState>),
+    Hook(bindings::hook::HookPre<CallState>),
 }
 
-/// An instance's exports, by contract version; both give the same Rust types.
+/// An instance's exports, by contract version; the tool versions give the same Rust types.
 enum Plugin {
     V1(bindings::v1::Plugin),
     V2(bindings::v2::Plugin),
+    Hook(bindings::hook::Hook),
 }
 
 /// Calls one export of whichever version `$plugin` is.
@@ -491,6 +515,8 @@ macro_rules! call_export {
         let result = match &$instance.plugin {
             Plugin::V1(plugin) => watch.guard(plugin.airlock_tool_tool().$method(store, $($arg),*)).await,
             Plugin::V2(plugin) => watch.guard(plugin.airlock_tool_tool().$method(store, $($arg),*)).await,
+            // The registry never offers a hook as a tool.
+            Plugin::Hook(_) => return Err(CallFault::Instantiate("the component is a hook, not a tool".into())),
         };
         $instance.finish(result)
     }};

@@ -3,10 +3,12 @@
 //! stream's part: [`dispatch`] (how replies combine with the policy), [`visible`] (what front
 //! ends and `airlock hooks list` show), [`command`] (command hooks run through the built
 //! binary's sandbox) and [`command_session`] (command hooks in real sessions: Claude Code's
-//! protocol, on_error, workspace hooks under trust).
+//! protocol, on_error, workspace hooks under trust), [`component`] (component hooks: the
+//! `airlock:hook` fixtures in real sessions).
 
 mod command;
 mod command_session;
+mod component;
 mod dispatch;
 mod visible;
 
