@@ -240,10 +240,6 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         let mut stdout = std::io::stdout().lock();
         return written(commands::prompts::skills(&paths.home, &workspace, enabled, command, &mut stdout));
     }
-    if let Some(Command::Hooks { command }) = &cli.command {
-        let mut stdout = std::io::stdout().lock();
-        return written(commands::hooks::run(&paths, &workspace, &file.hooks, command, &mut stdout));
-    }
     if let Some(Command::Mcp { command: McpCommand::Manage(command) }) = &cli.command {
         let helper = PathBuf::from(airlock_process::SELF_EXE);
         let context = commands::mcp::Context { paths: &paths, workspace: &workspace, helper };
@@ -300,6 +296,17 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             };
             return written(written_list);
         }
+        Some(Command::Hooks { command }) => {
+            let context = commands::hooks::Context {
+                paths: &paths,
+                workspace: &workspace,
+                settings: &file.hooks,
+                runtime: &tools.runtime,
+                registry: &tools.registry,
+                policy: &tools.policy,
+            };
+            return written(commands::hooks::run(&context, &command, &mut std::io::stdout().lock()));
+        }
         Some(Command::Plugins { command }) => {
             let context = commands::plugins::Context {
                 paths: &paths,
@@ -335,7 +342,6 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             | Command::Sessions { .. }
             | Command::Commands { .. }
             | Command::Skills { .. }
-            | Command::Hooks { .. }
             | Command::Config { .. }
             | Command::Mcp { command: McpCommand::Manage(_) },
         )

@@ -11,6 +11,9 @@ use airlock_engine::config::hooks::HooksSettings;
 use airlock_engine::hooks::load::{self, Sources};
 use airlock_engine::hooks::{HookSpec, Hooks, OnError};
 use airlock_engine::paths::Paths;
+use airlock_engine::policy::Policy;
+use airlock_engine::registry::Registry;
+use airlock_engine::runtime::Runtime;
 use airlock_engine::sanitize::line;
 
 #[derive(Debug, clap::Subcommand)]
@@ -23,23 +26,32 @@ pub enum HooksCommand {
     },
 }
 
-/// Prints the hooks `settings` (and the plugin folders) set for `workspace`.
-pub fn run(
-    paths: &Paths,
-    workspace: &Path,
-    settings: &HooksSettings,
-    command: &HooksCommand,
-    out: &mut impl Write,
-) -> io::Result<()> {
+/// What listing needs: the settings' hooks and the loaded plugins, hook components among
+/// them, with the policy that grants them.
+pub struct Context<'a> {
+    pub paths: &'a Paths,
+    pub workspace: &'a Path,
+    pub settings: &'a HooksSettings,
+    pub runtime: &'a Arc<Runtime>,
+    pub registry: &'a Registry,
+    pub policy: &'a Policy,
+}
+
+/// Prints the hooks the settings and the plugin folders set for the workspace.
+pub fn run(context: &Context<'_>, command: &HooksCommand, out: &mut impl Write) -> io::Result<()> {
     let HooksCommand::List { json } = command;
-    let trust_file = paths.trust_file();
+    let trust_file = context.paths.trust_file();
+    let workspace = context.workspace;
     let sources = Sources {
-        settings,
+        settings: context.settings,
         workspace,
         // Listing starts nothing: what a hook would hold when run does not matter here.
         protected: &[],
         trust_file: &trust_file,
         view: &|| Arc::default(),
+        runtime: context.runtime,
+        registry: context.registry,
+        policy: context.policy,
     };
     let (hooks, problems) = load::load(&sources);
     let hooks = Hooks::new(hooks, workspace.display().to_string());
