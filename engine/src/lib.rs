@@ -72,7 +72,7 @@
 //! this list and holds the crate to it.
 //!
 //! - `agent`: `audit`, `cancel`, `events`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
-//! - `audit`: `capability`, `contract`, `events`, `airlock_protocol`
+//! - `audit`: `capability`, `contract`, `events`, `paths`, `policy`, `registry`, `airlock_protocol`
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`
@@ -87,7 +87,7 @@
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
 //! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_sandbox`, `airlock_shell`
 //! - `sanitize`: `airlock_protocol`
-//! - `scheduler`: `audit`, `cancel`, `capability`, `contract`, `events`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_sandbox`
+//! - `scheduler`: `audit`, `cancel`, `capability`, `contract`, `events`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
 //! - `session`: `events`, `scheduler`, `airlock_model`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

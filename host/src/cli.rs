@@ -109,6 +109,11 @@ enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
+    /// A session's tamper-evident audit trail: `verify` its chain, `show` it.
+    Audit {
+        #[command(subcommand)]
+        command: commands::audit::AuditCommand,
+    },
     /// The Model Context Protocol: airlock's tools for other agents (`serve`), and the MCP
     /// servers airlock starts as tool sources, with what each may do.
     Mcp {
@@ -227,6 +232,14 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
     }
+    if let Some(Command::Audit { command }) = &cli.command {
+        let mut stdout = std::io::stdout().lock();
+        return match commands::audit::run(&paths.home, &workspace, command, &mut stdout) {
+            Ok(true) => Ok(ExitCode::Success),
+            Ok(false) => Ok(ExitCode::Failure),
+            Err(e) => command_done(Err(e)),
+        };
+    }
     if let Some(Command::Commands { command }) = &cli.command {
         return written(commands::prompts::commands(&paths.home, &workspace, command, &mut std::io::stdout().lock()));
     }
@@ -323,6 +336,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         Some(
             Command::Trust(_)
             | Command::Sessions { .. }
+            | Command::Audit { .. }
             | Command::Commands { .. }
             | Command::Skills { .. }
             | Command::Config { .. }
@@ -367,6 +381,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             context_file_names: file.context.file_names(),
             skills: file.skills.enabled(),
         },
+        audit: file.audit.enabled(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     let session = airlock_door::Session::from(session);

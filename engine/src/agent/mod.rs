@@ -12,6 +12,7 @@
 //! Before each request the history is compressed when it nears the context window
 //! ([`compress`]); repeated calls and repeated text are detected ([`loop_detect`]).
 
+mod audit;
 mod compress;
 pub mod context_files;
 mod finish;
@@ -142,6 +143,8 @@ pub struct Agent {
     /// The JSON Schema of the final answer (`--output-schema`), sent with every request of
     /// a turn: which response is the last one is only known once it came.
     output_schema: Option<serde_json::Value>,
+    /// The `seq` of the audit trail's head last written into the session file.
+    audit_head: Option<u64>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -167,6 +170,7 @@ impl Agent {
             warned_uncompressible: false,
             todos: Vec::new(),
             output_schema: None,
+            audit_head: None,
         };
         agent.declare_tools();
         agent
@@ -214,7 +218,10 @@ impl Agent {
 
     /// Records every message appended from now on with `recorder`, and keeps tool outputs
     /// too long to send whole beside the session file.
+    /// The trail of the session recorded to before ends; [`Agent::open_audit`] opens the
+    /// new one's.
     pub fn record_to(&mut self, recorder: Recorder) {
+        self.end_audit();
         self.scheduler.keep_outputs_in(recorder.outputs_dir());
         self.recorder = Some(recorder);
     }
@@ -281,6 +288,7 @@ impl Agent {
         if let Err(error) = recorder.calls(&calls) {
             self.recording_failed(error, events);
         }
+        self.write_audit_head(events);
     }
 
     /// Appends `message` to the history and to the session file.

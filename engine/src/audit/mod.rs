@@ -17,12 +17,16 @@
 //! the whole trail and the head together; an external copy of the head defends that.
 
 pub mod record;
+pub mod start;
 pub mod verify;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::events::{Event, EventSink};
 
 pub use record::{Approval, Body, GrantRecord};
 
@@ -53,6 +57,8 @@ pub struct Head {
 pub struct Trail {
     path: PathBuf,
     state: Mutex<State>,
+    /// A write failed and the user was told (once a session).
+    warned: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -89,7 +95,7 @@ impl Trail {
             }
             None => (0, record::digest(&header_line(session)?)),
         };
-        Ok(Self { path, state: Mutex::new(State { file, next, prev }) })
+        Ok(Self { path, state: Mutex::new(State { file, next, prev }), warned: AtomicBool::new(false) })
     }
 
     pub fn path(&self) -> &Path {
@@ -120,6 +126,47 @@ impl Trail {
     pub fn head(&self) -> Option<Head> {
         let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.next.checked_sub(1).map(|seq| Head { seq, hash: state.prev.clone() })
+    }
+}
+
+/// The trail the session records to now, shared by whoever writes records (the scheduler's
+/// call tasks, the engine's mode changes); empty while the trail is off or no session is
+/// recorded.
+#[derive(Debug, Clone, Default)]
+pub struct Slot(Arc<Mutex<Option<Arc<Trail>>>>);
+
+impl Slot {
+    pub fn get(&self) -> Option<Arc<Trail>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Records to `trail` from now on (`None`: to nothing).
+    pub fn set(&self, trail: Option<Arc<Trail>>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = trail;
+    }
+
+    /// Appends `body` to the trail, if one is open; a failure is said once a session, and
+    /// never stops the call or the change being recorded.
+    pub fn record(&self, body: &Body, events: &EventSink) {
+        if let Some(trail) = self.get() {
+            trail.record(body, events);
+        }
+    }
+}
+
+impl Trail {
+    /// [`Trail::append`], with a failure said once (a warning).
+    pub fn record(&self, body: &Body, events: &EventSink) -> Option<Head> {
+        match self.append(body) {
+            Ok(head) => Some(head),
+            Err(error) => {
+                tracing::warn!("{error}");
+                if !self.warned.swap(true, Ordering::Relaxed) {
+                    events.send(Event::Warning { message: format!("{error}; the audit trail misses records") });
+                }
+                None
+            }
+        }
     }
 }
 

@@ -21,10 +21,11 @@ use crate::events::{CallCost, CallStatus};
 use airlock_protocol::hook::HookNote;
 
 /// Who let a call run, or refused it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "by", rename_all = "snake_case")]
 pub enum Approval {
     /// The call ended before anyone decided (unknown tool, bad arguments, cancelled).
+    #[default]
     None,
     /// A policy rule decided: `source` is `system`, `session`, `user` or `workspace`,
     /// `origin` the file and line it was written at (or `this session`).
@@ -85,6 +86,21 @@ impl GrantRecord {
             env: effective.env.clone(),
             processes: effective.processes.clone(),
             memory_bytes: limits.memory.try_into().unwrap_or(u64::MAX),
+        }
+    }
+
+    /// What a sandbox shown to a person holds (an MCP server's).
+    pub fn of_held(held: &crate::capability::Held) -> Self {
+        Self {
+            files: held
+                .folders
+                .iter()
+                .map(|folder| format!("{} {}", if folder.writable { "rw" } else { "ro" }, folder.path.display()))
+                .collect(),
+            network: held.network.clone(),
+            env: held.env.clone(),
+            processes: held.commands.iter().cloned().collect(),
+            memory_bytes: held.memory_bytes,
         }
     }
 

@@ -173,6 +173,7 @@ pub fn workspace_refusal(path: &[String], value: &DeValue<'_>) -> Option<&'stati
         }
         "locked" => "only the system file locks keys",
         "profiles" => "profiles are defined by the system file and the user's",
+        "audit" => "only the user's or the system's file may turn the audit trail off",
         _ if path.iter().any(|part| part == "web_search") => "it chooses where search requests and their key go",
         _ if last.ends_with("_env") || last.ends_with("_variable") || last == "env" || last == "headers" => {
             "it names variables or headers that carry secrets"

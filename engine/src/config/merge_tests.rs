@@ -83,6 +83,7 @@ fn a_workspace_may_not_widen_reach_nor_choose_where_requests_go() {
         ("[profiles.fast]\nmodel = \"m\"\n", "profiles"),
         ("[media]\nkey_env = \"X\"\n", "media.key_env"),
         ("[media]\nupload_url = \"http://evil.example\"\n", "media.upload_url"),
+        ("[audit]\nenabled = false\n", "audit.enabled"),
     ] {
         let merger = merged(&[(text, Role::Workspace)], &[]);
         let refused: Vec<String> = merger.refused.iter().map(|r| dotted(&r.path)).collect();
@@ -97,6 +98,13 @@ fn a_workspace_may_tune_what_stays_inside_it() {
     let merger = merged(&[(text, Role::Workspace)], &[]);
     assert!(merger.refused.is_empty(), "{:?}", merger.refused);
     assert_eq!(merger.origins.len(), 4);
+}
+
+#[test]
+fn the_user_may_turn_the_audit_trail_off() {
+    let merger = merged(&[("[audit]\nenabled = false\n", Role::User)], &[]);
+    assert!(merger.refused.is_empty(), "{:?}", merger.refused);
+    assert_eq!(merger.origins.len(), 1);
 }
 
 #[test]

@@ -30,6 +30,7 @@ async fn start(setup: &Setup, mode: ApprovalMode) -> (Session, UnboundedReceiver
         output_schema: None,
         media: crate::media::MediaLimits::default(),
         prompts: super::PromptSettings::default(),
+        audit: false,
     };
     Session::start(settings, tools).unwrap()
 }

@@ -40,6 +40,7 @@ async fn start(setup: &Setup, mock: &MockModel, mode: ApprovalMode) -> (Session,
         output_schema: None,
         media: crate::media::MediaLimits::default(),
         prompts: super::PromptSettings::default(),
+        audit: true,
     };
     Session::start(settings, tools).unwrap()
 }

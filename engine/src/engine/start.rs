@@ -143,6 +143,8 @@ pub struct Settings {
     pub media: crate::media::MediaLimits,
     /// `[context]` and `[skills]` of `config.toml`.
     pub prompts: PromptSettings,
+    /// `[audit] enabled`: each recorded session keeps an audit trail ([`crate::audit`]).
+    pub audit: bool,
 }
 
 /// Which context files are read and whether skills are offered.
@@ -190,6 +192,8 @@ pub(super) struct Started {
     pub provider: Option<ProviderConfig>,
     /// The custom commands found at start.
     pub commands: Arc<crate::prompts::commands::Commands>,
+    /// Whether recorded sessions keep an audit trail.
+    pub audit: bool,
 }
 
 /// The `init` event of the session `info` names.
@@ -218,6 +222,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         output_schema,
         media,
         prompts,
+        audit,
     } = settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
     let context = context_files::load(&paths.home, &workspace, &folders, &prompts.context_file_names);
@@ -310,13 +315,16 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         }
         let replay = super::Replay::of(&mut opened);
         agent.record_to(opened.recorder);
+        if audit {
+            agent.open_audit(crate::audit::start::of(&paths, &workspace, &policy, &registry, opened.resumed), &events);
+        }
         if opened.resumed {
             agent.resume(opened.history, &events);
             out.send(Output::Replay(replay));
             agent.restore_todos(opened.todos, &events);
         }
     }
-    Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider, commands: custom })
+    Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider, commands: custom, audit })
 }
 
 /// Said once at start, when a tool offered this session can start programs and this kernel

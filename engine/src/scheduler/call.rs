@@ -10,6 +10,8 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use super::audited::Witness;
+use crate::audit::GrantRecord;
 use super::bound::{BoundEdit, Scratch};
 use super::finish::{Ending, fault_error, finish_metered, finish_with};
 use super::groups::Reach;
@@ -62,12 +64,16 @@ pub(super) struct Prepared {
     /// The command line an exec confirmation showed, and its folder, once approved: the one
     /// line a tool granted `*` may start in this call.
     pub approved_line: Option<ApprovedLine>,
+    /// What the audit trail records of it; approval sets who decided.
+    pub witness: Witness,
 }
 
 impl Prepared {
     /// Ends the call with `error`, before it executed.
     pub fn fail(self, error: ToolError, events: &EventSink) -> CompletedCall {
-        finish_metered(&self.call, self.started, Err(error), events, Some(&self.access.meter))
+        let mut witness = self.witness;
+        witness.set_args(&self.args);
+        finish_metered(&self.call, self.started, Err(error), events, Some(&self.access.meter), witness)
     }
 
     /// Ends the call as cancelled, for `reason`, before it executed.
@@ -111,8 +117,10 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
         }
-        let Prepared { call, tool, args, started, description, writes, access, modified, approved_line, kept, .. } =
-            ready;
+        let Prepared {
+            call, tool, args, started, description, writes, access, modified, approved_line, kept, mut witness, ..
+        } = ready;
+        witness.set_args(&args);
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         if !access.effective.processes.is_empty() {
             self.warn_without_view(events);
@@ -135,7 +143,9 @@ impl Scheduler {
         let run = Run { tool: &tool, call: &call, args: &args, writes: &writes, cancel, live, events, approved_line };
         let mut scratch = match scratch_for(&writes).await {
             Ok(scratch) => scratch,
-            Err(error) => return finish_metered(&call, started, Err(error), events, Some(&access.meter)),
+            Err(error) => {
+                return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
+            }
         };
         let mut outcome = self.run_once(&run, &access, kept, scratch.as_ref()).await;
         // A failure for want of what the plugin requested and nobody granted: the person may
@@ -144,9 +154,12 @@ impl Scheduler {
             && !cancel.is_cancelled()
             && let Some(widened) = self.offer_grant(&run, &access, &outcome.denied).await
         {
+            witness.grant = GrantRecord::of(&widened.effective, &widened.limits);
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
-                Err(error) => return finish_metered(&call, started, Err(error), events, Some(&access.meter)),
+                Err(error) => {
+                return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
+            }
             };
             outcome = self.run_once(&run, &widened, None, scratch.as_ref()).await;
         }
@@ -156,9 +169,12 @@ impl Scheduler {
             && !cancel.is_cancelled()
             && let Some(widened) = self.offer_sandbox_access(&run, &access, &outcome.blocked).await
         {
+            witness.grant = GrantRecord::of(&widened.effective, &widened.limits);
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
-                Err(error) => return finish_metered(&call, started, Err(error), events, Some(&access.meter)),
+                Err(error) => {
+                return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
+            }
             };
             outcome = self.run_once(&run, &widened, None, scratch.as_ref()).await;
         }
@@ -195,6 +211,7 @@ impl Scheduler {
             meter: Some(&access.meter),
             description: Some(description),
             live,
+            witness,
         };
         finish_with(&call, result, events, ending)
     }

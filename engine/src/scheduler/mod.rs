@@ -16,6 +16,7 @@
 //! when cancelled.
 
 mod approval;
+mod audited;
 mod bound;
 mod call;
 mod finish;
@@ -65,6 +66,10 @@ pub struct CompletedCall {
     pub shown: crate::events::Shown,
     /// The plugin's one-line description of the call, when it was approved.
     pub description: Option<String>,
+    /// Who let it run or refused it (`None` when it ended before anyone decided).
+    pub approval: crate::audit::Approval,
+    /// What hooks did to it, in their order.
+    pub hooks: Vec<airlock_protocol::hook::HookNote>,
 }
 
 impl CompletedCall {
@@ -113,6 +118,8 @@ pub struct Scheduler {
     mcp: Option<Arc<crate::mcp::Hub>>,
     /// The skills offered (name to folder); without any, `activate_skill` is not offered.
     skills: Arc<std::collections::BTreeMap<String, PathBuf>>,
+    /// The session's audit trail, when it keeps one.
+    audit: crate::audit::Slot,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -143,7 +150,18 @@ impl Scheduler {
             command_view: Arc::default(),
             mcp: None,
             skills: Arc::default(),
+            audit: crate::audit::Slot::default(),
         }
+    }
+
+    /// The session's audit trail, shared with whoever records besides the calls.
+    pub fn audit(&self) -> &crate::audit::Slot {
+        &self.audit
+    }
+
+    /// A new call's audit context: the trail, nothing known yet.
+    fn witness(&self) -> audited::Witness {
+        audited::Witness { trail: self.audit.get(), ..audited::Witness::default() }
     }
 
     /// The skills the model may activate (`[skills]` on and some found): each name with its
@@ -327,6 +345,8 @@ impl Scheduler {
                         command: None,
                         shown: crate::events::Shown::new(None, "the call failed inside airlock; see the log"),
                         description: None,
+                        approval: crate::audit::Approval::None,
+                        hooks: Vec::new(),
                     }
                 })
             })

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::audited::Witness;
 use super::bound::BoundEdit;
 use super::call::Prepared;
 use super::finish::{cancelled, fault_error, finish, finish_metered};
@@ -45,7 +46,8 @@ impl Scheduler {
     pub(super) async fn validate(&self, call: &FunctionCall, events: &EventSink, cancel: &Cancellation) -> Validated {
         let started = Instant::now();
         let parsed = parse_args(&call.arguments);
-        let fail = |error: ToolError| Validated::Done(Box::new(finish(call, started, Err(error), events)));
+        let fail =
+            |error: ToolError| Validated::Done(Box::new(finish(call, started, Err(error), events, self.witness())));
 
         let Some(tool) = self.registry.get(&call.name).cloned() else {
             if let Some(found) = self.mcp_tool(&call.name) {
@@ -78,11 +80,13 @@ impl Scheduler {
         }
         let (effective, limits) = self.policy.access(&tool.plugin, &tool.info, self.limits);
         let access = Access { effective, limits, meter: Arc::default() };
+        let mut witness = Witness::plugin(self.audit.get(), &tool, &access);
+        witness.set_args(&args);
         self.warn_missing(&tool, &access.effective, events);
         let (instance, description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
             Ok(checked) => checked,
             Err(error) => {
-                let done = finish_metered(call, started, Err(error), events, Some(&access.meter));
+                let done = finish_metered(call, started, Err(error), events, Some(&access.meter), witness);
                 return Validated::Done(Box::new(done));
             }
         };
@@ -91,7 +95,8 @@ impl Scheduler {
             Ok(writes) => writes,
             Err(message) => {
                 let error = Err(ToolError::new(ErrorKind::PolicyDenied, message));
-                return Validated::Done(Box::new(finish_metered(call, started, error, events, Some(&access.meter))));
+                let done = finish_metered(call, started, error, events, Some(&access.meter), witness);
+                return Validated::Done(Box::new(done));
             }
         };
         let kept =
@@ -110,6 +115,7 @@ impl Scheduler {
             kept,
             modified: false,
             approved_line: None,
+            witness,
         }))
     }
 

@@ -141,6 +141,8 @@ fn start(
         media: airlock_engine::media::MediaLimits::default(),
         // No model reads a system prompt here.
         prompts: engine::PromptSettings::default(),
+        // No conversation is recorded, so there is no session for a trail to belong to.
+        audit: false,
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| ServeError::Start(e.to_string()))?;
     Ok((airlock_door::Session::from(session), outputs))
