@@ -24,7 +24,11 @@ pub fn of(paths: &Paths, workspace: &Path, policy: &Policy, registry: &Registry,
         ("workspace policy", crate::policy::workspace_policy_path(workspace)),
     ]
     .into_iter()
-    .map(|(role, path)| FileDigest { role: role.to_owned(), sha256: file_digest(&path), path: path.display().to_string() })
+    .map(|(role, path)| FileDigest {
+        role: role.to_owned(),
+        sha256: file_digest(&path),
+        path: path.display().to_string(),
+    })
     .collect();
     let plugins = registry
         .plugins()

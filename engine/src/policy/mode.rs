@@ -52,7 +52,12 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Basis {
     /// `origin` is where the rule was written (`file:line`, or `this session`).
-    Rule { source: RuleSource, origin: String, scope: String, decision: RuleDecision },
+    Rule {
+        source: RuleSource,
+        origin: String,
+        scope: String,
+        decision: RuleDecision,
+    },
     Mode(ApprovalMode),
     /// A read-only kind that shows nothing to confirm: allowed in every mode but plan's
     /// limits.

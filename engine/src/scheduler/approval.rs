@@ -12,10 +12,10 @@
 use std::path::{Path, PathBuf};
 
 use super::call::{Approved, Prepared};
-use super::{Scheduler, audited};
 use super::finish::cancelled;
 use super::sandboxing::Writes;
 use super::validation::Validated;
+use super::{Scheduler, audited};
 use crate::cancel::Cancellation;
 use crate::contract::{Confirmation, ErrorKind, ToolError};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
@@ -228,6 +228,6 @@ impl Scheduler {
             }
             _ => None,
         };
-        Approved::Ready(prepared)
+        Approved::Ready(Box::new(prepared))
     }
 }

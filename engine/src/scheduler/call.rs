@@ -11,12 +11,12 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use super::audited::Witness;
-use crate::audit::GrantRecord;
 use super::bound::{BoundEdit, Scratch};
 use super::finish::{Ending, fault_error, finish_metered, finish_with};
 use super::groups::Reach;
 use super::sandboxing::{Access, EditTarget, Holds, InstanceOf, Writes, execution};
 use super::{CompletedCall, Scheduler, grant, output};
+use crate::audit::GrantRecord;
 use crate::cancel::Cancellation;
 use crate::capability::Effective;
 use crate::capability::net::{self, NetRule};
@@ -30,7 +30,7 @@ use airlock_sandbox::explain::Blocked;
 /// The outcome of the steps before execution.
 pub(super) enum Approved {
     /// Approved and waiting for its turn.
-    Ready(Prepared),
+    Ready(Box<Prepared>),
     /// A call of an MCP server's tool, approved and waiting for its turn.
     ReadyMcp(Box<super::mcp::McpCall>),
     /// Finished early (unknown tool, bad arguments, refused, ...).
@@ -118,7 +118,18 @@ impl Scheduler {
             return ready.cancel("the run was cancelled before this call started", events);
         }
         let Prepared {
-            call, tool, args, started, description, writes, access, modified, approved_line, kept, mut witness, ..
+            call,
+            tool,
+            args,
+            started,
+            description,
+            writes,
+            access,
+            modified,
+            approved_line,
+            kept,
+            mut witness,
+            ..
         } = ready;
         witness.set_args(&args);
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
@@ -158,8 +169,8 @@ impl Scheduler {
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
                 Err(error) => {
-                return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
-            }
+                    return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
+                }
             };
             outcome = self.run_once(&run, &widened, None, scratch.as_ref()).await;
         }
@@ -173,8 +184,8 @@ impl Scheduler {
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
                 Err(error) => {
-                return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
-            }
+                    return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
+                }
             };
             outcome = self.run_once(&run, &widened, None, scratch.as_ref()).await;
         }

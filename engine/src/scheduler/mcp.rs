@@ -10,8 +10,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::finish::{Ending, cancelled, finish, finish_with};
 use super::audited::{self, Witness};
+use super::finish::{Ending, cancelled, finish, finish_with};
 use super::{CompletedCall, Scheduler, output};
 use crate::audit::GrantRecord;
 use crate::cancel::Cancellation;

@@ -393,7 +393,7 @@ impl Scheduler {
                 }
                 Some(Approved::Ready(ready)) => {
                     slots.push(None);
-                    runnable.push((index, Runnable::Plugin(Box::new(ready))));
+                    runnable.push((index, Runnable::Plugin(ready)));
                 }
                 Some(Approved::ReadyMcp(mcp)) => {
                     slots.push(None);

@@ -55,7 +55,9 @@ fn session_file(home: &Path, workspace: &Path, which: Option<&str>) -> Result<Pa
 fn check(session: &Path, out: &mut impl Write) -> Result<bool, CommandError> {
     let trail = audit::trail_path(session);
     match audit::verify::verify(session) {
-        Err(error) => Err(CommandError::Usage(format!("{error} (was the session recorded with [audit] enabled = false?)"))),
+        Err(error) => {
+            Err(CommandError::Usage(format!("{error} (was the session recorded with [audit] enabled = false?)")))
+        }
         Ok(Err(broken)) => {
             writeln!(out, "{}: broken at {}", line(&trail.display().to_string()), line(&broken.to_string()))?;
             Ok(false)
@@ -80,8 +82,8 @@ fn check(session: &Path, out: &mut impl Write) -> Result<bool, CommandError> {
 
 fn show(session: &Path, json: bool, out: &mut impl Write) -> Result<bool, CommandError> {
     let trail = audit::trail_path(session);
-    let bytes = std::fs::read(&trail)
-        .map_err(|e| CommandError::Usage(format!("cannot read {}: {e}", trail.display())))?;
+    let bytes =
+        std::fs::read(&trail).map_err(|e| CommandError::Usage(format!("cannot read {}: {e}", trail.display())))?;
     let records: Vec<serde_json::Value> = bytes
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
@@ -110,11 +112,8 @@ fn describe(record: &serde_json::Value) -> String {
     match text("type").as_str() {
         "start" => {
             let plugins = record.get("plugins").and_then(|p| p.as_array()).map_or(0, Vec::len);
-            let resumed = if record.get("resumed").and_then(serde_json::Value::as_bool) == Some(true) {
-                ", resumed"
-            } else {
-                ""
-            };
+            let resumed =
+                if record.get("resumed").and_then(serde_json::Value::as_bool) == Some(true) { ", resumed" } else { "" };
             format!("{head} {} ({}){resumed}, {plugins} plugins", text("workspace"), text("trust"))
         }
         "call" => {
@@ -154,9 +153,10 @@ fn describe(record: &serde_json::Value) -> String {
 fn grant_summary(grant: Option<&serde_json::Value>) -> String {
     let Some(grant) = grant else { return "?".into() };
     let list = |key: &str| -> Vec<String> {
-        grant.get(key).and_then(|v| v.as_array()).map_or_else(Vec::new, |items| {
-            items.iter().filter_map(|i| i.as_str()).map(str::to_owned).collect()
-        })
+        grant
+            .get(key)
+            .and_then(|v| v.as_array())
+            .map_or_else(Vec::new, |items| items.iter().filter_map(|i| i.as_str()).map(str::to_owned).collect())
     };
     let mut parts = Vec::new();
     for (key, label) in [("files", "files"), ("network", "net"), ("env", "env"), ("processes", "runs")] {
