@@ -83,7 +83,7 @@ fn a_workspace_may_not_widen_reach_nor_choose_where_requests_go() {
         ("[profiles.fast]\nmodel = \"m\"\n", "profiles"),
         ("[media]\nkey_env = \"X\"\n", "media.key_env"),
         ("[media]\nupload_url = \"http://evil.example\"\n", "media.upload_url"),
-        ("[audit]\nenabled = false\n", "audit.enabled"),
+        ("[audit]\nenabled = false\n", "audit"),
     ] {
         let merger = merged(&[(text, Role::Workspace)], &[]);
         let refused: Vec<String> = merger.refused.iter().map(|r| dotted(&r.path)).collect();
