@@ -72,7 +72,7 @@
 //! this list and holds the crate to it.
 //!
 //! - `agent`: `audit`, `cancel`, `events`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
-//! - `audit`: `capability`, `contract`, `events`, `paths`, `policy`, `registry`, `airlock_protocol`
+//! - `audit`: `capability`, `contract`, `events`, `paths`, `policy`, `registry`, `airlock_files`, `airlock_protocol`
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_sandbox`

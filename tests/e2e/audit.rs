@@ -228,3 +228,19 @@ fn the_user_may_turn_the_trail_off_and_a_workspace_may_not() {
     assert_eq!(verified.code, Some(2), "{}", verified.stdout);
     assert!(verified.stderr.contains("audit"), "{}", verified.stderr);
 }
+
+#[test]
+fn show_prints_what_the_model_named_sanitised_and_an_unknown_tools_call_is_recorded() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call("evil\u{1b}[2Jtool", json!({}))]));
+    mock.push_turn(Turn::text("done"));
+    let done = s.airlock(&mock, &["-p", "hi"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let shown = run_args(&s, &["audit", "show"]);
+    assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+    assert!(!shown.stdout.contains('\u{1b}'), "{:?}", shown.stdout);
+    let line = shown.stdout.lines().find(|l| l.contains(" call ")).unwrap_or_else(|| panic!("{}", shown.stdout));
+    assert!(line.contains("by nobody") && line.contains("error (tool_not_found)"), "{line}");
+    assert_eq!(verify(&s).code, Some(0));
+}

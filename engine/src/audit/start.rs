@@ -8,28 +8,35 @@ use super::record::{FileDigest, GrantRecord, LoadedRecord, Start};
 use crate::paths::Paths;
 use crate::policy::Policy;
 use crate::registry::{Origin, Registry};
+use airlock_files as files;
 
-/// Largest file hashed; a bigger one is named by its size (airlock refuses to read it anyway).
+/// Largest file hashed; a bigger one is said not read (airlock refuses to read it anyway).
 const MAX_HASHED: u64 = 1 << 20;
 
 /// The `start` record of a session in `workspace`.
 pub fn of(paths: &Paths, workspace: &Path, policy: &Policy, registry: &Registry, resumed: bool) -> Start {
-    let files = [
+    let user = [
         ("system config", paths.system.join("config.toml")),
         ("system policy", paths.system.join("policy.toml")),
         ("user config", paths.config_file()),
         ("user policy", paths.policy_file()),
         ("trust", paths.trust_file()),
-        ("workspace config", workspace.join(".airlock").join("config.toml")),
-        ("workspace policy", crate::policy::workspace_policy_path(workspace)),
     ]
     .into_iter()
-    .map(|(role, path)| FileDigest {
-        role: role.to_owned(),
-        sha256: file_digest(&path),
-        path: path.display().to_string(),
-    })
-    .collect();
+    .map(|(role, path)| digest_of(role, &path, files::read_user_file(&path, MAX_HASHED)));
+    // A workspace's files are read as its policy is: through a handle on the workspace,
+    // following no link, never blocking (a FIFO planted there must not hang the start).
+    let dir = files::open_dir(workspace);
+    let in_workspace = [("workspace config", ".airlock/config.toml"), ("workspace policy", ".airlock/policy.toml")]
+        .into_iter()
+        .map(|(role, relative)| {
+            let read = match &dir {
+                Ok(dir) => files::read_file_in(dir, Path::new(relative), MAX_HASHED),
+                Err(_) => Err(files::FileError::NotFound),
+            };
+            digest_of(role, &workspace.join(relative), read)
+        });
+    let files = user.chain(in_workspace).collect();
     let plugins = registry
         .plugins()
         .into_iter()
@@ -55,18 +62,12 @@ pub fn of(paths: &Paths, workspace: &Path, policy: &Policy, registry: &Registry,
     }
 }
 
-/// The sha-256 of the file at `path`, `none` when there is none, or why it was not read.
-fn file_digest(path: &Path) -> String {
-    use std::io::Read;
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return "none".into(),
-        Err(e) => return format!("unreadable: {e}"),
+/// A file's digest: its sha-256, `none` when there is none, or why it was not read.
+fn digest_of(role: &str, path: &Path, read: Result<Vec<u8>, files::FileError>) -> FileDigest {
+    let sha256 = match read {
+        Ok(bytes) => super::record::digest(&bytes),
+        Err(files::FileError::NotFound) => "none".into(),
+        Err(error) => format!("not read: {error}"),
     };
-    let mut bytes = Vec::new();
-    match file.take(MAX_HASHED + 1).read_to_end(&mut bytes) {
-        Ok(_) if bytes.len() as u64 > MAX_HASHED => "too large".into(),
-        Ok(_) => super::record::digest(&bytes),
-        Err(e) => format!("unreadable: {e}"),
-    }
+    FileDigest { role: role.to_owned(), path: path.display().to_string(), sha256 }
 }
