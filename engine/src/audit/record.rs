@@ -145,7 +145,8 @@ pub struct LoadedRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Start {
     pub workspace: String,
-    /// `trusted`, `untrusted`, `changed` (trusted, but its policy changed since).
+    /// `trusted` (its own policy is in force) or `untrusted` (never trusted, or changed
+    /// since: its policy grants nothing).
     pub trust: String,
     pub resumed: bool,
     pub files: Vec<FileDigest>,

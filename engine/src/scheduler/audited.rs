@@ -30,8 +30,10 @@ pub(super) struct Witness {
 impl Witness {
     /// A call of a plugin's `tool`, holding `access`.
     pub fn plugin(trail: Option<Arc<Trail>>, tool: &RegisteredTool, access: &Access) -> Self {
+        // With the trail off, nothing is gathered: the call pays nothing for it.
+        let Some(trail) = trail else { return Self::default() };
         Self {
-            trail,
+            trail: Some(trail),
             plugin: tool.plugin.info.name.clone(),
             digest: tool.plugin.source.content_hash.clone(),
             grant: GrantRecord::of(&access.effective, &access.limits),
@@ -41,7 +43,16 @@ impl Witness {
 
     /// The arguments as validated (or as the person edited them).
     pub fn set_args(&mut self, args: &str) {
-        self.args_sha256 = Some(crate::audit::record::digest(args.as_bytes()));
+        if self.trail.is_some() {
+            self.args_sha256 = Some(crate::audit::record::digest(args.as_bytes()));
+        }
+    }
+
+    /// The grant a call holds after a person widened it.
+    pub fn set_grant(&mut self, access: &Access) {
+        if self.trail.is_some() {
+            self.grant = GrantRecord::of(&access.effective, &access.limits);
+        }
     }
 
     /// Writes the call's record, before its end is reported.

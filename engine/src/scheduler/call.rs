@@ -16,7 +16,6 @@ use super::finish::{Ending, fault_error, finish_metered, finish_with};
 use super::groups::Reach;
 use super::sandboxing::{Access, EditTarget, Holds, InstanceOf, Writes, execution};
 use super::{CompletedCall, Scheduler, grant, output};
-use crate::audit::GrantRecord;
 use crate::cancel::Cancellation;
 use crate::capability::Effective;
 use crate::capability::net::{self, NetRule};
@@ -165,7 +164,7 @@ impl Scheduler {
             && !cancel.is_cancelled()
             && let Some(widened) = self.offer_grant(&run, &access, &outcome.denied).await
         {
-            witness.grant = GrantRecord::of(&widened.effective, &widened.limits);
+            witness.set_grant(&widened);
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
                 Err(error) => {
@@ -180,7 +179,7 @@ impl Scheduler {
             && !cancel.is_cancelled()
             && let Some(widened) = self.offer_sandbox_access(&run, &access, &outcome.blocked).await
         {
-            witness.grant = GrantRecord::of(&widened.effective, &widened.limits);
+            witness.set_grant(&widened);
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
                 Err(error) => {

@@ -129,12 +129,15 @@ impl Scheduler {
             }
         }
         let marker = live.server.marker();
-        let witness = Witness {
-            trail: self.audit.get(),
-            plugin: format!("mcp:{}", live.server.name),
-            grant: GrantRecord::of_held(&self.mcp_sandbox(&live)),
-            args_sha256: Some(crate::audit::record::digest(value.to_string().as_bytes())),
-            ..Witness::default()
+        let witness = match self.audit.get() {
+            Some(trail) => Witness {
+                trail: Some(trail),
+                plugin: format!("mcp:{}", live.server.name),
+                grant: GrantRecord::of_held(&self.mcp_sandbox(&live)),
+                args_sha256: Some(crate::audit::record::digest(value.to_string().as_bytes())),
+                ..Witness::default()
+            },
+            None => Witness::default(),
         };
         Ok(McpCall { call: call.clone(), live, tool, args, started, marker, witness })
     }
