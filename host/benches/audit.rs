@@ -44,7 +44,8 @@ fn main() {
     };
     let approval = Approval::Rule {
         source: "user".into(),
-        origin: "/home/user/.airlock/policy.toml:12".into(),
+        file: "/home/user/.airlock/policy.toml".into(),
+        line: Some(12),
         scope: "tool read_file, path src/**".into(),
         decision: "allow".into(),
     };

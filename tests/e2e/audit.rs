@@ -104,7 +104,7 @@ fn a_real_session_verifies_names_each_decider_and_every_tampering_is_caught() {
     for (line, (tool, by, outcome)) in call_lines.iter().zip(expected) {
         assert!(line.contains(tool) && line.contains(by) && line.contains(outcome), "{line}");
     }
-    assert!(call_lines[0].contains("(allow)") && call_lines[0].contains("policy.toml:"), "{}", call_lines[0]);
+    assert!(call_lines[0].contains("policy.toml:1 (allow)"), "{}", call_lines[0]);
 
     let json = run_args(&s, &["audit", "show", "--json"]);
     let records: Vec<Value> = serde_json::from_str(&json.stdout).unwrap_or_else(|e| panic!("{e}: {}", json.stdout));
@@ -117,6 +117,11 @@ fn a_real_session_verifies_names_each_decider_and_every_tampering_is_caught() {
     assert_eq!((read["plugin"].as_str().unwrap(), read["digest"].as_str().unwrap().len()), ("read-file", 64));
     assert!(read["grant"]["files"][0].as_str().unwrap().ends_with(s.workspace.to_str().unwrap()), "{read}");
     assert!(records[0]["plugins"].as_array().unwrap().iter().any(|p| p["name"] == "read-file"));
+    let rule = &records[1]["approval"];
+    let policy = s.airlock_home().join("policy.toml");
+    assert_eq!((&rule["by"], &rule["source"], &rule["line"]), (&json!("rule"), &json!("user"), &json!(1)), "{rule}");
+    assert_eq!(rule["file"], policy.to_str().unwrap(), "{rule}");
+    assert_eq!(rule["scope"], "tool write_file, path ruled.txt", "{rule}");
 
     let (_, trail) = files(&s);
     let original = lines(&trail);

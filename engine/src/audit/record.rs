@@ -27,9 +27,17 @@ pub enum Approval {
     /// The call ended before anyone decided (unknown tool, bad arguments, cancelled).
     #[default]
     None,
-    /// A policy rule decided: `source` is `system`, `session`, `user` or `workspace`,
-    /// `origin` the file and line it was written at (or `this session`).
-    Rule { source: String, origin: String, scope: String, decision: String },
+    /// A policy rule decided: `source` is `system`, `session`, `user` or `workspace`; `file`
+    /// and `line` where it was written (`this session` and no line for an "always" answer
+    /// not saved).
+    Rule {
+        source: String,
+        file: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u64>,
+        scope: String,
+        decision: String,
+    },
     /// The approval mode decided (`yolo`, `auto-edit`, `plan`, `default`).
     Mode { mode: String },
     /// A person answered the question: `once`, `always`, `edited`, `refused` or `cancelled`.
@@ -48,7 +56,10 @@ impl Approval {
     pub fn describe(&self) -> String {
         match self {
             Self::None => "nobody (ended before approval)".into(),
-            Self::Rule { source, origin, decision, .. } => format!("{source} rule {origin} ({decision})"),
+            Self::Rule { source, file, line: Some(line), decision, .. } => {
+                format!("{source} rule {file}:{line} ({decision})")
+            }
+            Self::Rule { source, file, line: None, decision, .. } => format!("{source} rule {file} ({decision})"),
             Self::Mode { mode } => format!("mode {mode}"),
             Self::User { answer } => format!("user ({answer})"),
             Self::Hook { name, action } => format!("hook {name} ({action})"),

@@ -89,12 +89,20 @@ impl Witness {
 /// Who decided, from what the policy's verdict rests on.
 pub(super) fn by_basis(basis: &Basis) -> Approval {
     match basis {
-        Basis::Rule { source, origin, scope, decision } => Approval::Rule {
-            source: source.as_str().to_owned(),
-            origin: origin.clone(),
-            scope: scope.clone(),
-            decision: decision.as_str().to_owned(),
-        },
+        Basis::Rule { source, origin, scope, decision } => {
+            // A rule read from a file says where as `file:line`.
+            let (file, line) = match origin.rsplit_once(':').map(|(file, line)| (file, line.parse::<u64>())) {
+                Some((file, Ok(line))) => (file.to_owned(), Some(line)),
+                _ => (origin.clone(), None),
+            };
+            Approval::Rule {
+                source: source.as_str().to_owned(),
+                file,
+                line,
+                scope: scope.clone(),
+                decision: decision.as_str().to_owned(),
+            }
+        }
         Basis::Mode(mode) => Approval::Mode { mode: mode.as_str().to_owned() },
         Basis::Default(kind) => Approval::Default { kind: kind_name(*kind) },
         Basis::Host(reason) => Approval::Host { reason: reason.clone() },
