@@ -25,6 +25,7 @@ pub enum AuditCommand {
     /// Print a session's audit trail: one line per record (time, tool, who approved it,
     /// outcome, cost; grants summarised).
     Show {
+        /// `latest` (default: the workspace's latest session), an id or the start of one.
         session: Option<String>,
         /// Print the records as a JSON array, as written.
         #[arg(long)]
