@@ -82,6 +82,24 @@ pub struct FileConfig {
     /// `[telemetry]`: OpenTelemetry export (never from a workspace's file).
     #[serde(default)]
     pub telemetry: TelemetrySettings,
+    /// `[audit]`: the tamper-evident audit trail ([`crate::audit`]).
+    #[serde(default)]
+    pub audit: AuditSettings,
+}
+
+/// `[audit]`. Only the user's and the system's file may set it: a repository must not be able
+/// to turn off the record of what its tools did.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditSettings {
+    /// Whether each session keeps an audit trail (default on).
+    pub enabled: Option<bool>,
+}
+
+impl AuditSettings {
+    pub fn enabled(&self) -> bool {
+        self.enabled.unwrap_or(true)
+    }
 }
 
 /// `[tools]`: limits applied to every tool call.

@@ -71,12 +71,13 @@
 //! that one top-level module may use, and the uses form no circle. `lib_tests.rs` reads
 //! this list and holds the crate to it.
 //!
-//! - `agent`: `cancel`, `events`, `hooks`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
+//! - `agent`: `audit`, `cancel`, `events`, `hooks`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
+//! - `audit`: `capability`, `contract`, `events`, `paths`, `policy`, `registry`, `airlock_files`, `airlock_protocol`
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
 //! - `contract`: (none)
-//! - `engine`: `agent`, `cancel`, `capability`, `config`, `contract`, `events`, `hooks`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
+//! - `engine`: `agent`, `audit`, `cancel`, `capability`, `config`, `contract`, `events`, `hooks`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`, `airlock_protocol`
 //! - `hooks`: `config`, `events`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
 //! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
@@ -87,11 +88,12 @@
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
 //! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_sandbox`, `airlock_shell`
 //! - `sanitize`: `airlock_protocol`
-//! - `scheduler`: `cancel`, `capability`, `contract`, `events`, `hooks`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
+//! - `scheduler`: `audit`, `cancel`, `capability`, `contract`, `events`, `hooks`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
 //! - `session`: `events`, `scheduler`, `airlock_model`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
+pub mod audit;
 pub(crate) mod cancel;
 pub mod capability;
 pub mod config;

@@ -109,6 +109,11 @@ enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
+    /// A session's tamper-evident audit trail: `verify` its chain, `show` it.
+    Audit {
+        #[command(subcommand)]
+        command: commands::audit::AuditCommand,
+    },
     /// The Model Context Protocol: airlock's tools for other agents (`serve`), and the MCP
     /// servers airlock starts as tool sources, with what each may do.
     Mcp {
@@ -232,6 +237,14 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
     }
+    if let Some(Command::Audit { command }) = &cli.command {
+        let mut stdout = std::io::stdout().lock();
+        return match commands::audit::run(&paths.home, &workspace, command, &mut stdout) {
+            Ok(true) => Ok(ExitCode::Success),
+            Ok(false) => Ok(ExitCode::Failure),
+            Err(e) => command_done(Err(e)),
+        };
+    }
     if let Some(Command::Commands { command }) = &cli.command {
         return written(commands::prompts::commands(&paths.home, &workspace, command, &mut std::io::stdout().lock()));
     }
@@ -340,6 +353,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         Some(
             Command::Trust(_)
             | Command::Sessions { .. }
+            | Command::Audit { .. }
             | Command::Commands { .. }
             | Command::Skills { .. }
             | Command::Config { .. }
@@ -386,6 +400,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             skills: file.skills.enabled(),
         },
         hooks: file.hooks,
+        audit: file.audit.enabled(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     let (session, outputs) = crate::telemetry::observe(telemetry.as_deref(), session, outputs);

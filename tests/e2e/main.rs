@@ -10,6 +10,7 @@
 
 #[path = "acp/main.rs"]
 mod acp;
+mod audit;
 mod bindings;
 mod bound_edits;
 mod command_line;

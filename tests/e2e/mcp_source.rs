@@ -71,4 +71,14 @@ fn an_mcp_servers_tool_is_offered_called_and_answered_and_its_grant_holds() {
     assert!(!answers[1].1.contains("the secret"), "{answers:?}");
     let marker = "MCP server fx (sandboxed: reads the workspace; writes nothing; no network; no variables)";
     assert!(done.stdout.contains(marker), "{}", done.stdout);
+    // The audit trail records the server's calls: its name, its sandbox, who approved.
+    let shown = crate::run_args(&s, &["audit", "show", "--json"]);
+    let records: Vec<serde_json::Value> = serde_json::from_str(&shown.stdout).unwrap();
+    let shout = records.iter().find(|r| r["tool"] == "fx__shout").unwrap_or_else(|| panic!("{}", shown.stdout));
+    assert_eq!(
+        (&shout["plugin"], &shout["approval"]["by"], &shout["approval"]["mode"]),
+        (&json!("mcp:fx"), &json!("mode"), &json!("yolo"))
+    );
+    let workspace = format!("ro {}", s.workspace.display());
+    assert_eq!(shout["grant"]["files"], json!([workspace]), "{shout}");
 }

@@ -297,7 +297,8 @@ fn session_files(s: &Session) -> Vec<String> {
     let dir = s.airlock_home().join("sessions");
     let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
+    // The session files, not the audit trails beside them.
+    files.retain(|p| p.extension().is_some_and(|e| e == "jsonl") && !p.to_string_lossy().ends_with(".audit.jsonl"));
     files.iter().map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).collect()
 }
 

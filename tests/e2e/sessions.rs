@@ -33,9 +33,11 @@ fn command_in(s: &Session, mock: &MockModel, workspace: &Path) -> Command {
 
 fn session_files(s: &Session) -> Vec<PathBuf> {
     let dir = s.airlock_home().join("sessions");
+    // The session files, not the audit trails beside them.
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
         .unwrap_or_default();
+    files.retain(|p| !p.to_string_lossy().ends_with(".audit.jsonl"));
     files.sort();
     files
 }

@@ -12,6 +12,7 @@
 //! Before each request the history is compressed when it nears the context window
 //! ([`compress`]); repeated calls and repeated text are detected ([`loop_detect`]).
 
+mod audit;
 mod compress;
 pub mod context_files;
 mod finish;
@@ -148,6 +149,8 @@ pub struct Agent {
     hooks: Option<std::sync::Arc<crate::hooks::Hooks>>,
     /// What hooks added to the context since the last prompt: it joins the next one.
     hook_context: Vec<String>,
+    /// The `seq` of the audit trail's head last written into the session file.
+    audit_head: Option<u64>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -175,6 +178,7 @@ impl Agent {
             output_schema: None,
             hooks: None,
             hook_context: Vec::new(),
+            audit_head: None,
         };
         agent.declare_tools();
         agent
@@ -222,7 +226,10 @@ impl Agent {
 
     /// Records every message appended from now on with `recorder`, and keeps tool outputs
     /// too long to send whole beside the session file.
+    /// The trail of the session recorded to before ends; [`Agent::open_audit`] opens the
+    /// new one's.
     pub fn record_to(&mut self, recorder: Recorder) {
+        self.end_audit();
         self.scheduler.keep_outputs_in(recorder.outputs_dir());
         self.recorder = Some(recorder);
     }
@@ -289,6 +296,7 @@ impl Agent {
         if let Err(error) = recorder.calls(&calls) {
             self.recording_failed(error, events);
         }
+        self.write_audit_head(events);
     }
 
     /// Appends `message` to the history and to the session file.

@@ -178,6 +178,7 @@ pub fn workspace_refusal(path: &[String], value: &DeValue<'_>) -> Option<&'stati
             return weakening.then_some("it would turn off a hook or let its failures pass");
         }
         "telemetry" => "it could send your prompts and tool calls to a collector of the repository's choosing",
+        "audit" => "only the user's or the system's file may turn the audit trail off",
         _ if path.iter().any(|part| part == "web_search") => "it chooses where search requests and their key go",
         _ if last.ends_with("_env") || last.ends_with("_variable") || last == "env" || last == "headers" => {
             "it names variables or headers that carry secrets"

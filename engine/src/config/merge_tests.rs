@@ -85,6 +85,7 @@ fn a_workspace_may_not_widen_reach_nor_choose_where_requests_go() {
         ("[media]\nupload_url = \"http://evil.example\"\n", "media.upload_url"),
         ("[telemetry]\nenabled = true\n", "telemetry"),
         ("telemetry = { log_prompts = true }\n", "telemetry"),
+        ("[audit]\nenabled = false\n", "audit"),
     ] {
         let merger = merged(&[(text, Role::Workspace)], &[]);
         let refused: Vec<String> = merger.refused.iter().map(|r| dotted(&r.path)).collect();
@@ -99,6 +100,13 @@ fn a_workspace_may_tune_what_stays_inside_it() {
     let merger = merged(&[(text, Role::Workspace)], &[]);
     assert!(merger.refused.is_empty(), "{:?}", merger.refused);
     assert_eq!(merger.origins.len(), 4);
+}
+
+#[test]
+fn the_user_may_turn_the_audit_trail_off() {
+    let merger = merged(&[("[audit]\nenabled = false\n", Role::User)], &[]);
+    assert!(merger.refused.is_empty(), "{:?}", merger.refused);
+    assert_eq!(merger.origins.len(), 1);
 }
 
 #[test]

@@ -31,6 +31,7 @@ async fn start(setup: &Setup, mode: ApprovalMode) -> (Session, UnboundedReceiver
         media: crate::media::MediaLimits::default(),
         prompts: super::PromptSettings::default(),
         hooks: Default::default(),
+        audit: false,
     };
     Session::start(settings, tools).unwrap()
 }

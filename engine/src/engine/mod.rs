@@ -199,6 +199,7 @@ impl Session {
         let watch = reload::watch(reload::dirs(&started.paths, &workspace), folders, orders.downgrade());
         let mut agent = started.agent;
         let calls = calls::Calls::new(agent.scheduler_mut(), started.events.clone());
+        let audit = started.audit.then(|| agent.scheduler_mut().audit().clone());
         let engine = Engine {
             agent,
             shared: Shared {
@@ -213,6 +214,7 @@ impl Session {
                 runtime: started.runtime,
                 current: current.clone(),
                 calls: calls.clone(),
+                audit,
             },
         };
         let task = tokio::spawn(engine.serve(received));
@@ -292,6 +294,8 @@ struct Shared {
     current: CurrentTools,
     /// Calls outside a turn, run with the agent's scheduler as it is now.
     calls: calls::Calls,
+    /// The session's audit trail, when recorded sessions keep one.
+    audit: Option<crate::audit::Slot>,
 }
 
 /// The tools a session uses now (they change when the plugin folders do): for front ends
@@ -495,7 +499,9 @@ impl Engine {
             Ok(opened) => {
                 self.shared.info.id = opened.recorder.id().to_owned();
                 self.agent.record_to(opened.recorder);
+                self.open_audit(false);
                 self.shared.calls.set(self.agent.scheduler_mut());
+                let events = &self.shared.events;
                 self.agent.resume(Vec::new(), events);
                 events.send(start::init(&self.shared.info, &self.shared.registry));
             }
@@ -511,6 +517,17 @@ impl Engine {
             self.shared.events.send(Event::Warning { message: airlock_model::ModelError::NoModel.to_string() });
         }
         none
+    }
+
+    /// Keeps an audit trail beside the session file just opened, when the settings say so.
+    fn open_audit(&mut self, resumed: bool) {
+        if self.shared.audit.is_none() {
+            return;
+        }
+        let shared = &self.shared;
+        let workspace = std::path::Path::new(&shared.info.workspace);
+        let start = crate::audit::start::of(&shared.paths, workspace, &shared.policy, &shared.registry, resumed);
+        self.agent.open_audit(start, &shared.events);
     }
 
     /// Sends the next turns to `model` of the same provider.
@@ -559,7 +576,9 @@ impl Engine {
                     events.send(Event::Notice { message });
                 }
                 self.agent.record_to(opened.recorder);
+                self.open_audit(true);
                 self.shared.calls.set(self.agent.scheduler_mut());
+                let events = &self.shared.events;
                 self.agent.resume(opened.history, events);
                 self.shared.out.send(Output::Replay(replay));
                 self.agent.restore_todos(opened.todos, events);
@@ -648,6 +667,10 @@ impl Shared {
             },
             Op::SetMode(mode) => {
                 self.policy.set_mode(mode);
+                if let Some(audit) = &self.audit {
+                    let change = crate::audit::record::ModeChange { mode: mode.as_str().to_owned() };
+                    audit.record(&crate::audit::Body::Mode(change), &self.events);
+                }
                 self.events.send(Event::Notice { message: format!("approval mode: {}", mode.as_str()) });
             }
             Op::Grant { id, answer } => {

@@ -41,6 +41,7 @@ async fn start(setup: &Setup, mock: &MockModel, mode: ApprovalMode) -> (Session,
         media: crate::media::MediaLimits::default(),
         prompts: super::PromptSettings::default(),
         hooks: Default::default(),
+        audit: true,
     };
     Session::start(settings, tools).unwrap()
 }

@@ -145,6 +145,8 @@ pub struct Settings {
     pub prompts: PromptSettings,
     /// `[hooks]` of the settings (a workspace's only when it is trusted).
     pub hooks: crate::config::hooks::HooksSettings,
+    /// `[audit] enabled`: each recorded session keeps an audit trail ([`crate::audit`]).
+    pub audit: bool,
 }
 
 /// Which context files are read and whether skills are offered.
@@ -192,6 +194,8 @@ pub(super) struct Started {
     pub provider: Option<ProviderConfig>,
     /// The custom commands found at start.
     pub commands: Arc<crate::prompts::commands::Commands>,
+    /// Whether recorded sessions keep an audit trail.
+    pub audit: bool,
 }
 
 /// The `init` event of the session `info` names.
@@ -221,6 +225,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         media,
         prompts,
         hooks,
+        audit,
     } = settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
     let context = context_files::load(&paths.home, &workspace, &folders, &prompts.context_file_names);
@@ -318,13 +323,16 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         }
         let replay = super::Replay::of(&mut opened);
         agent.record_to(opened.recorder);
+        if audit {
+            agent.open_audit(crate::audit::start::of(&paths, &workspace, &policy, &registry, opened.resumed), &events);
+        }
         if opened.resumed {
             agent.resume(opened.history, &events);
             out.send(Output::Replay(replay));
             agent.restore_todos(opened.todos, &events);
         }
     }
-    Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider, commands: custom })
+    Ok(Started { agent, questions, policy, registry, runtime, events, info, paths, provider, commands: custom, audit })
 }
 
 /// The session's hooks ([`crate::hooks::load`]), and those not run.

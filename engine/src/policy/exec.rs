@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use super::Policy;
 use super::line_view::LineView;
-use super::mode::{self, Verdict};
+use super::mode::{self, Basis, Verdict};
 use super::rules::{self, CallFacts, RuleDecision};
 use crate::contract::{Confirmation, ToolInfo};
 use airlock_shell::{self as shell, repo};
@@ -32,11 +32,13 @@ pub struct ExecVerdict {
     pub verdict: Verdict,
     /// What the line runs, for the question (every command line that was read).
     pub view: Option<LineView>,
+    /// What the verdict rests on.
+    pub basis: Basis,
 }
 
 impl ExecVerdict {
-    fn plain(verdict: Verdict) -> Self {
-        Self { verdict, view: None }
+    pub fn plain((verdict, basis): (Verdict, Basis)) -> Self {
+        Self { verdict, view: None, basis }
     }
 }
 
@@ -53,24 +55,24 @@ impl Policy {
     ) -> ExecVerdict {
         let mode = self.mode();
         let Confirmation::Exec { command: line, .. } = confirmation else {
-            return ExecVerdict::plain(self.verdict(tool, facts, Some(confirmation)));
+            return ExecVerdict::plain(self.decide(tool, facts, Some(confirmation)));
         };
         if !mode.offers(tool.kind) {
-            return ExecVerdict::plain(mode::by_mode(mode, tool.kind, Some(confirmation)));
+            return ExecVerdict::plain((mode::by_mode(mode, tool.kind, Some(confirmation)), Basis::Mode(mode)));
         }
         let parsed = match shell::parse(line) {
             Ok(parsed) => parsed,
             Err(error) => {
-                return ExecVerdict::plain(Verdict::Deny(format!(
-                    "the command line cannot be checked ({error}); write it more plainly"
-                )));
+                let why = format!("the command line cannot be checked ({error}); write it more plainly");
+                return ExecVerdict::plain((Verdict::Deny(why.clone()), Basis::Host(why)));
             }
         };
         if let Some(redirect) = shell::matching::write_outside(&parsed, directory, writable) {
-            return ExecVerdict::plain(Verdict::Deny(format!(
+            let why = format!(
                 "`{}` writes outside the folders this call may write; write inside the workspace",
                 redirect.text
-            )));
+            );
+            return ExecVerdict::plain((Verdict::Deny(why.clone()), Basis::Host(why)));
         }
         let mut decisions = Vec::with_capacity(parsed.commands.len());
         for command in &parsed.commands {
@@ -86,13 +88,14 @@ impl Policy {
                             rule.origin,
                             rule.scope()
                         ),
+                        Basis::of_rule(rule),
                     )
                 })
             });
-            if let Some((RuleDecision::Deny, why)) = &decided {
-                return ExecVerdict::plain(Verdict::Deny(format!("{why}; do not retry it")));
+            if let Some((RuleDecision::Deny, why, basis)) = &decided {
+                return ExecVerdict::plain((Verdict::Deny(format!("{why}; do not retry it")), basis.clone()));
             }
-            decisions.push(decided.map(|(decision, _)| decision));
+            decisions.push(decided.map(|(decision, _, basis)| (decision, basis)));
         }
         let git = repo::inspect(&parsed, directory);
         let denied = self.denied_commands(facts.tool);
@@ -106,19 +109,24 @@ impl Policy {
         });
         let allowed = |command: &shell::Command| {
             let at = parsed.commands.iter().position(|c| std::ptr::eq(c, command));
-            at.and_then(|at| decisions[at]) == Some(RuleDecision::Allow)
+            at.and_then(|at| decisions[at].as_ref().map(|(decision, _)| *decision)) == Some(RuleDecision::Allow)
         };
         let view = LineView::build(line, &parsed, allowed, uncertain.clone(), git.programs.clone());
-        let verdict = if uncertain.is_some() {
-            Verdict::Ask
-        } else if decisions.iter().all(|d| *d == Some(RuleDecision::Allow)) {
-            Verdict::Allow
-        } else if decisions.contains(&Some(RuleDecision::Ask)) {
-            Verdict::Ask
-        } else {
-            mode::by_mode(mode, tool.kind, Some(confirmation))
+        let decided = |wanted: RuleDecision| {
+            decisions.iter().flatten().find(|(decision, _)| *decision == wanted).map(|(_, basis)| basis.clone())
         };
-        ExecVerdict { verdict, view: Some(view) }
+        let all_allowed = decisions.iter().all(|d| matches!(d, Some((RuleDecision::Allow, _))));
+        let (verdict, basis) = if let Some(why) = uncertain {
+            (Verdict::Ask, Basis::Host(why))
+        } else if all_allowed {
+            let basis = decided(RuleDecision::Allow).unwrap_or_else(|| Basis::Host("the line runs no command".into()));
+            (Verdict::Allow, basis)
+        } else if let Some(basis) = decided(RuleDecision::Ask) {
+            (Verdict::Ask, basis)
+        } else {
+            (mode::by_mode(mode, tool.kind, Some(confirmation)), Basis::Mode(mode))
+        };
+        ExecVerdict { verdict, view: Some(view), basis }
     }
 
     /// The command prefixes the rules deny for `tool` (in any source): the gate refuses them

@@ -46,7 +46,7 @@ use std::time::Duration;
 pub use approver::{AlwaysScope, ApprovalOutcome, ApprovalRequest, Approver, GrantOutcome, GrantRequest, RefuseAll};
 pub use exec::ExecVerdict;
 pub use line_view::{CommandView, LineView};
-pub use mode::{ApprovalMode, Verdict};
+pub use mode::{ApprovalMode, Basis, Verdict};
 use rules::{CallFacts, PathGlob, Rule, RuleDecision, RuleSource};
 use trust::{TrustStatus, TrustStore};
 
@@ -407,9 +407,19 @@ impl Policy {
 
     /// Decides a call.
     pub fn verdict(&self, tool: &ToolInfo, facts: &CallFacts<'_>, confirmation: Option<&Confirmation>) -> Verdict {
+        self.decide(tool, facts, confirmation).0
+    }
+
+    /// Decides a call, and says what the decision rests on ([`Basis`]).
+    pub fn decide(
+        &self,
+        tool: &ToolInfo,
+        facts: &CallFacts<'_>,
+        confirmation: Option<&Confirmation>,
+    ) -> (Verdict, Basis) {
         let mode = self.mode();
         if !mode.offers(tool.kind) {
-            return mode::by_mode(mode, tool.kind, confirmation);
+            return (mode::by_mode(mode, tool.kind, confirmation), Basis::Mode(mode));
         }
         let decided = self.with_rules(|rules| {
             rules::deciding(rules, facts).map(|rule| {
@@ -417,22 +427,23 @@ impl Policy {
                 (
                     rule.decision,
                     format!("the {whose} policy denies this call (rule at {} ({}))", rule.origin, rule.scope()),
+                    Basis::of_rule(rule),
                 )
             })
         });
         match decided {
-            Some((RuleDecision::Allow, _)) => Verdict::Allow,
-            Some((RuleDecision::Ask, _)) => Verdict::Ask,
-            Some((RuleDecision::Deny, why)) => Verdict::Deny(format!("{why}; do not retry it")),
+            Some((RuleDecision::Allow, _, basis)) => (Verdict::Allow, basis),
+            Some((RuleDecision::Ask, _, basis)) => (Verdict::Ask, basis),
+            Some((RuleDecision::Deny, why, basis)) => (Verdict::Deny(format!("{why}; do not retry it")), basis),
             None => {
                 // auto-edit approves edits of the workspace; an edit elsewhere (the memory
                 // file, which steers every later session) still asks.
                 let outside = matches!(confirmation, Some(Confirmation::Edit { path, .. })
                     if !Path::new(path).starts_with(&self.roots.workspace));
                 if mode == ApprovalMode::AutoEdit && outside {
-                    return Verdict::Ask;
+                    return (Verdict::Ask, Basis::Mode(mode));
                 }
-                mode::by_mode(mode, tool.kind, confirmation)
+                (mode::by_mode(mode, tool.kind, confirmation), mode::basis_by_mode(mode, tool.kind, confirmation))
             }
         }
     }

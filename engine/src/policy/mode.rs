@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::rules::{RuleDecision, RuleSource};
 use crate::contract::{Confirmation, Kind};
 
 /// How much runs without asking, least to most permissive.
@@ -44,6 +45,40 @@ pub enum Verdict {
     Ask,
     /// Refused; the message says why and what would change it.
     Deny(String),
+}
+
+/// What a verdict rests on: the rule that decided, the mode, the kind's default, or
+/// airlock's own check. It says why; it never changes what was decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Basis {
+    /// `origin` is where the rule was written (`file:line`, or `this session`).
+    Rule {
+        source: RuleSource,
+        origin: String,
+        scope: String,
+        decision: RuleDecision,
+    },
+    Mode(ApprovalMode),
+    /// A read-only kind that shows nothing to confirm: allowed in every mode but plan's
+    /// limits.
+    Default(Kind),
+    /// airlock's own reading of the call (a command line it cannot read or name whole, a
+    /// write outside the call's folders).
+    Host(String),
+}
+
+impl Basis {
+    pub(super) fn of_rule(rule: &super::rules::Rule) -> Self {
+        Self::Rule { source: rule.source, origin: rule.origin.clone(), scope: rule.scope(), decision: rule.decision }
+    }
+}
+
+/// What [`by_mode`]'s decision rests on.
+pub fn basis_by_mode(mode: ApprovalMode, kind: Kind, confirmation: Option<&Confirmation>) -> Basis {
+    if mode != ApprovalMode::Yolo && mode.offers(kind) && kind.is_read_only() && confirmation.is_none() {
+        return Basis::Default(kind);
+    }
+    Basis::Mode(mode)
 }
 
 /// The mode's decision for a call that no rule decided.

@@ -49,6 +49,17 @@ pub enum RuleSource {
     Workspace,
 }
 
+impl RuleSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::System => "system",
+            Self::Session => "session",
+            Self::User => "user",
+            Self::Workspace => "workspace",
+        }
+    }
+}
+
 /// One rule.
 #[derive(Debug, Clone)]
 pub struct Rule {

@@ -13,21 +13,23 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Scheduler;
 use super::call::{Approved, Prepared};
 use super::finish::cancelled;
 use super::sandboxing::Writes;
 use super::validation::Validated;
+use super::{Scheduler, audited};
 use crate::cancel::Cancellation;
 use crate::contract::{Confirmation, ErrorKind, ToolError};
 use crate::events::{CallStatus, CallUpdate, Event, EventSink};
 use crate::policy::rules::CallFacts;
-use crate::policy::{ApprovalOutcome, ApprovalRequest, ExecVerdict, LineView, Verdict};
+use crate::policy::{ApprovalOutcome, ApprovalRequest, Basis, ExecVerdict, LineView, Verdict};
 use crate::runtime::ApprovedLine;
 
 /// What the rules made of a call, with what the later steps need of the judging.
 struct Judged {
     verdict: Verdict,
+    /// What the verdict rests on (for the audit trail).
+    basis: Basis,
     /// The command line as the host read it, when the call's confirmation is one.
     view: Option<LineView>,
     /// The folder an exec confirmation's line runs in, canonical.
@@ -74,7 +76,9 @@ impl Scheduler {
             Ok(hooked) => hooked,
             Err(done) => return Approved::Done(done),
         };
-        let Judged { verdict, view, exec_folder, writable } = self.judge(&prepared);
+        let Judged { verdict, basis, view, exec_folder, writable } = self.judge(&prepared);
+        // Who decided: the verdict's basis, unless a person is asked.
+        prepared.witness.approval = audited::by_basis(&basis);
         // The policy's verdict comes after the hooks': an ask only questions what it allows.
         let verdict = match verdict {
             Verdict::Allow if hook_asks => Verdict::Ask,
@@ -118,13 +122,13 @@ impl Scheduler {
         // Read command by command when the tool may start what it shows; for a tool that
         // cannot, the command is only words to the person, judged whole.
         let starts_programs = !access.effective.processes.is_empty();
-        let ExecVerdict { verdict, view } = match (confirmation, &exec_folder) {
+        let ExecVerdict { verdict, view, basis } = match (confirmation, &exec_folder) {
             (Some(exec), Some(folder)) if starts_programs => {
                 self.policy.exec_verdict(&tool.info, &facts, exec, folder, &writable)
             }
-            _ => ExecVerdict { verdict: self.policy.verdict(&tool.info, &facts, confirmation.as_ref()), view: None },
+            _ => ExecVerdict::plain(self.policy.decide(&tool.info, &facts, confirmation.as_ref())),
         };
-        Judged { verdict, view, exec_folder, writable }
+        Judged { verdict, basis, view, exec_folder, writable }
     }
 
     /// The question for the person, announced (`awaiting_approval`). The call's check
@@ -181,6 +185,7 @@ impl Scheduler {
             outcome = self.approver.ask(request) => outcome,
             () = cancel.cancelled() => return Err(Stop::Fail(cancelled())),
         };
+        prepared.witness.approval = audited::by_answer(&outcome);
         // A proposal longer than a confirmation holds arrived cut: editing it would apply the cut.
         let proposal_cut = matches!(&prepared.confirmation, Some(Confirmation::Edit { proposed, .. })
             if proposed.len() > crate::runtime::MAX_EDIT_CONTENT);
@@ -188,7 +193,10 @@ impl Scheduler {
             ApprovalOutcome::AllowOnce => {}
             ApprovalOutcome::AllowAlways { scope, save } => {
                 match self.policy.remember(&prepared.call.name, &scope, save) {
-                    Ok(message) => events.send(Event::Notice { message }),
+                    Ok(message) => {
+                        self.audit_grant("rule", &prepared.call.name, &message, events);
+                        events.send(Event::Notice { message });
+                    }
                     Err(error) => events.send(Event::Warning { message: format!("cannot save the rule: {error}") }),
                 }
             }
@@ -232,6 +240,6 @@ impl Scheduler {
             }
             _ => None,
         };
-        Approved::Ready(prepared)
+        Approved::Ready(Box::new(prepared))
     }
 }

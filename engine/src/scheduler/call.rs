@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use super::audited::Witness;
 use super::bound::{BoundEdit, Scratch};
 use super::finish::{Ending, fault_error, finish_metered, finish_with};
 use super::groups::Reach;
@@ -28,7 +29,7 @@ use airlock_sandbox::explain::Blocked;
 /// The outcome of the steps before execution.
 pub(super) enum Approved {
     /// Approved and waiting for its turn.
-    Ready(Prepared),
+    Ready(Box<Prepared>),
     /// A call of an MCP server's tool, approved and waiting for its turn.
     ReadyMcp(Box<super::mcp::McpCall>),
     /// Finished early (unknown tool, bad arguments, refused, ...).
@@ -64,14 +65,17 @@ pub(super) struct Prepared {
     pub approved_line: Option<ApprovedLine>,
     /// What `before_tool` hooks did to the call, for its record.
     pub hooks: Vec<crate::hooks::HookNote>,
+    /// What the audit trail records of it; approval sets who decided.
+    pub witness: Witness,
 }
 
 impl Prepared {
     /// Ends the call with `error`, before it executed.
     pub fn fail(self, error: ToolError, events: &EventSink) -> CompletedCall {
-        let mut done = finish_metered(&self.call, self.started, Err(error), events, Some(&self.access.meter));
-        done.hooks = self.hooks;
-        done
+        let mut witness = self.witness;
+        witness.set_args(&self.args);
+        witness.hooks = self.hooks;
+        finish_metered(&self.call, self.started, Err(error), events, Some(&self.access.meter), witness)
     }
 
     /// Ends the call as cancelled, for `reason`, before it executed.
@@ -127,8 +131,11 @@ impl Scheduler {
             approved_line,
             kept,
             hooks,
+            mut witness,
             ..
         } = ready;
+        witness.set_args(&args);
+        witness.hooks = hooks;
         events.send(Event::ToolCall(Box::new(CallUpdate::new(&call.id, &call.name, CallStatus::Executing))));
         if !access.effective.processes.is_empty() {
             self.warn_without_view(events);
@@ -151,7 +158,9 @@ impl Scheduler {
         let run = Run { tool: &tool, call: &call, args: &args, writes: &writes, cancel, live, events, approved_line };
         let mut scratch = match scratch_for(&writes).await {
             Ok(scratch) => scratch,
-            Err(error) => return finish_metered(&call, started, Err(error), events, Some(&access.meter)),
+            Err(error) => {
+                return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
+            }
         };
         let mut outcome = self.run_once(&run, &access, kept, scratch.as_ref()).await;
         // A failure for want of what the plugin requested and nobody granted: the person may
@@ -160,9 +169,12 @@ impl Scheduler {
             && !cancel.is_cancelled()
             && let Some(widened) = self.offer_grant(&run, &access, &outcome.denied).await
         {
+            witness.set_grant(&widened);
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
-                Err(error) => return finish_metered(&call, started, Err(error), events, Some(&access.meter)),
+                Err(error) => {
+                    return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
+                }
             };
             outcome = self.run_once(&run, &widened, None, scratch.as_ref()).await;
         }
@@ -172,9 +184,12 @@ impl Scheduler {
             && !cancel.is_cancelled()
             && let Some(widened) = self.offer_sandbox_access(&run, &access, &outcome.blocked).await
         {
+            witness.set_grant(&widened);
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
-                Err(error) => return finish_metered(&call, started, Err(error), events, Some(&access.meter)),
+                Err(error) => {
+                    return finish_metered(&call, started, Err(error), events, Some(&access.meter), witness);
+                }
             };
             outcome = self.run_once(&run, &widened, None, scratch.as_ref()).await;
         }
@@ -211,10 +226,9 @@ impl Scheduler {
             meter: Some(&access.meter),
             description: Some(description),
             live,
+            witness,
         };
-        let mut done = finish_with(&call, result, events, ending);
-        done.hooks = hooks;
-        done
+        finish_with(&call, result, events, ending)
     }
 
     /// Takes a bound edit's approved file out of its scratch copy, off the async workers,

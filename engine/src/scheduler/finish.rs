@@ -1,10 +1,12 @@
 //! How a call ends, whatever state it ends in: the errors of a cancelled or faulting guest,
-//! the terminal event, and the completed call with its cost and what a person is shown.
+//! the audit record, the terminal event (always after the record), and the completed call
+//! with its cost, who decided it and what a person is shown.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::CompletedCall;
+use super::audited::Witness;
 use crate::contract::{Display, ErrorKind, ToolError, ToolOutput};
 use crate::events::{CallCost, CallStatus, CallUpdate, Event, EventSink, MAX_FULL_OUTPUT, Shown};
 use crate::registry::RegisteredTool;
@@ -35,8 +37,9 @@ pub(super) fn finish(
     started: Instant,
     result: Result<ToolOutput, ToolError>,
     events: &EventSink,
+    witness: Witness,
 ) -> CompletedCall {
-    finish_with(call, result, events, Ending { started: Some(started), ..Ending::default() })
+    finish_with(call, result, events, Ending { started: Some(started), witness, ..Ending::default() })
 }
 
 /// [`finish`] with what the call's instances used.
@@ -46,8 +49,9 @@ pub(super) fn finish_metered(
     result: Result<ToolOutput, ToolError>,
     events: &EventSink,
     meter: Option<&UsageMeter>,
+    witness: Witness,
 ) -> CompletedCall {
-    let ending = Ending { started: Some(started), meter, ..Ending::default() };
+    let ending = Ending { started: Some(started), meter, witness, ..Ending::default() };
     finish_with(call, result, events, ending)
 }
 
@@ -64,6 +68,8 @@ pub(super) struct Ending<'a> {
     pub description: Option<String>,
     /// The end of what it streamed live.
     pub live: Option<String>,
+    /// What the audit trail records of it, and who decided it.
+    pub witness: Witness,
 }
 
 /// Emits the terminal event and builds the completed call.
@@ -73,7 +79,7 @@ pub(super) fn finish_with(
     events: &EventSink,
     ending: Ending<'_>,
 ) -> CompletedCall {
-    let Ending { started, executing, meter, description, live } = ending;
+    let Ending { started, executing, meter, description, live, witness } = ending;
     let status = match &result {
         Ok(_) => CallStatus::Success,
         Err(error) if error.kind == ErrorKind::Cancelled => CallStatus::Cancelled,
@@ -118,7 +124,10 @@ pub(super) fn finish_with(
         }
         Err(error) => update.error = Some(error.clone()),
     }
+    // Recorded before anyone is told how the call ended.
+    witness.record(call, status, &result, cost, events);
     events.send(Event::ToolCall(Box::new(update)));
+    let Witness { approval, hooks, .. } = witness;
     CompletedCall {
         call: call.clone(),
         status,
@@ -129,6 +138,7 @@ pub(super) fn finish_with(
         command,
         shown,
         description,
-        hooks: Vec::new(),
+        approval,
+        hooks,
     }
 }

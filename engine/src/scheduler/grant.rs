@@ -107,15 +107,18 @@ impl Scheduler {
             () = run.cancel.cancelled() => return None,
         };
         let events = run.events;
+        let granted = offered_lines(&offered);
         match outcome {
             GrantOutcome::No => {
                 self.first_warning(declined);
                 return None;
             }
             GrantOutcome::ThisCall => {
+                self.audit_grant("grant", name, &format!("for this call: {granted}"), events);
                 events.send(Event::Notice { message: format!("granted to {name} for this call only") });
             }
             GrantOutcome::Session => {
+                self.audit_grant("grant", name, &format!("for this session: {granted}"), events);
                 self.policy().grant_for_session(name, &offered);
                 events.send(Event::Notice { message: format!("granted to {name} for this session") });
             }
@@ -127,12 +130,20 @@ impl Scheduler {
                     }
                     Err(error) => format!("granted to {name} for this session only: cannot save the grant: {error}"),
                 };
+                self.audit_grant("grant", name, &format!("{granted}: {message}"), events);
                 events.send(Event::Notice { message });
             }
         }
         let (effective, limits) = self.policy().access_with(plugin, &tool.info, self.limits(), &offered);
         Some(Access { effective, limits, meter: access.meter.clone() })
     }
+}
+
+/// What `grant` adds, on one line, for the audit trail.
+fn offered_lines(grant: &Grant) -> String {
+    let record = crate::audit::GrantRecord::of_grant(grant);
+    let parts = [record.files, record.network, record.env, record.processes];
+    parts.into_iter().flatten().collect::<Vec<_>>().join(", ")
 }
 
 /// The grant that would allow what `finding` names, and how the question shows it; `None`

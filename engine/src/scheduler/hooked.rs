@@ -111,6 +111,7 @@ impl Scheduler {
         };
         prepared.hooks.extend(outcome.notes.iter().cloned());
         if let Some(reason) = outcome.denied() {
+            prepared.witness.approval = super::audited::by_hooks(&outcome.notes);
             return Err(prepared.fail(ToolError::new(ErrorKind::PolicyDenied, reason), events));
         }
         if let Some(arguments) = outcome.arguments.clone() {

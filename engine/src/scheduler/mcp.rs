@@ -10,8 +10,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::audited::{self, Witness};
 use super::finish::{Ending, cancelled, finish, finish_with};
 use super::{CompletedCall, Scheduler, output};
+use crate::audit::GrantRecord;
 use crate::cancel::Cancellation;
 use crate::capability::{Held, HeldFolder};
 use crate::contract::{Confirmation, ContentPart, ErrorKind, Kind, ToolError, ToolInfo, ToolOutput};
@@ -35,15 +37,17 @@ pub(super) struct McpCall {
     started: Instant,
     /// `MCP server NAME (sandboxed: <grant>)`.
     marker: String,
+    /// What the audit trail records of it; approval sets who decided.
+    witness: Witness,
 }
 
 impl McpCall {
     pub fn cancel(self, reason: &str, events: &EventSink) -> CompletedCall {
-        finish(&self.call, self.started, Err(ToolError::new(ErrorKind::Cancelled, reason)), events)
+        self.fail(ToolError::new(ErrorKind::Cancelled, reason), events)
     }
 
     fn fail(self, error: ToolError, events: &EventSink) -> CompletedCall {
-        finish(&self.call, self.started, Err(error), events)
+        finish(&self.call, self.started, Err(error), events, self.witness)
     }
 }
 
@@ -86,7 +90,7 @@ impl Scheduler {
         events: &EventSink,
     ) -> Result<McpCall, CompletedCall> {
         let started = Instant::now();
-        let fail = |error: ToolError| finish(call, started, Err(error), events);
+        let fail = |error: ToolError| finish(call, started, Err(error), events, self.witness());
         if !self.policy.offers(&policy_info(&call.name)) {
             let verdict = self.policy.verdict(
                 &policy_info(&call.name),
@@ -105,7 +109,10 @@ impl Scheduler {
             Err(reason) => return Err(fail(ToolError::new(ErrorKind::InvalidParams, reason))),
         };
         let (schema, value) = (tool.parameters.clone(), serde_json::Value::Object(args.clone()));
-        let checked = tokio::task::spawn_blocking(move || crate::registry::check_args_against(&schema, &value));
+        let checked = {
+            let value = value.clone();
+            tokio::task::spawn_blocking(move || crate::registry::check_args_against(&schema, &value))
+        };
         match tokio::time::timeout(ARGS_DEADLINE, checked).await {
             Ok(Ok(Ok(()))) => {}
             Ok(Ok(Err(problems))) => {
@@ -122,7 +129,17 @@ impl Scheduler {
             }
         }
         let marker = live.server.marker();
-        Ok(McpCall { call: call.clone(), live, tool, args, started, marker })
+        let witness = match self.audit.get() {
+            Some(trail) => Witness {
+                trail: Some(trail),
+                plugin: format!("mcp:{}", live.server.name),
+                grant: GrantRecord::of_held(&self.mcp_sandbox(&live)),
+                args_sha256: Some(crate::audit::record::digest(value.to_string().as_bytes())),
+                ..Witness::default()
+            },
+            None => Witness::default(),
+        };
+        Ok(McpCall { call: call.clone(), live, tool, args, started, marker, witness })
     }
 
     /// The rules' verdict on an MCP call, and the person's answer when they ask.
@@ -135,12 +152,14 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return McpApproved::Done(prepared.fail(cancelled(), events));
         }
-        let (prepared, hook_asks) = match self.before_mcp(prepared, events, cancel).await {
+        let (mut prepared, hook_asks) = match self.before_mcp(prepared, events, cancel).await {
             Ok(hooked) => hooked,
             Err(done) => return McpApproved::Done(done),
         };
         let facts = CallFacts { tool: &prepared.call.name, ..CallFacts::default() };
-        match self.policy.verdict(&policy_info(&prepared.call.name), &facts, None) {
+        let (verdict, basis) = self.policy.decide(&policy_info(&prepared.call.name), &facts, None);
+        prepared.witness.approval = audited::by_basis(&basis);
+        match verdict {
             Verdict::Allow if !hook_asks => {}
             Verdict::Deny(message) => {
                 return McpApproved::Done(prepared.fail(ToolError::new(ErrorKind::PolicyDenied, message), events));
@@ -151,11 +170,15 @@ impl Scheduler {
                     outcome = self.approver.ask(request) => outcome,
                     () = cancel.cancelled() => return McpApproved::Done(prepared.fail(cancelled(), events)),
                 };
+                prepared.witness.approval = audited::by_answer(&outcome);
                 match outcome {
                     ApprovalOutcome::AllowOnce => {}
                     ApprovalOutcome::AllowAlways { scope, save } => {
                         match self.policy.remember(&prepared.call.name, &scope, save) {
-                            Ok(message) => events.send(Event::Notice { message }),
+                            Ok(message) => {
+                                self.audit_grant("rule", &prepared.call.name, &message, events);
+                                events.send(Event::Notice { message });
+                            }
                             Err(error) => {
                                 events.send(Event::Warning { message: format!("cannot save the rule: {error}") })
                             }
@@ -187,7 +210,7 @@ impl Scheduler {
     /// arguments are checked against the tool's schema again.
     async fn before_mcp(
         &self,
-        prepared: McpCall,
+        mut prepared: McpCall,
         events: &EventSink,
         cancel: &Cancellation,
     ) -> Result<(McpCall, bool), CompletedCall> {
@@ -205,19 +228,33 @@ impl Scheduler {
             Some(Err(error)) => return Err(prepared.fail(error, events)),
             Some(Ok(outcome)) => outcome,
         };
-        let finished = |mut done: CompletedCall| {
-            done.hooks = outcome.notes.clone();
-            done
-        };
+        prepared.witness.hooks = outcome.notes.clone();
         if let Some(reason) = outcome.denied() {
-            return Err(finished(prepared.fail(ToolError::new(ErrorKind::PolicyDenied, reason), events)));
+            prepared.witness.approval = audited::by_hooks(&outcome.notes);
+            return Err(prepared.fail(ToolError::new(ErrorKind::PolicyDenied, reason), events));
         }
         let Some(arguments) = outcome.arguments.clone() else { return Ok((prepared, outcome.asked())) };
         let McpCall { mut call, live, tool, .. } = prepared;
         call.arguments = arguments.to_string();
         match self.validate_mcp(&call, (live, tool), events).await {
-            Ok(rewritten) => Ok((rewritten, outcome.asked())),
-            Err(done) => Err(finished(done)),
+            Ok(mut rewritten) => {
+                let asked = outcome.asked();
+                rewritten.witness.hooks = outcome.notes;
+                Ok((rewritten, asked))
+            }
+            Err(mut done) => {
+                done.hooks = outcome.notes;
+                Err(done)
+            }
+        }
+    }
+
+    /// What a call of `live`'s tools holds: its server's sandbox, or the remote origin.
+    fn mcp_sandbox(&self, live: &Live) -> Held {
+        let config = &live.server.config;
+        match &config.url {
+            Some(url) => remote(url, config.tool_secs(), self.limits.output),
+            None => held(&live.server.grant, &self.workspace, config.tool_secs(), self.limits.output),
         }
     }
 
@@ -230,11 +267,7 @@ impl Scheduler {
             prompt: format!("Allow {marker} to run its tool `{}` with {shown}?", tool.tool),
             urls: Vec::new(),
         };
-        let config = &live.server.config;
-        let sandbox = match &config.url {
-            Some(url) => remote(url, config.tool_secs(), self.limits.output),
-            None => held(&live.server.grant, &self.workspace, config.tool_secs(), self.limits.output),
-        };
+        let sandbox = self.mcp_sandbox(live);
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::AwaitingApproval);
         update.description = Some(marker.clone());
         update.confirmation = Some(confirmation.clone());
@@ -262,7 +295,7 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return prepared.cancel("the run was cancelled before this call started", events);
         }
-        let McpCall { call, live, tool, args, started, marker } = prepared;
+        let McpCall { call, live, tool, args, started, marker, witness } = prepared;
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Executing);
         update.description = Some(marker.clone());
         events.send(Event::ToolCall(Box::new(update)));
@@ -287,6 +320,7 @@ impl Scheduler {
             meter: None,
             description: Some(marker),
             live: live_text,
+            witness,
         };
         finish_with(&call, result, events, ending)
     }

@@ -16,6 +16,7 @@
 //! when cancelled.
 
 mod approval;
+mod audited;
 mod bound;
 mod call;
 mod finish;
@@ -66,7 +67,9 @@ pub struct CompletedCall {
     pub shown: crate::events::Shown,
     /// The plugin's one-line description of the call, when it was approved.
     pub description: Option<String>,
-    /// What hooks did to the call (`before_tool` and `after_tool`).
+    /// Who let it run or refused it (`None` when it ended before anyone decided).
+    pub approval: crate::audit::Approval,
+    /// What hooks did to the call (`before_tool` and `after_tool`), in their order.
     pub hooks: Vec<crate::hooks::HookNote>,
 }
 
@@ -118,6 +121,8 @@ pub struct Scheduler {
     skills: Arc<std::collections::BTreeMap<String, PathBuf>>,
     /// The session's hooks; `None` when there are none, so a call builds no hook event.
     hooks: Option<Arc<crate::hooks::Hooks>>,
+    /// The session's audit trail, when it keeps one.
+    audit: crate::audit::Slot,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -149,7 +154,18 @@ impl Scheduler {
             mcp: None,
             skills: Arc::default(),
             hooks: None,
+            audit: crate::audit::Slot::default(),
         }
+    }
+
+    /// The session's audit trail, shared with whoever records besides the calls.
+    pub fn audit(&self) -> &crate::audit::Slot {
+        &self.audit
+    }
+
+    /// A new call's audit context: the trail, nothing known yet.
+    fn witness(&self) -> audited::Witness {
+        audited::Witness { trail: self.audit.get(), ..audited::Witness::default() }
     }
 
     /// The skills the model may activate (`[skills]` on and some found): each name with its
@@ -333,6 +349,7 @@ impl Scheduler {
                         command: None,
                         shown: crate::events::Shown::new(None, "the call failed inside airlock; see the log"),
                         description: None,
+                        approval: crate::audit::Approval::None,
                         hooks: Vec::new(),
                     }
                 })
@@ -382,7 +399,7 @@ impl Scheduler {
                 }
                 Some(Approved::Ready(ready)) => {
                     slots.push(None);
-                    runnable.push((index, Runnable::Plugin(Box::new(ready))));
+                    runnable.push((index, Runnable::Plugin(ready)));
                 }
                 Some(Approved::ReadyMcp(mcp)) => {
                     slots.push(None);

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::audited::Witness;
 use super::bound::BoundEdit;
 use super::call::Prepared;
 use super::finish::{cancelled, fault_error, finish, finish_metered};
@@ -45,7 +46,8 @@ impl Scheduler {
     pub(super) async fn validate(&self, call: &FunctionCall, events: &EventSink, cancel: &Cancellation) -> Validated {
         let started = Instant::now();
         let parsed = parse_args(&call.arguments);
-        let fail = |error: ToolError| Validated::Done(Box::new(finish(call, started, Err(error), events)));
+        let fail =
+            |error: ToolError| Validated::Done(Box::new(finish(call, started, Err(error), events, self.witness())));
 
         let Some(tool) = self.registry.get(&call.name).cloned() else {
             if let Some(found) = self.mcp_tool(&call.name) {
@@ -87,7 +89,7 @@ impl Scheduler {
         events: &EventSink,
         cancel: &Cancellation,
     ) -> Result<Prepared, CompletedCall> {
-        let fail = |error: ToolError| finish(call, started, Err(error), events);
+        let fail = |error: ToolError| finish(call, started, Err(error), events, self.witness());
         if let Err(error) = check_schema(&tool, &args).await {
             return Err(fail(error));
         }
@@ -97,17 +99,19 @@ impl Scheduler {
         }
         let (effective, limits) = self.policy.access(&tool.plugin, &tool.info, self.limits);
         let access = Access { effective, limits, meter: Arc::default() };
+        let mut witness = Witness::plugin(self.audit.get(), &tool, &access);
+        witness.set_args(&args);
         self.warn_missing(&tool, &access.effective, events);
         let (instance, description, confirmation) = match self.check(&tool, call, &args, &access, cancel).await {
             Ok(checked) => checked,
-            Err(error) => return Err(finish_metered(call, started, Err(error), events, Some(&access.meter))),
+            Err(error) => return Err(finish_metered(call, started, Err(error), events, Some(&access.meter), witness)),
         };
 
         let writes = match self.writes(&tool, &access, confirmation.as_ref()) {
             Ok(writes) => writes,
             Err(message) => {
                 let error = Err(ToolError::new(ErrorKind::PolicyDenied, message));
-                return Err(finish_metered(call, started, error, events, Some(&access.meter)));
+                return Err(finish_metered(call, started, error, events, Some(&access.meter), witness));
             }
         };
         let kept =
@@ -127,6 +131,7 @@ impl Scheduler {
             modified: false,
             approved_line: None,
             hooks: Vec::new(),
+            witness,
         })
     }
 

@@ -172,6 +172,12 @@ impl Recorder {
         self.write(&RecordRef::Todos { turn: self.turn, todos })
     }
 
+    /// Records the audit trail's head, so a trail whose tail was removed no longer matches.
+    /// `head` is the sha-256 of the trail's record `seq`.
+    pub fn audit_head(&mut self, seq: u64, head: &str) -> Result<(), SessionError> {
+        self.write(&RecordRef::Audit { seq, head })
+    }
+
     /// Records that a later run continued the session.
     pub fn resumed(&mut self, at: &Stamp, provider: &str, model: &str, workspace: &str) -> Result<(), SessionError> {
         self.write(&RecordRef::Resumed { turn: self.turn, at: at.iso(), provider, model, workspace })

@@ -8,7 +8,11 @@
 //! {"type":"compressed","turn":7,"replaced":12,"history":[{"role":"user","parts":[…]}, …]}
 //! {"type":"resumed","turn":9,"at":"2025-…Z","provider":"…","model":"…","workspace":"…"}
 //! {"type":"todos","turn":4,"todos":[{"description":"…","status":"in_progress"}]}
+//! {"type":"audit","seq":12,"head":"<sha-256 of the audit trail's record seq 12>"}
 //! ```
+//!
+//! An `audit` line is the audit trail's chain head after a batch of its records
+//! ([`crate::audit`]); replay and listing pass over it.
 //!
 //! `turn` counts the model responses of the session so far, so the last line of a file
 //! says how many there were; likewise a `usage` line's `session_*` counts are the session's
@@ -82,6 +86,11 @@ pub(super) enum RecordRef<'a> {
     Todos {
         turn: u64,
         todos: &'a serde_json::Value,
+    },
+    /// The audit trail's head: its last record's `seq` and the sha-256 of its line.
+    Audit {
+        seq: u64,
+        head: &'a str,
     },
 }
 
@@ -191,6 +200,7 @@ impl Record {
             "compressed" => Self::Compressed { turn, history: serde_json::from_slice::<CompressedLine>(line)?.history },
             "resumed" => Self::Resumed { turn },
             "todos" => Self::Todos { turn, todos: serde_json::from_slice::<TodosLine>(line)?.todos },
+            // The audit trail's head (`audit`) says nothing of the conversation.
             _ => Self::Other,
         })
     }

@@ -27,10 +27,11 @@ pub(super) fn file_name(started: &str, id: &str) -> String {
     format!("{}-{id}.jsonl", started.replace(':', "-"))
 }
 
-/// The id in a session file name, if it is one.
+/// The id in a session file name, if it is one (never a file beside it, such as its
+/// `….audit.jsonl` trail).
 fn id_of(path: &Path) -> Option<&str> {
     let name = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
-    name.rsplit_once('-').map(|(_, id)| id).filter(|id| !id.is_empty())
+    name.rsplit_once('-').map(|(_, id)| id).filter(|id| !id.is_empty() && !id.contains('.'))
 }
 
 /// The first line of a session file.

@@ -9,6 +9,7 @@ fn reads_ids_from_file_names() {
     assert_eq!(id_of(Path::new(&name)), Some("ab12"));
     assert_eq!(id_of(Path::new("notes.txt")), None);
     assert_eq!(id_of(Path::new("x-.jsonl")), None);
+    assert_eq!(id_of(Path::new("2025-03-09T14-05-07.042Z-ab12.audit.jsonl")), None);
 }
 
 #[test]

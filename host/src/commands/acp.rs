@@ -57,6 +57,7 @@ impl Context {
                 context_file_names: file.context.file_names(),
                 skills: file.skills.enabled(),
             },
+            audit: file.audit.enabled(),
             // A session's answers are the editor's to read; `--output-schema` is for
             // headless runs.
             output_schema: None,
@@ -130,6 +131,7 @@ fn start(
         resume: request.resume,
         commands: template.commands.clone(),
         prompts: template.prompts.clone(),
+        audit: template.audit,
         output_schema: None,
         media: template.media.clone(),
         hooks: template.hooks.clone(),

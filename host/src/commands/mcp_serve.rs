@@ -153,6 +153,8 @@ fn start(
         prompts: engine::PromptSettings::default(),
         // The calls of an MCP client are not a session's: no hook runs for them here.
         hooks: Default::default(),
+        // No conversation is recorded, so there is no session for a trail to belong to.
+        audit: false,
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| ServeError::Start(e.to_string()))?;
     Ok(crate::telemetry::observe(context.telemetry.as_deref(), session, outputs))

@@ -1,12 +1,13 @@
 //! Commands that manage or list what airlock has rather than run a session: `airlock
 //! plugins …`, `airlock mcp …`, `airlock trust`, `airlock config show`, `airlock tools list`,
-//! `airlock sessions list` and `airlock --show-context`, and the checks of a headless run's flags
+//! `airlock sessions list`, `airlock audit verify|show` and `airlock --show-context`, and the checks of a headless run's flags
 //! (`--output-schema`). They print to stdout and never run a model. They are the
 //! binary's, not front ends of a session: they read and edit the plugin folders, the policy
 //! files, the trust store and the session files directly, with no session started, so they
 //! name `airlock-engine` (README "Layout" says why they may).
 
 pub mod acp;
+pub mod audit;
 pub mod config_show;
 pub mod hooks;
 pub mod json;

@@ -134,7 +134,7 @@ fn a_resumed_session_sends_its_media_again() {
     let file = std::fs::read_dir(&sessions)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "jsonl"));
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl") && !p.to_string_lossy().ends_with(".audit.jsonl"));
     let recorded = std::fs::read_to_string(file.unwrap()).unwrap();
     assert!(recorded.contains("\"media\":[{\"mime_type\":\"image/png\""), "recorded inline: {recorded:.400}");
     // The picture may go; the session keeps its copy.
