@@ -226,3 +226,21 @@ impl std::fmt::Display for ToolError {
         write!(f, "{}: {}", self.kind.as_str(), self.message)
     }
 }
+
+/// Why a hook gave no reply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HookFailure {
+    #[error("it trapped: {0}")]
+    Trapped(String),
+    #[error("it ran past its deadline of {0:?}")]
+    TimedOut(std::time::Duration),
+    #[error("it wrote more than {0} bytes")]
+    Flooded(usize),
+    #[error("its reply is not valid: {0}")]
+    Invalid(String),
+    #[error("it could not be started: {0}")]
+    Unavailable(String),
+    /// A program that ended with a status that is neither a reply nor a refusal.
+    #[error("it exited with {0}")]
+    Exited(String),
+}

@@ -76,17 +76,17 @@
 //! - `cancel`: `runtime`
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
-//! - `contract`: (none)
+//! - `contract`: `airlock_protocol`
 //! - `engine`: `agent`, `audit`, `cancel`, `capability`, `config`, `contract`, `events`, `hooks`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`, `airlock_protocol`
-//! - `hooks`: `config`, `events`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
+//! - `hooks`: `capability`, `config`, `contract`, `events`, `policy`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
 //! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
 //! - `media`: `airlock_model`
 //! - `paths`: `airlock_files`
 //! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`
 //! - `prompts`: `sanitize`, `airlock_files`
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
-//! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_sandbox`, `airlock_shell`
+//! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`, `airlock_shell`
 //! - `sanitize`: `airlock_protocol`
 //! - `scheduler`: `audit`, `cancel`, `capability`, `contract`, `events`, `hooks`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
 //! - `session`: `events`, `scheduler`, `airlock_model`

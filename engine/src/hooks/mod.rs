@@ -25,6 +25,7 @@ use futures_util::future::BoxFuture;
 pub use dispatch::{Hooks, Outcome};
 
 pub use crate::config::hooks::{HookScope, OnError};
+pub use crate::contract::HookFailure;
 pub use airlock_protocol::hook::{HookAction, HookEvent, HookEventName, HookNote, HookReply, HookTool, HookVerdict};
 
 /// How a hook is run.
@@ -82,24 +83,6 @@ impl HookSpec {
             _ => true,
         }
     }
-}
-
-/// Why a hook gave no reply.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HookFailure {
-    #[error("it trapped: {0}")]
-    Trapped(String),
-    #[error("it ran past its deadline of {0:?}")]
-    TimedOut(Duration),
-    #[error("it wrote more than {0} bytes")]
-    Flooded(usize),
-    #[error("its reply is not valid: {0}")]
-    Invalid(String),
-    #[error("it could not be started: {0}")]
-    Unavailable(String),
-    /// A program that ended with a status that is neither a reply nor a refusal.
-    #[error("it exited with {0}")]
-    Exited(String),
 }
 
 /// A hook of any kind.

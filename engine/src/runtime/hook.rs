@@ -14,9 +14,10 @@ use wasmtime::component::Component;
 use super::bindings::hook::airlock::hook::types as wit;
 use super::convert::cut;
 use super::{CallFault, Instance, Plugin};
+use crate::contract::HookFailure;
 use crate::contract::{Access, Capabilities, FileRequest, HookInfo};
-use crate::hooks::{HookEvent, HookEventName, HookFailure, HookReply, HookVerdict};
 use airlock_protocol::event::CallStatus;
+use airlock_protocol::hook::{HookEvent, HookEventName, HookReply, HookVerdict};
 
 /// Most bytes of each text field of a reply (`reason`, `context`).
 pub const MAX_REPLY_TEXT: usize = 64 << 10;
