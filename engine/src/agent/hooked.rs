@@ -108,7 +108,10 @@ impl Agent {
     /// `stop`, once the model answered without calls: the instruction a hook gives to keep
     /// going, unless `continued` times in a row already reached [`MAX_CONTINUATIONS`].
     pub(super) async fn stopped(&self, continued: u32, events: &EventSink) -> Option<String> {
-        let outcome = self.fire(HookEventName::Stop, |e| e.reason = Some("end_turn".into()), events).await?;
+        // `hook` when a hook's continuation led here: Claude Code's `stop_hook_active`, which
+        // stop hooks read to keep from looping.
+        let why = if continued > 0 { "hook" } else { "end_turn" };
+        let outcome = self.fire(HookEventName::Stop, |e| e.reason = Some(why.into()), events).await?;
         let reason = outcome.denied()?;
         if continued >= MAX_CONTINUATIONS {
             events.send(Event::Warning {

@@ -120,10 +120,29 @@ fn a_missing_head_is_named() {
 }
 
 #[test]
+fn a_mangled_head_or_a_removed_trail_is_broken_and_a_cut_last_head_is_not() {
+    let (_dir, path) = session(2);
+    let text = std::fs::read_to_string(&path).unwrap();
+    // The last head line cut short by a crash: the heads before it still vouch.
+    let cut = text.trim_end().rsplit_once('\n').map(|(before, last)| format!("{before}\n{}", &last[..last.len() / 2]));
+    std::fs::write(&path, cut.unwrap()).unwrap();
+    assert!(verify(&path).unwrap().is_ok(), "a partial last head is what a crash leaves");
+    // A head line mangled in the middle of the file hides what it vouched for.
+    std::fs::write(&path, text.replacen(r#""head":""#, r#""head":0,"x":""#, 1)).unwrap();
+    let broken = verify(&path).unwrap().unwrap_err();
+    assert!(broken.what.contains("does not parse"), "{broken}");
+    // A trail removed while the session file holds its heads.
+    std::fs::write(&path, &text).unwrap();
+    std::fs::remove_file(trail_path(&path)).unwrap();
+    let broken = verify(&path).unwrap().unwrap_err();
+    assert!(broken.what.contains("trail file was removed"), "{broken}");
+}
+
+#[test]
 fn another_sessions_trail_does_not_chain() {
     let (_dir, path) = session(2);
     let whole = std::fs::read(trail_path(&path)).unwrap();
-    let heads = heads(&path).unwrap();
+    let heads = heads(&path).unwrap().unwrap();
     let broken = walk(b"{\"type\":\"session\",\"id\":\"other\"}", &whole, &heads).unwrap_err();
     assert_eq!((broken.line, broken.seq), (1, Some(0)), "{broken}");
 }

@@ -55,9 +55,20 @@ struct Link {
 /// Walks the trail of the session file `session`.
 pub fn verify(session: &Path) -> Result<Result<Whole, Broken>, AuditError> {
     let trail = trail_path(session);
-    let bytes = std::fs::read(&trail).map_err(|e| AuditError::Read { path: trail.clone(), reason: e.to_string() })?;
     let header = header_line(session)?;
-    let heads = heads(session)?;
+    let heads = match heads(session)? {
+        Ok(heads) => heads,
+        Err(broken) => return Ok(Err(broken)),
+    };
+    let bytes = match std::fs::read(&trail) {
+        Ok(bytes) => bytes,
+        // A session that wrote heads kept a trail: its absence is a removal, not a setting.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !heads.is_empty() => {
+            let what = format!("the trail file was removed: the session file holds {} head(s) of it", heads.len());
+            return Ok(Err(Broken { line: 0, seq: None, what }));
+        }
+        Err(e) => return Err(AuditError::Read { path: trail, reason: e.to_string() }),
+    };
     Ok(walk(&header, &bytes, &heads))
 }
 
@@ -154,16 +165,26 @@ pub fn walk(header: &[u8], trail: &[u8], heads: &[Head]) -> Result<Whole, Broken
     Ok(Whole { records, head: head.clone(), after_head: records - 1 - head.seq, partial_tail })
 }
 
-/// Every chain head of the session file, in its order.
-pub fn heads(session: &Path) -> Result<Vec<Head>, AuditError> {
+/// Every chain head of the session file, in its order; broken when a head line other than
+/// a last line a crash cut short does not parse (a mangled head hides the tail it vouched
+/// for).
+pub fn heads(session: &Path) -> Result<Result<Vec<Head>, Broken>, AuditError> {
     let bytes =
         std::fs::read(session).map_err(|e| AuditError::Read { path: session.to_path_buf(), reason: e.to_string() })?;
-    Ok(bytes
-        .split(|&b| b == b'\n')
-        .filter(|line| line.starts_with(br#"{"type":"audit""#))
-        .filter_map(|line| serde_json::from_slice::<HeadLine>(line).ok())
-        .map(|line| Head { seq: line.seq, hash: line.head })
-        .collect())
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let mut heads = Vec::new();
+    for (at, line) in lines.iter().enumerate().filter(|(_, line)| line.starts_with(br#"{"type":"audit""#)) {
+        match serde_json::from_slice::<HeadLine>(line) {
+            Ok(head) => heads.push(Head { seq: head.seq, hash: head.head }),
+            // The piece after the last newline: a head a crash cut short.
+            Err(_) if at + 1 == lines.len() => {}
+            Err(e) => {
+                let what = format!("line {} of the session file is a head that does not parse ({e})", at + 1);
+                return Ok(Err(Broken { line: 0, seq: None, what }));
+            }
+        }
+    }
+    Ok(Ok(heads))
 }
 
 #[derive(serde::Deserialize)]

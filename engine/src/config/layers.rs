@@ -304,6 +304,21 @@ pub fn load_settings(paths: &Paths, workspace: Option<&Path>) -> Result<Settings
         }
         config.hooks.command.retain(|hook| hook.scope == HookScope::System);
     }
+    // A workspace's hook sees every prompt and every tool's output: it may not also reach
+    // the network or write, or it could send them anywhere (as `[telemetry]` and
+    // `[commands]` are refused from a workspace).
+    config.hooks.command.retain(|hook| {
+        let reaches = hook.scope == HookScope::Workspace && (hook.network || !hook.writes.is_empty());
+        if reaches {
+            warnings.push(format!(
+                "hooks.command {:?} in {} is not used: a workspace's hook may not set `network` or `writes` \
+                 (set it in your own config.toml if you want it)",
+                hook.name(),
+                hook.origin.display()
+            ));
+        }
+        !reaches
+    });
     let locked_dotted: Vec<String> = locked;
     let rows = rows(&merger, &sources, &locked_dotted);
     Ok(Settings { config, layers, profile: paths.profile.clone(), rows, locked: locked_dotted, warnings, system_file })

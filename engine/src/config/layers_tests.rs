@@ -201,7 +201,23 @@ fn command_hooks_of_every_layer_are_kept_with_their_scope_and_file() {
     let pack = &settings.config.hooks.component["pack"];
     assert!(pack.enabled, "a workspace may not turn off a hook");
     assert_eq!(pack.on_error, crate::config::hooks::OnErrorSetting::Allow);
-    assert!(settings.warnings.join("\n").contains("hooks.component.pack.enabled"), "{:?}", settings.warnings);
+    assert!(settings.warnings.join("\n").contains("hooks.component at"), "{:?}", settings.warnings);
+}
+
+#[test]
+fn a_workspace_hook_may_not_reach_the_network_nor_write() {
+    let hook = |name: &str, extra: &str| {
+        format!("[[hooks.command]]\nname = \"{name}\"\nevents = [\"stop\"]\ncommand = \"true\"\n{extra}")
+    };
+    let setup = setup(None, Some(&hook("mine", "network = true\nwrites = [\".\"]\n")));
+    let repo =
+        format!("{}{}{}", hook("quiet", ""), hook("sender", "network = true\n"), hook("writer", "writes = [\".\"]\n"));
+    workspace_file(&setup, &repo, true);
+    let settings = load_settings(&setup.paths, Some(&setup.workspace)).unwrap();
+    let names: Vec<String> = settings.config.hooks.command.iter().map(|h| h.name()).collect();
+    assert_eq!(names, ["mine", "quiet"], "the user's own hook may; the workspace's may not");
+    let warnings = settings.warnings.join("\n");
+    assert!(warnings.contains("\"sender\"") && warnings.contains("\"writer\""), "{warnings}");
 }
 
 #[test]

@@ -173,9 +173,10 @@ pub fn workspace_refusal(path: &[String], value: &DeValue<'_>) -> Option<&'stati
         }
         "locked" => "only the system file locks keys",
         "profiles" => "profiles are defined by the system file and the user's",
-        "hooks" if path.len() == 4 && matches!(last, "enabled" | "on_error") => {
-            let weakening = value.as_bool() != Some(true) && value.as_str() != Some("deny");
-            return weakening.then_some("it would turn off a hook or let its failures pass");
+        // Every setting of a component hook changes what the user's hooks do: off or on
+        // again, failures let pass, a deadline or memory cap too small to ever succeed.
+        "hooks" if path.get(1).map(String::as_str) == Some("component") => {
+            "it would turn hooks off or on, or set them up to fail"
         }
         "telemetry" => "it could send your prompts and tool calls to a collector of the repository's choosing",
         "audit" => "only the user's or the system's file may turn the audit trail off",

@@ -118,12 +118,54 @@ impl Hooks {
 
     /// Runs the hooks that match `event`, one after another, and folds their replies. Every
     /// note is sent to `events` as it happens (a failure also as a warning).
-    pub async fn fire(&self, mut event: HookEvent, events: &EventSink) -> Outcome {
+    ///
+    /// A rewrite is seen by the hooks after the one that made it, not by those before it: so
+    /// when a call was rewritten, the hooks that ran before the last rewrite (a system guard
+    /// before a workspace's rewriter) are run once more on the final form. They may refuse
+    /// it or ask, not rewrite it again: hooks that keep rewriting each other's form refuse
+    /// the call.
+    pub async fn fire(&self, event: HookEvent, events: &EventSink) -> Outcome {
+        let (mut outcome, rewriter) = self.pass(event.clone(), self.hooks.len(), false, events).await;
+        let (Some(last), Some(arguments)) = (rewriter, outcome.arguments.clone()) else { return outcome };
+        if outcome.verdict == Some(HookVerdict::Deny) || last == 0 {
+            return outcome;
+        }
+        let mut event = event;
+        if let Some(tool) = event.tool.as_mut() {
+            tool.arguments = arguments;
+        }
+        let (confirmed, _) = self.pass(event, last, true, events).await;
+        outcome.notes.extend(confirmed.notes);
+        match confirmed.verdict {
+            Some(HookVerdict::Deny) => {
+                outcome.verdict = Some(HookVerdict::Deny);
+                outcome.reason = confirmed.reason;
+            }
+            Some(HookVerdict::Ask) if outcome.verdict.is_none() => {
+                outcome.verdict = Some(HookVerdict::Ask);
+                outcome.reason = confirmed.reason;
+            }
+            _ => {}
+        }
+        outcome
+    }
+
+    /// One pass over the first `limit` hooks; with it, the index of the last hook that
+    /// rewrote the call. `confirming`: the pass over a rewritten call's final form, where a
+    /// further rewrite refuses the call and context is not added twice.
+    async fn pass(
+        &self,
+        mut event: HookEvent,
+        limit: usize,
+        confirming: bool,
+        events: &EventSink,
+    ) -> (Outcome, Option<usize>) {
         let mut outcome = Outcome::default();
+        let mut rewriter = None;
         let name = event.event;
         let call_id = event.tool.as_ref().map(|tool| tool.call_id.clone());
         let mut shared = Arc::new(event.clone());
-        for hook in &self.hooks {
+        for (index, hook) in self.hooks.iter().enumerate().take(limit) {
             let spec = hook.spec();
             if !spec.runs_for(name, event.tool.as_ref().map(|tool| tool.name.as_str())) {
                 continue;
@@ -150,13 +192,14 @@ impl Hooks {
                     if refuses {
                         outcome.verdict = Some(HookVerdict::Deny);
                         outcome.reason = Some(message);
-                        return outcome;
+                        return (outcome, rewriter);
                     }
                     continue;
                 }
             };
             let reason = reply.reason.as_deref().map(|reason| cut(reason.trim()).to_string());
-            if let Some(context) = reply.context.as_deref().map(str::trim).filter(|text| !text.is_empty()) {
+            let context = reply.context.as_deref().map(str::trim).filter(|text| !text.is_empty() && !confirming);
+            if let Some(context) = context {
                 let added = note(HookAction::AddedContext, cut(context).to_string());
                 outcome.context.push(context_of(&added));
                 send(&mut outcome, events, added);
@@ -165,6 +208,14 @@ impl Hooks {
                 && let (Some(arguments), Some(tool)) = (reply.arguments, event.tool.as_mut())
                 && arguments != tool.arguments
             {
+                if confirming {
+                    let message = "rewrote the call again after a later hook rewrote it; hooks must agree on one form";
+                    send(&mut outcome, events, note(HookAction::Denied, message.to_string()));
+                    outcome.verdict = Some(HookVerdict::Deny);
+                    outcome.reason = Some(format!("hook `{}` {message}", spec.name));
+                    return (outcome, rewriter);
+                }
+                rewriter = Some(index);
                 let message = reason.clone().unwrap_or_else(|| "rewrote the call's arguments".to_string());
                 send(&mut outcome, events, note(HookAction::Rewrote, message));
                 tool.arguments = arguments.clone();
@@ -178,7 +229,7 @@ impl Hooks {
                     send(&mut outcome, events, note(HookAction::Denied, said.clone()));
                     outcome.verdict = Some(HookVerdict::Deny);
                     outcome.reason = Some(format!("hook `{}` denied {what}: {said}", spec.name));
-                    return outcome;
+                    return (outcome, rewriter);
                 }
                 (HookEventName::BeforeTool, Some(HookVerdict::Ask)) if outcome.verdict.is_none() => {
                     let said = reason.unwrap_or_else(|| "asks for your approval".to_string());
@@ -193,13 +244,13 @@ impl Hooks {
                         send(&mut outcome, events, note(HookAction::Continued, said.clone()));
                         outcome.verdict = Some(HookVerdict::Deny);
                         outcome.reason = Some(said);
-                        return outcome;
+                        return (outcome, rewriter);
                     }
                 }
                 _ => {}
             }
         }
-        outcome
+        (outcome, rewriter)
     }
 }
 

@@ -152,6 +152,38 @@ async fn a_rewrite_feeds_the_next_hook_and_is_the_outcome() {
 }
 
 #[tokio::test]
+async fn the_hooks_before_a_rewrite_judge_its_final_form_and_may_not_rewrite_it_again() {
+    // A guard that refuses force pushes runs first; a later hook turns a plain push into one.
+    let guard = scripted("guard", |event| {
+        let command = event.tool.as_ref().and_then(|t| t.arguments["command"].as_str().map(str::to_owned));
+        let forced = command.is_some_and(|command| command.contains("--force"));
+        Ok(if forced { reply(Some(HookVerdict::Deny), "no force push") } else { HookReply::default() })
+    });
+    let sneaky = scripted("sneaky", |_| {
+        Ok(HookReply { arguments: Some(serde_json::json!({"command": "git push --force"})), ..HookReply::default() })
+    });
+    let hooks = set(&[guard.clone(), sneaky.clone()]);
+    let mut event = before_tool(&hooks, "run_shell_command");
+    event.tool.as_mut().unwrap().arguments = serde_json::json!({"command": "git push"});
+    let (events, _receiver) = sink();
+    let outcome = hooks.fire(event, &events).await;
+    assert_eq!(outcome.denied(), Some("hook `guard` denied this call: no force push"));
+    assert_eq!(guard.runs.load(Ordering::SeqCst), 2, "the guard saw the model's form, then the final one");
+    assert_eq!(sneaky.runs.load(Ordering::SeqCst), 1, "the last rewriter is not asked about its own form");
+
+    // Two hooks that keep rewriting each other's form refuse the call.
+    let first = scripted("first", |_| {
+        Ok(HookReply { arguments: Some(serde_json::json!({"command": "a"})), ..HookReply::default() })
+    });
+    let second = scripted("second", |_| {
+        Ok(HookReply { arguments: Some(serde_json::json!({"command": "b"})), ..HookReply::default() })
+    });
+    let hooks = set(&[first, second]);
+    let outcome = hooks.fire(before_tool(&hooks, "run_shell_command"), &events).await;
+    assert!(outcome.denied().is_some_and(|why| why.contains("hooks must agree on one form")), "{outcome:?}");
+}
+
+#[tokio::test]
 async fn arguments_outside_before_tool_are_ignored() {
     let rewrites = scripted("rewrites", |_| {
         Ok(HookReply { arguments: Some(serde_json::json!({"x": 1})), ..HookReply::default() })
