@@ -1,7 +1,7 @@
 //! Component hooks (`airlock:hook` components in the plugin folders) through the real binary
-//! and a scripted model: a deny the model reads, a rewrite the call runs with, a read the
-//! hook was not granted, a trap and a hang under both `on_error` settings, and a workspace
-//! hook that runs only once the workspace is trusted.
+//! and a scripted model: a deny the model reads, a rewrite the call runs with and the question
+//! shows, a read the hook was not granted, a trap and a hang under both `on_error` settings,
+//! and a workspace hook that runs only once the workspace is trusted.
 // Set-up helpers unwrap: a failed set-up step should fail the test loudly.
 #![allow(clippy::unwrap_used)]
 
@@ -43,6 +43,29 @@ fn a_component_hook_rewrites_the_path_a_write_goes_to() {
         one_call(&s, "write_file", json!({"file_path": "notes.txt", "content": "hello"}), &["--approval-mode", "yolo"]);
     assert_eq!(s.read("sandboxed/notes.txt").as_deref(), Some("hello"), "{sent}\n{}", done.stderr);
     assert_eq!(s.read("notes.txt"), None);
+}
+
+#[test]
+fn a_component_hooks_rewrite_is_what_the_confirmation_shows() {
+    let s = crate::session();
+    s.install_plugin(fixtures::HOOK_REWRITE);
+    s.write("sandboxed/.keep", "");
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "notes.txt", "content": "hello"}))]));
+    mock.push_turn(Turn::text("ok"));
+    // Default mode, headless: the write is asked about (and refused), so its card is shown.
+    let done = s.airlock(&mock, &["-o", "stream-json", "-p", "go"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let events: Vec<Value> = done.stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let card = events
+        .iter()
+        .find(|e| e["type"] == "tool_call" && e["status"] == "awaiting_approval")
+        .unwrap_or_else(|| panic!("{}", done.stdout));
+    let shown = card["confirmation"].to_string();
+    assert!(shown.contains("sandboxed/notes.txt"), "the rewritten path is what is asked about: {shown}");
+    assert!(events.iter().any(|e| e["type"] == "hook" && e["action"] == "rewrote"), "{}", done.stdout);
+    assert_eq!(s.read("notes.txt"), None);
+    assert_eq!(s.read("sandboxed/notes.txt"), None, "refused headless: nothing written");
 }
 
 #[test]
