@@ -99,7 +99,11 @@ impl Hook for CommandHook {
         let pins = self.pins.clone();
         Box::pin(async move {
             if let Some(pins) = pins {
-                pins.check().map_err(HookFailure::Unavailable)?;
+                // Hashing the pinned scripts reads files: off the async workers.
+                let checked = tokio::task::spawn_blocking(move || pins.check()).await;
+                checked
+                    .map_err(|e| HookFailure::Unavailable(format!("the check of its pinned files failed: {e}")))?
+                    .map_err(HookFailure::Unavailable)?;
             }
             let input = serde_json::to_vec(&claude::stdin(&event))
                 .map_err(|e| HookFailure::Unavailable(format!("cannot encode the event: {e}")))?;
@@ -130,8 +134,11 @@ pub fn load(settings: &HooksSettings, host: &Host<'_>) -> (Vec<Arc<dyn Hook>>, V
         }
         let pins = match setting.scope {
             HookScope::Workspace => {
-                let pins = workspace_pins.get_or_insert_with(|| workspace_pins_of(host)).clone();
-                match pins.and_then(|pins| pins.check().map(|()| pins)) {
+                // Checked once for all the workspace's hooks: the scripts are hashed once.
+                let pins = workspace_pins
+                    .get_or_insert_with(|| workspace_pins_of(host).and_then(|pins| pins.check().map(|()| pins)))
+                    .clone();
+                match pins {
                     Ok(pins) => Some(pins),
                     Err(reason) => {
                         problems.push(HookProblem { spec, reason });
