@@ -105,7 +105,7 @@ pub(super) async fn check(context: &Context<'_>, file: &Path, out: &mut impl Wri
             )?;
         }
     }
-    show::write_tools(&plugin.info, true, out)?;
+    show::write_tools(&plugin, true, out)?;
     write_request_hint(&plugin, REQUEST_LEAD, out)?;
     Ok(())
 }
@@ -333,7 +333,7 @@ pub(super) async fn install(
         writeln!(out, "  from    {}", line(&recorded_source))?;
     }
     writeln!(out, "  sha-256 {digest} (recorded in {})", line(&lock_path.display().to_string()))?;
-    show::write_tools(&plugin.info, false, out)?;
+    show::write_tools(&plugin, false, out)?;
     show::write_gets(context, &plugin, out)?;
     if context.policy.grant(&plugin).grant.is_empty() {
         write_request_hint(&plugin, REQUEST_LEAD, out)?;

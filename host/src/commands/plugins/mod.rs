@@ -243,7 +243,7 @@ async fn inspect(context: &Context<'_>, file: &Path, json: bool, out: &mut impl 
         line(&plugin.info.version),
         line(&file.display().to_string())
     )?;
-    show::write_tools(&plugin.info, true, out)?;
+    show::write_tools(&plugin, true, out)?;
     write_request_hint(&plugin, "once installed, it gets nothing until you run", out)?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use super::{Context, find};
 use crate::commands::CommandError;
 use crate::commands::json;
 use airlock_engine::capability::Grant;
-use airlock_engine::contract::{Access, PluginInfo};
+use airlock_engine::contract::Access;
 use airlock_engine::policy::Granted;
 use airlock_engine::policy::file::Parts;
 use airlock_engine::registry::{Origin, Plugin};
@@ -67,9 +67,21 @@ fn granted_by(plugin: &Plugin, granted: &Granted<'_>) -> String {
     }
 }
 
-pub(super) fn write_tools(info: &PluginInfo, schemas: bool, out: &mut impl Write) -> std::io::Result<()> {
-    for tool in &info.tools {
-        writeln!(out, "  tool {} ({}) — {}", line(&tool.name), tool.kind.as_str(), line(&tool.display_name))?;
+/// What `plugin` offers and requests: its tools, or, for a hook component, when it runs (its
+/// one entry holds the hook's requests and is never offered to the model).
+pub(super) fn write_tools(plugin: &Plugin, schemas: bool, out: &mut impl Write) -> std::io::Result<()> {
+    for tool in &plugin.info.tools {
+        match &plugin.hook {
+            Some(hook) => {
+                let events: Vec<&str> = hook.events.iter().map(|event| event.as_str()).collect();
+                let tools = hook.tools.as_deref().map_or("every tool".to_string(), line);
+                writeln!(out, "  hook, runs at {} (tools: {tools}); never offered to the model", events.join(", "))?;
+            }
+            None => {
+                let (name, kind, display) = (line(&tool.name), tool.kind.as_str(), line(&tool.display_name));
+                writeln!(out, "  tool {name} ({kind}) — {display}")?;
+            }
+        }
         let caps = &tool.capabilities;
         let mut requests: Vec<String> = caps
             .files
@@ -83,7 +95,7 @@ pub(super) fn write_tools(info: &PluginInfo, schemas: bool, out: &mut impl Write
         requests.extend(caps.env.iter().map(|e| format!("env {}", line(e))));
         requests.extend(caps.processes.iter().map(|p| format!("process `{}`", line(p))));
         writeln!(out, "    requests: {}", if requests.is_empty() { "nothing".into() } else { requests.join(", ") })?;
-        if schemas {
+        if schemas && plugin.hook.is_none() {
             let schema = airlock_engine::sanitize::line_bounded(
                 &tool.parameters.to_string(),
                 airlock_engine::registry::MAX_SCHEMA,
@@ -173,7 +185,7 @@ pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl
     let granted = context.policy.grant(plugin);
     writeln!(out, "{}", header(plugin))?;
     writeln!(out, "granted ({}): {}", line(&granted_by(plugin, &granted)), describe_granted(&granted))?;
-    write_tools(&plugin.info, false, out)?;
+    write_tools(plugin, false, out)?;
     write_gets(context, plugin, out)?;
     Ok(())
 }
