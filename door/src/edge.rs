@@ -51,6 +51,9 @@ pub fn event(event: &Event) -> wire::Event {
         Event::Notice { message } => wire::Event::Notice { message: message.clone() },
         Event::Todos { todos } => wire::Event::Todos { todos: todos.iter().map(todo).collect() },
         Event::Hook(note) => wire::Event::Hook(note.clone()),
+        Event::RewindTurns(turns) => wire::Event::RewindTurns { turns: turns.clone() },
+        Event::RewindPlan(plan) => wire::Event::RewindPlan((**plan).clone()),
+        Event::Rewound(done) => wire::Event::Rewound((**done).clone()),
     }
 }
 
@@ -424,6 +427,10 @@ pub fn order(order: wire::Order) -> Op {
         wire::Order::NewSession => Op::NewSession,
         wire::Order::ReloadPlugins => Op::ReloadPlugins,
         wire::Order::AddDir { folder } => Op::AddDir { folder },
+        wire::Order::RewindTurns => Op::RewindTurns,
+        wire::Order::Rewind { target, what, apply, overwrite_changed } => {
+            Op::Rewind { target, what, apply, overwrite_changed }
+        }
         wire::Order::Shutdown => Op::Shutdown,
     }
 }

@@ -224,6 +224,12 @@ pub enum Event {
     Todos { todos: Vec<Todo> },
     /// A hook stopped, changed, questioned or failed on something.
     Hook(airlock_protocol::HookNote),
+    /// The session's user prompts and what each changed ([`crate::engine::Op::RewindTurns`]).
+    RewindTurns(Vec<airlock_protocol::RewindTurn>),
+    /// What a rewind would do ([`crate::engine::Op::Rewind`] with `apply: false`).
+    RewindPlan(Box<airlock_protocol::RewindPlan>),
+    /// What a rewind did.
+    Rewound(Box<airlock_protocol::Rewound>),
 }
 
 /// One step of the model's plan.

@@ -74,10 +74,11 @@
 //! - `agent`: `audit`, `cancel`, `events`, `hooks`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
 //! - `audit`: `capability`, `contract`, `events`, `paths`, `policy`, `registry`, `airlock_files`, `airlock_protocol`
 //! - `cancel`: `runtime`
+//! - `checkpoints`: `airlock_checkpoint`
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
 //! - `contract`: `airlock_protocol`
-//! - `engine`: `agent`, `audit`, `cancel`, `capability`, `config`, `contract`, `events`, `hooks`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_sandbox`
+//! - `engine`: `agent`, `audit`, `cancel`, `capability`, `checkpoints`, `config`, `contract`, `events`, `hooks`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `rewind`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`, `airlock_protocol`
 //! - `hooks`: `capability`, `config`, `contract`, `events`, `policy`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
 //! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
@@ -86,16 +87,18 @@
 //! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`
 //! - `prompts`: `sanitize`, `airlock_files`
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
+//! - `rewind`: `checkpoints`, `session`, `airlock_checkpoint`, `airlock_protocol`
 //! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`, `airlock_shell`
 //! - `sanitize`: `airlock_protocol`
-//! - `scheduler`: `audit`, `cancel`, `capability`, `contract`, `events`, `hooks`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
-//! - `session`: `events`, `scheduler`, `airlock_model`
+//! - `scheduler`: `audit`, `cancel`, `capability`, `checkpoints`, `contract`, `events`, `hooks`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
+//! - `session`: `checkpoints`, `events`, `scheduler`, `airlock_model`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
 pub mod audit;
 pub(crate) mod cancel;
 pub mod capability;
+pub mod checkpoints;
 pub mod config;
 pub mod contract;
 pub mod engine;
@@ -107,6 +110,7 @@ pub mod paths;
 pub mod policy;
 pub mod prompts;
 pub mod registry;
+pub mod rewind;
 pub mod runtime;
 pub mod sanitize;
 pub(crate) mod scheduler;

@@ -82,6 +82,15 @@ pub enum Event {
     },
     /// A hook stopped, changed, questioned or failed on something (since 1.2.0).
     Hook(crate::HookNote),
+    /// The session's user prompts and what each changed (answers `rewind_turns`; since 1.3.0).
+    RewindTurns {
+        /// First to last.
+        turns: Vec<crate::rewind::RewindTurn>,
+    },
+    /// What a rewind would do (answers `rewind` with `apply: false`; since 1.3.0).
+    RewindPlan(crate::rewind::RewindPlan),
+    /// What a rewind did (since 1.3.0).
+    Rewound(crate::rewind::Rewound),
 }
 
 /// A plugin that could not be loaded, or a tool that was skipped; never fatal.

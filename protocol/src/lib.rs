@@ -21,6 +21,7 @@ pub mod order;
 pub mod output;
 pub mod question;
 pub mod report;
+pub mod rewind;
 pub mod shown;
 
 pub use event::{
@@ -40,10 +41,11 @@ pub use report::{
     CallCounts, CallSummary, ErrorBody, JsonOutput, ResultLine, ResultType, RunStatus, StampedEvent, Stats, Summary,
     Tokens, ToolCost, TurnReport, TurnTokens,
 };
+pub use rewind::{FileChangeKind, LeftOut, RestoreWhat, RewindFile, RewindPlan, RewindTarget, RewindTurn, Rewound};
 pub use shown::Shown;
 
 /// The protocol's version: its major part changes when a shape changes incompatibly.
-pub const VERSION: &str = "1.2.0";
+pub const VERSION: &str = "1.3.0";
 
 /// The JSON Schema (draft 2020-12) of every type of the protocol, under `$defs`; the
 /// entry points are `Order`, `Output`, `StampedEvent`, `ResultLine` and `JsonOutput`.

@@ -67,6 +67,24 @@ pub enum Order {
         /// The folder and its access.
         folder: String,
     },
+    /// List the session's user prompts with what each changed; answered by a
+    /// `rewind_turns` event (since 1.3.0).
+    RewindTurns,
+    /// Rewind the session to `target`: with `apply: false` only a `rewind_plan` event says
+    /// what it would restore; with `apply: true` it restores, answered by a `rewound` event
+    /// (or a warning saying why not). Put off while a turn runs (since 1.3.0).
+    Rewind {
+        /// What to go back to.
+        target: crate::rewind::RewindTarget,
+        /// What to restore.
+        what: crate::rewind::RestoreWhat,
+        /// Carry it out (else only preview it).
+        #[serde(default)]
+        apply: bool,
+        /// Also overwrite files changed outside airlock since its last checkpoint of them.
+        #[serde(default)]
+        overwrite_changed: bool,
+    },
     /// Cancel what runs and end the session.
     Shutdown,
 }

@@ -27,6 +27,7 @@ mod calls;
 mod custom;
 mod questions;
 mod reload;
+mod rewind;
 mod start;
 
 use std::collections::VecDeque;
@@ -91,6 +92,19 @@ pub enum Op {
     /// about): a person's order, never the model's. Acts at once; a notice says what was
     /// added, a warning why not ([`Policy::add_folder`]).
     AddDir { folder: String },
+    /// List the session's user prompts with what each changed: an
+    /// [`Event::RewindTurns`] answers. Put off while a turn runs.
+    RewindTurns,
+    /// Rewind to `target` ([`crate::rewind`]): with `apply` false an [`Event::RewindPlan`]
+    /// says what it would restore; with `apply` it restores `what` — files changed outside
+    /// airlock since its last checkpoint of them only with `overwrite_changed` — and an
+    /// [`Event::Rewound`] says what it did (or a warning why not). Put off while a turn runs.
+    Rewind {
+        target: airlock_protocol::RewindTarget,
+        what: airlock_protocol::RestoreWhat,
+        apply: bool,
+        overwrite_changed: bool,
+    },
     /// Cancel what runs and end the session.
     Shutdown,
 }
@@ -358,6 +372,8 @@ impl Inbox {
                 | Op::NewSession
                 | Op::SetModel { .. }
                 | Op::ReloadPlugins
+                | Op::RewindTurns
+                | Op::Rewind { .. }
                 | Op::Shutdown => self.later.push_back(op),
                 Op::Interrupt => {
                     self.void = self.later.len();
@@ -441,6 +457,14 @@ impl Engine {
                 }
                 Op::ReloadPlugins => {
                     self.reload().await;
+                    Flow::Continue
+                }
+                Op::RewindTurns => {
+                    self.rewind_turns().await;
+                    Flow::Continue
+                }
+                Op::Rewind { target, what, apply, overwrite_changed } => {
+                    self.rewind(target, what, apply, overwrite_changed).await;
                     Flow::Continue
                 }
                 Op::Shutdown => Flow::Stop,
@@ -642,6 +666,10 @@ impl Shared {
             Op::SetModel { model } => self.events.send(Event::Notice {
                 message: format!("switching to {} was cancelled", crate::sanitize::line(model)),
             }),
+            Op::Rewind { apply: true, .. } => {
+                self.events.send(Event::Notice { message: "the rewind was cancelled".into() })
+            }
+            Op::RewindTurns | Op::Rewind { .. } => {}
             Op::Interrupt
             | Op::Approve { .. }
             | Op::SetMode(_)
@@ -696,7 +724,9 @@ impl Shared {
             | Op::Resume { .. }
             | Op::NewSession
             | Op::SetModel { .. }
-            | Op::ReloadPlugins => {}
+            | Op::ReloadPlugins
+            | Op::RewindTurns
+            | Op::Rewind { .. } => {}
         }
         Flow::Continue
     }

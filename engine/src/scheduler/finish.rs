@@ -140,5 +140,6 @@ pub(super) fn finish_with(
         description,
         approval,
         hooks,
+        checkpoint: None,
     }
 }

@@ -71,6 +71,8 @@ pub struct CompletedCall {
     pub approval: crate::audit::Approval,
     /// What hooks did to the call (`before_tool` and `after_tool`), in their order.
     pub hooks: Vec<crate::hooks::HookNote>,
+    /// The checkpoints taken around it, when it held write access ([`crate::checkpoints`]).
+    pub checkpoint: Option<crate::checkpoints::CallCheckpoint>,
 }
 
 impl CompletedCall {
@@ -351,6 +353,7 @@ impl Scheduler {
                         description: None,
                         approval: crate::audit::Approval::None,
                         hooks: Vec::new(),
+                        checkpoint: None,
                     }
                 })
             })

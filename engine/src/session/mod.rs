@@ -20,8 +20,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+pub use crate::checkpoints::CallCheckpoint;
 pub use clock::Stamp;
-pub use record::{Header, RecordedCall};
+pub use record::{Header, PromptLine, RecordedCall};
 pub use replay::{Resumed, Tokens, replay};
 pub use store::{Summary, find, list};
 
@@ -176,6 +177,11 @@ impl Recorder {
     /// `head` is the sha-256 of the trail's record `seq`.
     pub fn audit_head(&mut self, seq: u64, head: &str) -> Result<(), SessionError> {
         self.write(&RecordRef::Audit { seq, head })
+    }
+
+    /// Records that a user prompt starts.
+    pub fn prompt(&mut self, prompt: &PromptLine) -> Result<(), SessionError> {
+        self.write(&RecordRef::Prompt { turn: self.turn, prompt })
     }
 
     /// Records that a later run continued the session.

@@ -190,6 +190,7 @@ fn recorded_call(id: &str, exit_code: i32) -> RecordedCall {
         }),
         cost: Some(crate::events::CallCost { wall_ms: 900, peak_memory_bytes: 1 << 20, ..Default::default() }),
         shown: crate::events::Shown::new(None, "Traceback\n  boom"),
+        checkpoint: None,
     }
 }
 

@@ -9,6 +9,7 @@
 //! {"type":"resumed","turn":9,"at":"2025-…Z","provider":"…","model":"…","workspace":"…"}
 //! {"type":"todos","turn":4,"todos":[{"description":"…","status":"in_progress"}]}
 //! {"type":"audit","seq":12,"head":"<sha-256 of the audit trail's record seq 12>"}
+//! {"type":"prompt","turn":4,"prompt":2,"at":"2025-…Z","text":"fix the test","history":9}
 //! ```
 //!
 //! An `audit` line is the audit trail's chain head after a batch of its records
@@ -24,6 +25,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoints::CallCheckpoint;
 use crate::events::{CallCost, CallStatus, CommandRun, Shown};
 use airlock_model::{Message, UsageKind};
 
@@ -92,6 +94,12 @@ pub(super) enum RecordRef<'a> {
         seq: u64,
         head: &'a str,
     },
+    /// A user prompt starts: rewind's turns ([`PromptLine`]).
+    Prompt {
+        turn: u64,
+        #[serde(flatten)]
+        prompt: &'a PromptLine,
+    },
 }
 
 /// A line read back. Kinds this version does not know are [`Record::Other`], so a file
@@ -99,12 +107,34 @@ pub(super) enum RecordRef<'a> {
 #[derive(Debug)]
 pub(super) enum Record {
     Session(Header),
-    Message { turn: u64, message: Message },
-    Usage { turn: u64, usage: UsageLine },
-    Calls { turn: u64, calls: Vec<RecordedCall> },
-    Compressed { turn: u64, history: Vec<Message> },
-    Resumed { turn: u64 },
-    Todos { turn: u64, todos: serde_json::Value },
+    Message {
+        turn: u64,
+        message: Message,
+    },
+    Usage {
+        turn: u64,
+        usage: UsageLine,
+    },
+    Calls {
+        turn: u64,
+        calls: Vec<RecordedCall>,
+    },
+    Compressed {
+        turn: u64,
+        history: Vec<Message>,
+    },
+    Resumed {
+        turn: u64,
+    },
+    Todos {
+        turn: u64,
+        todos: serde_json::Value,
+    },
+    #[expect(dead_code, reason = "skeleton: the capture and rewind streams of issue 29 read it")]
+    Prompt {
+        turn: u64,
+        prompt: PromptLine,
+    },
     Other,
 }
 
@@ -157,6 +187,23 @@ pub struct RecordedCall {
     pub cost: Option<CallCost>,
     #[serde(default)]
     pub shown: Shown,
+    /// The checkpoints taken around it, when it held write access.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<CallCheckpoint>,
+}
+
+/// A user prompt starts (`{"type":"prompt","turn":4,"prompt":2,"at":"…","text":"…","history":9}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptLine {
+    /// Its number in the session's conversation, from 1.
+    pub prompt: u32,
+    /// When it was sent, UTC.
+    pub at: String,
+    /// Its first line, cut to 200 characters.
+    pub text: String,
+    /// The history's length before its message: a rewind of the conversation to before it
+    /// keeps this many messages.
+    pub history: usize,
 }
 
 impl RecordedCall {
@@ -171,6 +218,7 @@ impl RecordedCall {
             command: call.command,
             cost: Some(call.cost),
             shown: call.shown.clone(),
+            checkpoint: call.checkpoint.clone(),
         }
     }
 }
@@ -200,6 +248,7 @@ impl Record {
             "compressed" => Self::Compressed { turn, history: serde_json::from_slice::<CompressedLine>(line)?.history },
             "resumed" => Self::Resumed { turn },
             "todos" => Self::Todos { turn, todos: serde_json::from_slice::<TodosLine>(line)?.todos },
+            "prompt" => Self::Prompt { turn, prompt: serde_json::from_slice(line)? },
             // The audit trail's head (`audit`) says nothing of the conversation.
             _ => Self::Other,
         })
@@ -213,7 +262,8 @@ impl Record {
             | Self::Calls { turn, .. }
             | Self::Compressed { turn, .. }
             | Self::Resumed { turn }
-            | Self::Todos { turn, .. } => Some(*turn),
+            | Self::Todos { turn, .. }
+            | Self::Prompt { turn, .. } => Some(*turn),
             Self::Session(_) | Self::Other => None,
         }
     }

@@ -78,6 +78,7 @@ fn recorded(lines: usize, exit_code: i32) -> RecordedCall {
         command: Some(command(exit_code)),
         cost: Some(CallCost { wall_ms: 9_000, peak_memory_bytes: 1 << 20, ..CallCost::default() }),
         shown: Shown::new(None, &output(lines)),
+        checkpoint: None,
     }
 }
 
