@@ -11,6 +11,7 @@
 //! line only ([`store`]).
 
 mod clock;
+mod forward;
 mod record;
 mod replay;
 mod reverse;
@@ -22,7 +23,8 @@ use std::path::{Path, PathBuf};
 
 pub use crate::checkpoints::CallCheckpoint;
 pub use clock::Stamp;
-pub use record::{Header, PromptLine, RecordedCall};
+pub use forward::{Line, read_forward};
+pub use record::{Header, PromptLine, RecordedCall, RewoundLine};
 pub use replay::{Resumed, Tokens, replay};
 pub use store::{Summary, find, list};
 
@@ -182,6 +184,11 @@ impl Recorder {
     /// Records that a user prompt starts.
     pub fn prompt(&mut self, prompt: &PromptLine) -> Result<(), SessionError> {
         self.write(&RecordRef::Prompt { turn: self.turn, prompt })
+    }
+
+    /// Records a rewind ([`RewoundLine`]).
+    pub fn rewound(&mut self, rewound: &RewoundLine) -> Result<(), SessionError> {
+        self.write(&RecordRef::Rewound { turn: self.turn, rewound })
     }
 
     /// Records that a later run continued the session.
