@@ -60,8 +60,13 @@ pub(super) fn plan_as(
     why: &str,
 ) -> Result<Planned, RewindError> {
     let timeline = Timeline::read(context.session)?;
-    // One call has no conversation of its own to rewind.
-    let what = if matches!(target, RewindTarget::Call { .. }) { RestoreWhat::Code } else { what };
+    // One call has no conversation of its own to rewind; an undo restores what the rewind
+    // it undoes restored.
+    let what = match target {
+        RewindTarget::Call { .. } => RestoreWhat::Code,
+        RewindTarget::Undo => timeline.rewinds.last().map_or(what, |last| last.record.what),
+        RewindTarget::Prompt { .. } => what,
+    };
     let mut planned = Planned {
         plan: RewindPlan {
             target: target.clone(),
