@@ -17,7 +17,7 @@ use std::path::Path;
 
 use super::CommandError;
 use airlock_checkpoint::{CheckpointId, Retention, Store};
-use airlock_engine::audit::{Body, Trail, record::Rewind};
+use airlock_engine::audit::Trail;
 use airlock_engine::rewind::{self, Applied, Context, RewindError, Timeline};
 use airlock_engine::session::{self, Recorder};
 use airlock_protocol::{FileChangeKind, RestoreWhat, RewindFile, RewindTarget, RewindTurn};
@@ -143,22 +143,10 @@ fn record(path: &Path, id: &str, applied: &Applied) -> Result<(), CommandError> 
     recorder.rewound(&applied.record).map_err(failed)?;
     if airlock_engine::audit::trail_path(path).exists() {
         let trail = Trail::open(path).map_err(failed)?;
-        let head = trail.append(&audit_body(applied)).map_err(failed)?;
+        let head = trail.append(&rewind::audit_body(applied)).map_err(failed)?;
         recorder.audit_head(head.seq, &head.hash).map_err(failed)?;
     }
     Ok(())
-}
-
-/// The audit trail's record of `applied`: a person asked (`airlock rewind` is one's order).
-pub fn audit_body(applied: &Applied) -> Body {
-    Body::Rewind(Box::new(Rewind {
-        target: applied.record.target.clone(),
-        what: applied.record.what,
-        restored: applied.restored.clone(),
-        kept: applied.rewound.kept.clone(),
-        undo: applied.record.undo.clone(),
-        by: "user".into(),
-    }))
 }
 
 /// `--gc`: what retention removed and what the store keeps; the session's own checkpoints
