@@ -7,7 +7,7 @@
 // Set-up helpers unwrap: a failed set-up step should fail the test loudly.
 #![allow(clippy::unwrap_used)]
 
-mod undo;
+mod retention;
 
 use std::path::PathBuf;
 
