@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod retention;
+mod writers;
 
 use std::path::PathBuf;
 
