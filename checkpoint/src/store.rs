@@ -155,7 +155,9 @@ impl Inner {
     ) -> Result<Checkpoint, CheckpointError> {
         let roots = normalise_roots(roots)?;
         let mut walk_settings = settings.clone();
-        walk_settings.never.push(self.dir.clone());
+        // The walk compares folders to these by bytes: canonical, as the roots are.
+        walk_settings.never =
+            settings.never.iter().chain([&self.dir]).map(|p| airlock_files::canonical_lenient(p)).collect();
         let _lock = self.lock()?;
         let mut memory = self.memory();
         let index_path = self.dir.join("index");

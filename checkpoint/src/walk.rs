@@ -62,8 +62,16 @@ impl Walk<'_> {
         self.left_out.push((path, reason.into()));
     }
 
+    /// Whether `path` lies under a folder never snapshotted.
     fn never(&self, path: &Path) -> bool {
         self.settings.never.iter().any(|never| path.starts_with(never))
+    }
+
+    /// Whether the folder `path`, whose parent is not under one, is a folder never
+    /// snapshotted (a comparison of bytes: [`Path::starts_with`] per entry costs a good part
+    /// of an unchanged checkpoint).
+    fn never_folder(&self, path: &Path) -> bool {
+        self.settings.never.iter().any(|never| never.as_os_str().as_bytes() == path.as_os_str().as_bytes())
     }
 
     /// What the checkpoint holds at the root `path` (absolute, normalised).
@@ -178,7 +186,7 @@ impl Walk<'_> {
                 }
             };
             let kind = FileType::from_raw_mode(stat.st_mode);
-            if self.never(&child) {
+            if kind == FileType::Directory && self.never_folder(&child) {
                 self.leave(child, "airlock's own files");
                 continue;
             }
