@@ -131,8 +131,8 @@ fn a_replace_and_a_write_file_checkpoint_their_file_alone() {
     assert_eq!(replace["checkpoint"]["prompt"], 1, "{replace}");
     let (before, after) = before_after(&s, &replace);
     let file = s.workspace.join("a.txt");
-    assert_eq!(roots(&s, &before), [file.clone()]);
-    assert_eq!(roots(&s, &after), [file.clone()]);
+    assert_eq!(roots(&s, &before), vec![file.clone()]);
+    assert_eq!(roots(&s, &after), vec![file.clone()]);
     assert_eq!(changed(&s, &before, &after), [(file, Some("beta\n".to_owned()))]);
     assert!(!holds(&s, &before, &s.workspace.join("unrelated.txt")));
 
@@ -140,7 +140,7 @@ fn a_replace_and_a_write_file_checkpoint_their_file_alone() {
     let write = recorded(&s, "write_file");
     let (before, after) = before_after(&s, &write);
     let file = s.workspace.join("new/b.txt");
-    assert_eq!(roots(&s, &before), [file.clone()]);
+    assert_eq!(roots(&s, &before), vec![file.clone()]);
     assert!(store(&s).entry(&before, &file).unwrap().is_none());
     assert_eq!(changed(&s, &before, &after), [(file, Some("bee\n".to_owned()))]);
 
@@ -171,7 +171,7 @@ fn a_shell_command_checkpoints_the_workspace_and_leaves_ignored_folders_out() {
     let shell = recorded(&s, "run_shell_command");
     let (before, after) = before_after(&s, &shell);
     // Its sandbox makes the workspace writable: the workspace is the root.
-    assert_eq!(roots(&s, &before), [s.workspace.clone()]);
+    assert_eq!(roots(&s, &before), vec![s.workspace.clone()]);
     assert_eq!(
         changed(&s, &before, &after),
         [(s.workspace.join("a.txt"), Some("new line\n".to_owned())), (s.workspace.join("b.txt"), None)]
@@ -208,7 +208,7 @@ fn a_plugin_checkpoints_its_granted_folder_and_nothing_outside_it() {
 
     let (before, after) = before_after(&s, &recorded(&s, "fs_ops"));
     let out = s.workspace.join("out");
-    assert_eq!(roots(&s, &before), [out.clone()]);
+    assert_eq!(roots(&s, &before), vec![out.clone()]);
     assert_eq!(
         changed(&s, &before, &after),
         [(out.join("new.txt"), Some("new\n".to_owned())), (out.join("old.txt"), None)]
@@ -235,7 +235,7 @@ fn an_mcp_server_with_a_write_grant_checkpoints_its_write_folders() {
 
     let (before, after) = before_after(&s, &recorded(&s, "notes__write_note"));
     let out = s.workspace.join("out");
-    assert_eq!(roots(&s, &before), [out.clone()]);
+    assert_eq!(roots(&s, &before), vec![out.clone()]);
     assert_eq!(changed(&s, &before, &after), [(out.join("a.txt"), Some("written".to_owned()))]);
     assert!(!holds(&s, &before, &s.workspace.join("beside.txt")));
     // The warm-up `sleep` ran with the workspace writable: it has its own checkpoint.
