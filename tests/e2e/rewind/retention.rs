@@ -54,6 +54,12 @@ fn gc_with_a_tiny_cap_removes_other_sessions_checkpoints_and_the_rest_still_rest
     assert_eq!(after[1]["checkpoints"], 0, "{}\n{after}", gc.stdout);
     assert_eq!(after[0]["checkpoints"], sessions[0]["checkpoints"], "{after}");
     assert!(after[0]["store_bytes"].as_u64().unwrap() < sessions[0]["store_bytes"].as_u64().unwrap(), "{after}");
+    // The older session's rewind is refused, and says why; nothing is written.
+    let old_id = after[1]["id"].as_str().unwrap();
+    let refused = rewind(&s, &["--session", old_id, "--to", "1", "--code"]);
+    assert_eq!(refused.code, Some(52), "{}{}", refused.stdout, refused.stderr);
+    assert!(refused.stderr.contains("was removed"), "{}", refused.stderr);
+    assert_eq!(s.read("old.txt").as_deref(), Some("older\n"));
     // The latest session's checkpoints are kept, and still restore.
     let done = rewind(&s, &["--to", "1", "--code"]);
     assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
