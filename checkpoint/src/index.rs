@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::objects::{Hash, write_file};
 
@@ -73,7 +73,9 @@ pub(crate) fn file_id(path: &Path) -> Option<FileId> {
 /// The index in memory.
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    entries: HashMap<PathBuf, (Stat, Hash)>,
+    /// Keyed by the path's bytes: hashing a `Path` walks its components, a good part of an
+    /// unchanged checkpoint's time.
+    entries: HashMap<Vec<u8>, (Stat, Hash)>,
     /// Entries changed since the load or last write.
     pub dirty: bool,
     /// The file as last loaded or written (`None`: no file).
@@ -90,7 +92,7 @@ impl Index {
 
     /// The hash of `path` when its stat is the one indexed.
     pub(crate) fn lookup(&self, path: &Path, stat: &Stat) -> Option<Hash> {
-        self.entries.get(path).filter(|(known, _)| known == stat).map(|(_, hash)| *hash)
+        self.entries.get(path.as_os_str().as_bytes()).filter(|(known, _)| known == stat).map(|(_, hash)| *hash)
     }
 
     /// Notes that `path` with `stat` hashed to `hash`, read in a scan that began at
@@ -103,7 +105,7 @@ impl Index {
             time >= scan_ns.saturating_sub(slack)
         };
         if racy(stat.mtime_ns) || racy(stat.ctime_ns) {
-            if self.entries.remove(path).is_some() {
+            if self.entries.remove(path.as_os_str().as_bytes()).is_some() {
                 self.dirty = true;
             }
             return;
@@ -111,8 +113,9 @@ impl Index {
         if self.entries.len() >= MAX_ENTRIES {
             self.entries.clear();
         }
-        if self.entries.get(path) != Some(&(stat, hash)) {
-            self.entries.insert(path.to_path_buf(), (stat, hash));
+        let key = path.as_os_str().as_bytes();
+        if self.entries.get(key) != Some(&(stat, hash)) {
+            self.entries.insert(key.to_vec(), (stat, hash));
             self.dirty = true;
         }
     }
@@ -132,7 +135,7 @@ impl Index {
         let mut out = Vec::with_capacity(MAGIC.len() + self.entries.len() * 100);
         out.extend_from_slice(MAGIC);
         for (path, (stat, hash)) in &self.entries {
-            let name = path.as_os_str().as_bytes();
+            let name = path.as_slice();
             out.extend_from_slice(&(name.len() as u32).to_le_bytes());
             out.extend_from_slice(name);
             out.extend_from_slice(&stat.mtime_ns.to_le_bytes());
@@ -148,7 +151,7 @@ impl Index {
     }
 }
 
-fn decode(bytes: &[u8]) -> Option<HashMap<PathBuf, (Stat, Hash)>> {
+fn decode(bytes: &[u8]) -> Option<HashMap<Vec<u8>, (Stat, Hash)>> {
     let (body, sum) = bytes.split_last_chunk::<32>()?;
     if blake3::hash(body) != Hash::from_bytes(*sum) {
         return None;
@@ -175,7 +178,7 @@ fn decode(bytes: &[u8]) -> Option<HashMap<PathBuf, (Stat, Hash)>> {
             ino: u64::from_le_bytes(*ino),
             mode: u32::from_le_bytes(*mode),
         };
-        entries.insert(PathBuf::from(std::ffi::OsStr::from_bytes(name)), (stat, Hash::from_bytes(*hash)));
+        entries.insert(name.to_vec(), (stat, Hash::from_bytes(*hash)));
         rest = tail;
     }
     Some(entries)

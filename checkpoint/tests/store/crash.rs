@@ -155,3 +155,39 @@ fn check(root: &Path, kill: u32) {
         }
     }
 }
+
+#[test]
+fn two_sessions_and_a_collection_in_one_workspace_take_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let ws = root.join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let first = open(&root);
+    write_version(&ws, "A");
+    let a = first.checkpoint(std::slice::from_ref(&ws), label("A")).unwrap().id;
+    write_version(&ws, "B");
+    let b = first.checkpoint(std::slice::from_ref(&ws), label("B")).unwrap().id;
+    let changes = first.changes(&a, &b).unwrap();
+    let to_a: Vec<Restore> = changes.iter().map(|c| Restore { path: c.path.clone(), to: c.before.clone() }).collect();
+    let to_b: Vec<Restore> = changes.iter().map(|c| Restore { path: c.path.clone(), to: c.after.clone() }).collect();
+    std::thread::scope(|scope| {
+        for (n, target) in [(0, &to_a), (1, &to_b)] {
+            let (root, ws, keep) = (&root, &ws, [a.clone(), b.clone()]);
+            scope.spawn(move || {
+                let store = open(root);
+                for round in 0..20 {
+                    store.restore(target).unwrap();
+                    store.checkpoint(std::slice::from_ref(ws), label("loop")).unwrap();
+                    if round % 7 == n {
+                        store.gc(&Retention { max_bytes: u64::MAX, max_age: Duration::ZERO }, &keep).unwrap();
+                    }
+                }
+            });
+        }
+    });
+    check(&root, 0);
+    // Each session's restores were whole: the tree is all A or all B.
+    let after = open(&root).checkpoint(std::slice::from_ref(&ws), label("end")).unwrap().id;
+    let now = open(&root);
+    assert!(now.changes(&a, &after).unwrap().is_empty() || now.changes(&b, &after).unwrap().is_empty());
+}
