@@ -1,6 +1,6 @@
 //! Rebuilding a session's history from its file, reading backwards from the end to the
-//! last `compressed` record (whose history replaces everything before it) or to the
-//! header. Lines that cannot be read (a partial last line after a crash) are skipped and
+//! last `compressed` record or `rewound` record with a history (whose history replaces
+//! everything before it) or to the header. Lines that cannot be read (a partial last line after a crash) are skipped and
 //! counted.
 //!
 //! Besides the history, a resume gives back what a front end needs to look as the live
@@ -34,6 +34,9 @@ pub struct Resumed {
     /// The cards of the calls recorded since the history's base, in order.
     pub calls: Vec<RecordedCall>,
     pub tokens: Tokens,
+    /// The user prompts the conversation holds (the latest `prompt` record's number): a
+    /// resumed session numbers its next prompt after them.
+    pub prompts: u32,
 }
 
 /// A session's token counts.
@@ -64,6 +67,8 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
     // Whether the session totals were read (the latest line that has them): then the
     // older lines add nothing.
     let mut totals_read = false;
+    // Read backwards: the first `prompt` record met is the latest.
+    let mut prompts = None;
     while let Some(line) = lines.next_line().map_err(read_error)? {
         let Ok(record) = Record::parse(&line) else {
             skipped += 1;
@@ -81,6 +86,9 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
                 todos.get_or_insert(plan);
             }
             Record::Calls { calls, .. } => batches.push(calls),
+            Record::Prompt { prompt, .. } => {
+                prompts.get_or_insert(prompt.prompt);
+            }
             Record::Usage { usage, .. } => {
                 if usage.kind == UsageKind::Answer && tokens.last_answer.is_none() {
                     tokens.last_answer = Some((usage.input_tokens, usage.output_tokens));
@@ -100,7 +108,19 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
             }
             Record::Compressed { history, .. } => {
                 base = history;
+                if prompts.is_none() {
+                    prompts = latest_prompt_before(&mut lines).map_err(read_error)?;
+                }
                 break;
+            }
+            // A rewind says how many prompts the conversation holds after it; one of the
+            // conversation left this history: a base, as a compression's.
+            Record::Rewound { rewound, .. } => {
+                prompts.get_or_insert(rewound.prompts);
+                if let Some(history) = rewound.history {
+                    base = history;
+                    break;
+                }
             }
             _ => {}
         }
@@ -108,5 +128,34 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
     messages.reverse();
     base.extend(messages);
     let calls = batches.into_iter().rev().flatten().collect();
-    Ok(Resumed { header, path: path.to_path_buf(), history: base, turn, lines_read, skipped, todos, calls, tokens })
+    let prompts = prompts.unwrap_or(0);
+    Ok(Resumed {
+        header,
+        path: path.to_path_buf(),
+        history: base,
+        turn,
+        lines_read,
+        skipped,
+        todos,
+        calls,
+        tokens,
+        prompts,
+    })
+}
+
+/// The number of the latest `prompt` record in what `lines` has left (read backwards), when
+/// a compression came after it: only those lines are parsed, so a long session's older
+/// messages are skipped unread.
+fn latest_prompt_before(lines: &mut ReverseLines) -> std::io::Result<Option<u32>> {
+    while let Some(line) = lines.next_line()? {
+        if !line.starts_with(br#"{"type":"prompt""#) && !line.starts_with(br#"{"type":"rewound""#) {
+            continue;
+        }
+        match Record::parse(&line) {
+            Ok(Record::Prompt { prompt, .. }) => return Ok(Some(prompt.prompt)),
+            Ok(Record::Rewound { rewound, .. }) => return Ok(Some(rewound.prompts)),
+            _ => {}
+        }
+    }
+    Ok(None)
 }
