@@ -46,6 +46,8 @@ mod policy;
 #[path = "prompts/main.rs"]
 mod prompts;
 mod providers;
+#[path = "rewind/main.rs"]
+mod rewind;
 mod runtime_limits;
 mod scheduling;
 mod search;

@@ -23,7 +23,12 @@ struct Owned {
 
 impl Owned {
     fn context(&self) -> Context<'_> {
-        Context { store: self.store.as_deref(), session: &self.session, session_id: &self.id, workspace: &self.workspace }
+        Context {
+            store: self.store.as_deref(),
+            session: &self.session,
+            session_id: &self.id,
+            workspace: &self.workspace,
+        }
     }
 }
 
@@ -65,8 +70,7 @@ impl Engine {
             }
             return;
         }
-        let done =
-            tokio::task::spawn_blocking(move || rewind::apply(&owned.context(), &target, what, overwrite)).await;
+        let done = tokio::task::spawn_blocking(move || rewind::apply(&owned.context(), &target, what, overwrite)).await;
         match done {
             Ok(Ok(applied)) => {
                 self.agent.rewound(&applied, &self.shared.events);

@@ -112,7 +112,8 @@ pub fn run(context: &Checkpoints<'_>, args: &RewindArgs, out: &mut impl Write) -
     let workspace = context.workspace.to_string_lossy();
     let path = session::find(&dir, args.session.as_deref().unwrap_or("latest"), &workspace).map_err(usage)?;
     let id = session::replay(&path).map_err(failed)?.header.id;
-    let rewind = Context { store: context.store.as_ref(), session: &path, session_id: &id, workspace: context.workspace };
+    let rewind =
+        Context { store: context.store.as_ref(), session: &path, session_id: &id, workspace: context.workspace };
     if args.gc {
         return gc(context, &rewind, args.output_format, out).map(|()| Outcome::Done);
     }
@@ -187,7 +188,11 @@ fn gc(
                 size(context.retention.max_bytes),
                 context.retention.max_age.as_secs() / 86_400,
             )?;
-            writeln!(out, "the checkpoints of session {} were kept", airlock_engine::sanitize::line(rewind.session_id))?;
+            writeln!(
+                out,
+                "the checkpoints of session {} were kept",
+                airlock_engine::sanitize::line(rewind.session_id)
+            )?;
         }
     }
     Ok(())
