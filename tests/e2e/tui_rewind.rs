@@ -86,3 +86,35 @@ fn esc_esc_rewinds_the_conversation_and_puts_the_prompt_back_into_the_input() {
     assert!(sent.contains("the first prompt") && !sent.contains("second answer"), "{sent}");
     quit(pty);
 }
+
+#[test]
+fn u_in_a_cards_pager_undoes_its_call_and_rewind_undo_puts_it_back() {
+    let s = session();
+    s.write("notes.txt", "original\n");
+    let mock = MockModel::start(Wire::Gemini);
+    mock.push_turn(Turn::calls(vec![call(
+        "write_file",
+        json!({"file_path": "notes.txt", "content": "by the model\n"}),
+    )]));
+    mock.push_turn(Turn::text("the notes are rewritten"));
+    let mut pty = open(&s, &mock, &["--approval-mode", "yolo"], 100, 40);
+    pty.send("rewrite the notes\r");
+    pty.wait_text("the notes are rewritten", LIMIT);
+    pty.wait_text("#1", LIMIT);
+    pty.send("\x0f");
+    pty.wait_text("write_file", LIMIT);
+    pty.send("u");
+    let preview = pty.wait_text("Undo call #1", LIMIT);
+    assert!(preview.contains("notes.txt"), "{preview}");
+    assert_eq!(s.read("notes.txt").as_deref(), Some("by the model\n"), "the preview changed the file");
+    pty.send("y");
+    pty.wait_text("undid call #1: 1 file restored", LIMIT);
+    assert_eq!(s.read("notes.txt").as_deref(), Some("original\n"));
+
+    pty.send("/rewind undo\r");
+    pty.wait_text("Undo the last rewind", LIMIT);
+    pty.send("y");
+    pty.wait_text("undid the last rewind", LIMIT);
+    assert_eq!(s.read("notes.txt").as_deref(), Some("by the model\n"));
+    quit(pty);
+}
