@@ -20,6 +20,7 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::SystemTime;
 
@@ -27,7 +28,7 @@ use crate::index::{Index, file_id};
 use crate::objects::{Hash, Objects, make_dir, temp_path, write_file};
 use crate::record::{Loaded, Node, Record, RecordPath, Root, RootNode, RootRecord, nanos, valid_id};
 use crate::tree::Tree;
-use crate::walk::Walk;
+use crate::walk::{Shared, Walk};
 use crate::{Checkpoint, CheckpointError, CheckpointId, Label, LeftOut, Settings};
 
 /// Trees kept decoded in memory; past this the cache starts over.
@@ -80,9 +81,14 @@ impl Inner {
             trees: Mutex::new(HashMap::new()),
         };
         // Another process holding the lock is alive and owns its temporary files; they are
-        // cleaned by whoever opens the store next while it is free.
-        if let Some(_lock) = inner.try_lock()? {
-            inner.clean()?;
+        // cleaned by whoever opens the store next while it is free. A few tries: a process
+        // forking holds a copy of a lock for the moment until its child's `exec`.
+        for attempt in 0..5 {
+            if let Some(_lock) = inner.try_lock()? {
+                inner.clean()?;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2 << attempt));
         }
         Ok(inner)
     }
@@ -163,19 +169,16 @@ impl Inner {
         let index_path = self.dir.join("index");
         Self::fresh_index(&mut memory, &index_path);
         let scan_ns = self.fs_now();
-        let Memory { index, known } = &mut *memory;
-        let mut index = index.take().unwrap_or_default();
-        let mut walk = Walk {
+        let mut index = memory.index.take().unwrap_or_default();
+        let shared = Shared {
             objects: &self.objects,
-            index: &mut index,
-            known,
+            index: &index,
             settings: &walk_settings,
             workspace: &self.workspace,
-            scan_ns,
-            left_out: Vec::new(),
-            files: 0,
-            new_bytes: 0,
+            files: AtomicU64::new(0),
+            new_bytes: AtomicU64::new(0),
         };
+        let mut walk = Walk::new(&shared, std::mem::take(&mut memory.known));
         let mut records = Vec::new();
         let mut result = Ok(());
         for root in &roots {
@@ -187,7 +190,12 @@ impl Inner {
                 }
             }
         }
-        let (left_out, files) = (std::mem::take(&mut walk.left_out), walk.files);
+        let files = shared.files.load(Ordering::SeqCst);
+        let Walk { known, inserts, left_out, .. } = walk;
+        for (path, stat, hash) in inserts {
+            index.insert(&path, stat, hash, scan_ns);
+        }
+        memory.known = known;
         if let Err(e) = index.save(&self.dir.join("tmp"), &index_path) {
             tracing::debug!("cannot write the checkpoint index: {e}");
         }
