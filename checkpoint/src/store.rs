@@ -33,6 +33,8 @@ use crate::{Checkpoint, CheckpointError, CheckpointId, Label, LeftOut, Settings}
 
 /// Trees kept decoded in memory; past this the cache starts over.
 const MAX_CACHED_TREES: usize = 8192;
+/// Records kept in memory; past this the cache starts over.
+const MAX_CACHED_RECORDS: usize = 4096;
 
 /// What a store keeps in memory between calls.
 #[derive(Debug, Default)]
@@ -51,6 +53,7 @@ pub(crate) struct Inner {
     pub objects: Objects,
     pub memory: Mutex<Memory>,
     pub trees: Mutex<HashMap<Hash, Arc<Tree>>>,
+    pub records: Mutex<HashMap<CheckpointId, Arc<Loaded>>>,
 }
 
 /// The exclusive lock of a store, released when dropped.
@@ -79,6 +82,7 @@ impl Inner {
             workspace: workspace.to_path_buf(),
             memory: Mutex::new(Memory::default()),
             trees: Mutex::new(HashMap::new()),
+            records: Mutex::new(HashMap::new()),
         };
         // Another process holding the lock is alive and owns its temporary files; they are
         // cleaned by whoever opens the store next while it is free. A few tries: a process
@@ -231,11 +235,28 @@ impl Inner {
         })
     }
 
-    pub(crate) fn load(&self, id: &CheckpointId) -> Result<Loaded, CheckpointError> {
+    /// The record `id` (cached: a record never changes, but a collection may remove it, so
+    /// a cached one is used only while its file is there).
+    pub(crate) fn load(&self, id: &CheckpointId) -> Result<Arc<Loaded>, CheckpointError> {
         if !valid_id(id) {
             return Err(CheckpointError::Unknown(id.clone()));
         }
-        Record::load(&self.dir.join("refs").join(&id.0), id)
+        let path = self.dir.join("refs").join(&id.0);
+        let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(loaded) = records.get(id) {
+            if path.exists() {
+                return Ok(loaded.clone());
+            }
+            records.remove(id);
+        }
+        drop(records);
+        let loaded = Arc::new(Record::load(&path, id)?);
+        let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        if records.len() >= MAX_CACHED_RECORDS {
+            records.clear();
+        }
+        records.insert(id.clone(), loaded.clone());
+        Ok(loaded)
     }
 
     /// The tree `hash`, decoded (cached).

@@ -11,6 +11,9 @@
 //!   file): a rewind must never take a path that was simply not looked at for one that did
 //!   not exist.
 //! - Objects are stored before the tree that names them.
+//! - The root folder's subfolders may be walked on other threads ([`Walk::walk_ahead`]); the
+//!   caps are counted across threads, and what is left out is said in the order of a walk
+//!   on one thread.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
