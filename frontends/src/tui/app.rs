@@ -529,6 +529,9 @@ impl App {
             return Effect::None;
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if key.code != KeyCode::Esc {
+            super::rewind::other_key(self);
+        }
         if self.pager.is_some() {
             // Ctrl-C closes the pager first, as it closes a dialog.
             if ctrl && key.code == KeyCode::Char('c') {

@@ -73,6 +73,13 @@ pub fn esc(app: &mut App, now: Instant) {
     }
 }
 
+/// Any other key between the two presses forgets the first.
+pub fn other_key(app: &mut App) {
+    if app.esc_armed.take().is_some() {
+        app.hint = None;
+    }
+}
+
 /// Forgets a first Esc once its window has passed.
 pub fn tick(app: &mut App) {
     if app.esc_armed.is_some_and(|t| t.elapsed() > ESC_ESC) {

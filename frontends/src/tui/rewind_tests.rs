@@ -137,6 +137,14 @@ fn esc_esc_opens_nothing_with_text_in_the_composer_or_two_presses_far_apart() {
     app.esc_armed = app.esc_armed.map(|t| t - Duration::from_secs(2));
     press(&mut app, KeyCode::Esc);
     assert!(orders.borrow().is_empty(), "two presses 2 s apart opened the rewind: {:?}", orders.borrow());
+    // Another key between the two presses forgets the first.
+    press(&mut app, KeyCode::Left);
+    assert!(app.esc_armed.is_none() && app.hint.is_none());
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Left);
+    press(&mut app, KeyCode::Esc);
+    assert!(orders.borrow().is_empty(), "{:?}", orders.borrow());
+    assert!(app.esc_armed.is_some(), "the last Esc is a first press again");
     // The window passing clears the first press and its hint.
     app.esc_armed = Some(Instant::now() - Duration::from_secs(2));
     app.tick();
