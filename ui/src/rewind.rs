@@ -26,6 +26,8 @@ const MAX_ROWS: usize = 16;
 const FILES_PER_TURN: usize = 3;
 /// Most rows of the preview's list before it scrolls.
 const MAX_BODY: usize = 14;
+/// What follows a file changed outside airlock in the preview.
+const OUTSIDE: &str = "  changed outside airlock";
 
 /// `+14 −3`, `created +20`, `deleted −7`, `binary`: what a file's change amounts to.
 fn change_spans(file: &RewindFile, theme: &Theme) -> Vec<Span<'static>> {
@@ -423,19 +425,18 @@ impl RewindPreview {
                     true => Span::styled("⚠ ", theme.warning()),
                     false => Span::raw("  "),
                 };
-                let mut line = file_line(file, "  ", mark, w.saturating_sub(28), theme);
-                if outside(&file.path) {
-                    line.spans.push(Span::styled("  changed outside airlock", theme.warning()));
-                }
+                let note = if outside(&file.path) { OUTSIDE } else { "" };
+                let mut line = file_line(file, "  ", mark, w.saturating_sub(width(note)), theme);
+                line.spans.push(Span::styled(note, theme.warning()));
                 out.push(line);
             }
             for path in plan.changed_outside.iter().filter(|p| !plan.files.iter().any(|f| &f.path == *p)) {
-                let path = fit(&clean(path), w.saturating_sub(30).max(4));
+                let path = fit(&clean(path), w.saturating_sub(4 + width(OUTSIDE)).max(4));
                 out.push(Line::from(vec![
                     Span::raw("  "),
                     Span::styled("⚠ ", theme.warning()),
                     Span::raw(path),
-                    Span::styled("  changed outside airlock", theme.warning()),
+                    Span::styled(OUTSIDE, theme.warning()),
                 ]));
             }
             if !plan.left_out.is_empty() {

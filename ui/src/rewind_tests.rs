@@ -252,3 +252,12 @@ fn a_long_preview_scrolls_and_keeps_its_choices_drawn() {
     let text = buffer_text(&render(|a, b| p.render(a, b, &Theme::COLOR), 80, 14));
     assert!(!text.contains("src/f00.rs") && text.contains("Cancel"), "{text}");
 }
+
+#[test]
+fn a_narrow_preview_keeps_the_mark_and_its_choices() {
+    let p = RewindPreview::new("Rewind to before prompt 3: code and conversation", plan());
+    let text = buffer_text(&render(|a, b| p.render(a, b, &Theme::COLOR), 50, p.desired_height(50)));
+    insta::assert_snapshot!(text);
+    assert!(text.lines().all(|l| width(l) <= 50), "{text}");
+    assert!(text.contains("⚠ src/lib.rs") && text.contains("n   Cancel"), "{text}");
+}
