@@ -71,14 +71,14 @@
 //! that one top-level module may use, and the uses form no circle. `lib_tests.rs` reads
 //! this list and holds the crate to it.
 //!
-//! - `agent`: `audit`, `cancel`, `events`, `hooks`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
+//! - `agent`: `audit`, `cancel`, `checkpoints`, `events`, `hooks`, `media`, `rewind`, `scheduler`, `session`, `airlock_files`, `airlock_model`
 //! - `audit`: `capability`, `contract`, `events`, `paths`, `policy`, `registry`, `airlock_files`, `airlock_protocol`
 //! - `cancel`: `runtime`
 //! - `checkpoints`: `config`, `events`, `sanitize`, `airlock_checkpoint`
 //! - `capability`: `contract`, `sanitize`
 //! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_checkpoint`, `airlock_files`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
 //! - `contract`: `airlock_protocol`
-//! - `engine`: `agent`, `audit`, `cancel`, `capability`, `checkpoints`, `config`, `contract`, `events`, `hooks`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `rewind`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
+//! - `engine`: `agent`, `audit`, `cancel`, `capability`, `checkpoints`, `config`, `contract`, `events`, `hooks`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `rewind`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_checkpoint`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`, `airlock_protocol`
 //! - `hooks`: `capability`, `config`, `contract`, `events`, `policy`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
 //! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
@@ -87,11 +87,11 @@
 //! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`
 //! - `prompts`: `sanitize`, `airlock_files`
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
-//! - `rewind`: `checkpoints`, `session`, `airlock_checkpoint`, `airlock_protocol`
+//! - `rewind`: `audit`, `checkpoints`, `config`, `session`, `airlock_checkpoint`, `airlock_model`, `airlock_protocol`
 //! - `runtime`: `capability`, `contract`, `paths`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`, `airlock_shell`
 //! - `sanitize`: `airlock_protocol`
 //! - `scheduler`: `audit`, `cancel`, `capability`, `checkpoints`, `contract`, `events`, `hooks`, `mcp`, `policy`, `prompts`, `registry`, `runtime`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_model`, `airlock_process`, `airlock_protocol`, `airlock_sandbox`
-//! - `session`: `checkpoints`, `events`, `scheduler`, `airlock_model`
+//! - `session`: `checkpoints`, `events`, `scheduler`, `airlock_model`, `airlock_protocol`
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
