@@ -51,6 +51,11 @@ pub enum CheckpointError {
     Unknown(CheckpointId),
     #[error("the checkpoint store is damaged at {path}: {reason}")]
     Damaged { path: PathBuf, reason: String },
+    #[error(
+        "the checkpoint record {path} was written by a newer airlock (record version {version}); this one \
+         neither reads it nor removes it or the files it names"
+    )]
+    Newer { path: PathBuf, version: u32 },
     #[error("cannot restore {path}: {reason}")]
     Restore { path: PathBuf, reason: String },
 }
@@ -294,13 +299,16 @@ impl Store {
         restore::restore(&self.inner, &never, files)
     }
 
-    /// Every checkpoint in the store, oldest first.
+    /// Every checkpoint in the store, oldest first (a record it cannot read is skipped, with
+    /// a warning in the log).
     pub fn list(&self) -> Result<Vec<Checkpoint>, CheckpointError> {
         gc::list(&self.inner)
     }
 
     /// Removes the checkpoints `retention` lets go (never those in `keep`) and the objects
-    /// no remaining checkpoint names.
+    /// no remaining checkpoint names. A record it cannot read (damaged, written by a newer
+    /// airlock, or a read that failed) stops the collection before it removes anything,
+    /// with an error naming that record: its objects are never removed on a guess.
     pub fn gc(&self, retention: &Retention, keep: &[CheckpointId]) -> Result<GcReport, CheckpointError> {
         gc::gc(&self.inner, retention, keep)
     }
