@@ -176,7 +176,8 @@ pub struct LineCounts {
     pub binary: bool,
 }
 
-/// One file to put back: `to` its entry, or `None` to delete what is there.
+/// One file to put back: `to` its entry, or `None` to delete what is there (a folder there
+/// is removed only when empty).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Restore {
     pub path: PathBuf,
@@ -187,7 +188,10 @@ pub struct Restore {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Restored {
     pub written: u64,
+    /// Files, links and empty folders removed.
     pub deleted: u64,
+    /// Folders it was asked to remove that were not empty, left as they are.
+    pub folders_left: Vec<PathBuf>,
 }
 
 /// What a collection removed and kept.
@@ -291,6 +295,14 @@ impl Store {
 
     /// Puts each file back, each atomically, with its mode, through handles that follow no
     /// link; folders are made as needed. Stops at the first failure, saying which file.
+    ///
+    /// Every deletion goes first, deepest path first, then every write, shallowest first, so
+    /// a file that became a folder, or a folder that became a file, restores. A deletion
+    /// (`to: None`) whose path is a folder removes it only when it is empty (through its
+    /// parent's handle, never recursively): the rewind planner may pass the folders a call
+    /// made, after their files, to remove them; one that holds anything else is left as it
+    /// is, in [`Restored::folders_left`], and is not an error. A write whose path is an empty
+    /// folder now removes that folder first; a folder with anything in it fails the write.
     /// Refuses, before writing anything, a path in a `.git` folder or under
     /// [`Settings::never`] or the store.
     pub fn restore(&self, files: &[Restore]) -> Result<Restored, CheckpointError> {

@@ -1,7 +1,10 @@
 //! Putting files back. Each file is written to a temporary file beside it (created with
 //! `O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600), given the entry's mode through its handle, and
 //! renamed over the file; a link is recreated as a link the same way; a deletion unlinks the
-//! one entry (a folder is never emptied). Everything goes through handles on the folders
+//! one entry, or removes a folder only when it is empty (a folder is never emptied). Every
+//! deletion goes first, deepest path first, then every write, shallowest first: a file that
+//! became a folder (or a folder that became a file) restores, the folder's files deleted
+//! before the folder and the folder gone before the file is written. Everything goes through handles on the folders
 //! opened from `/` without following a link: a folder on the way that a command replaced by
 //! a link (to `~/.ssh`, say) makes the restore of that file fail, and a file replaced by a
 //! link is replaced in turn, its target untouched. Missing folders are made (0755 less the
@@ -14,6 +17,7 @@
 //!   those still there, then the journal. No `fsync`: a power loss may leave a restored file
 //!   empty or old on file systems that do not order a rename after its data.
 
+use std::cmp::Reverse;
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
@@ -98,11 +102,12 @@ pub(crate) fn restore(inner: &Inner, never: &[PathBuf], files: &[Restore]) -> Re
             return Err(restore_error(&file.path, reason));
         }
     }
+    let files = ordered(files);
     let _lock = inner.lock()?;
     clean_journal(inner)?;
     let mut temps = Vec::with_capacity(files.len());
     let mut journal = Vec::new();
-    for file in files {
+    for file in &files {
         let (parent, name) = split(&file.path)?;
         let temp = file.to.as_ref().map(|_| airlock_files::atomic::temp_name(name));
         if let Some(temp) = &temp {
@@ -121,27 +126,40 @@ pub(crate) fn restore(inner: &Inner, never: &[PathBuf], files: &[Restore]) -> Re
     result.map(|()| done)
 }
 
+/// The order a restore works in: every deletion, deepest first (a folder's files before the
+/// folder), then every write, shallowest first (a folder removed before a file takes its
+/// place, and before the files under a folder that replaces a file). The sorts are stable:
+/// paths of one depth keep the caller's order.
+fn ordered(files: &[Restore]) -> Vec<&Restore> {
+    let depth = |file: &&Restore| file.path.components().count();
+    let (mut deletions, mut writes): (Vec<&Restore>, Vec<&Restore>) = files.iter().partition(|f| f.to.is_none());
+    deletions.sort_by_key(|file| Reverse(depth(file)));
+    writes.sort_by_key(depth);
+    deletions.extend(writes);
+    deletions
+}
+
+/// Whether removing a folder failed because it holds something.
+fn not_empty(error: &FileError) -> bool {
+    let full = [rustix::io::Errno::NOTEMPTY, rustix::io::Errno::EXIST].map(|e| Some(e.raw_os_error()));
+    matches!(error, FileError::Io(e) if full.contains(&e.raw_os_error()))
+}
+
 fn one(inner: &Inner, file: &Restore, temp: Option<&OsStr>, done: &mut Restored) -> Result<(), CheckpointError> {
     let (parent, name) = split(&file.path)?;
     let (Some(entry), Some(temp)) = (&file.to, temp) else {
-        let dir = match open_dir(parent) {
-            Ok(dir) => dir,
-            Err(FileError::NotFound) => return Ok(()),
-            Err(FileError::Link) => return Err(link_refused(&file.path)),
-            Err(e) => return Err(restore_error(&file.path, e)),
-        };
-        return match dir.remove_file(name) {
-            Ok(()) => {
-                done.deleted += 1;
-                Ok(())
-            }
-            Err(FileError::NotFound) => Ok(()),
-            Err(FileError::NotRegular(_)) => Err(restore_error(&file.path, "is a folder now; it is left as it is")),
-            Err(e) => Err(restore_error(&file.path, e)),
-        };
+        return delete(&file.path, parent, name, done);
     };
     let content = crate::read_entry(inner, entry)?;
     let dir = make_parent(parent, &file.path)?;
+    // A folder cannot be renamed over: an empty one (a deletion of this restore may have
+    // emptied it) goes first; one with anything in it is left, and this file with it.
+    if dir.stat_entry(name).is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Directory) {
+        dir.remove_empty_dir(name).map_err(|e| match e {
+            e if not_empty(&e) => restore_error(&file.path, "is a folder now, not empty; it is left as it is"),
+            other => restore_error(&file.path, other),
+        })?;
+    }
     let staged = match entry.kind {
         EntryKind::File => write_temp(&dir, temp, &content, entry.mode),
         EntryKind::Symlink => rustix::fs::symlinkat(content.as_slice(), &dir, temp).map_err(std::io::Error::from),
@@ -152,6 +170,32 @@ fn one(inner: &Inner, file: &Restore, temp: Option<&OsStr>, done: &mut Restored)
         return Err(restore_error(&file.path, e));
     }
     done.written += 1;
+    Ok(())
+}
+
+/// Deletes the file or link at `path`, or the folder there when it is empty (one holding
+/// anything is left as it is, in [`Restored::folders_left`]).
+fn delete(path: &Path, parent: &Path, name: &OsStr, done: &mut Restored) -> Result<(), CheckpointError> {
+    let dir = match open_dir(parent) {
+        Ok(dir) => dir,
+        Err(FileError::NotFound) => return Ok(()),
+        Err(FileError::Link) => return Err(link_refused(path)),
+        Err(e) => return Err(restore_error(path, e)),
+    };
+    let is_dir = match dir.stat_entry(name) {
+        Ok(stat) => FileType::from_raw_mode(stat.st_mode) == FileType::Directory,
+        Err(FileError::NotFound) => return Ok(()),
+        Err(e) => return Err(restore_error(path, e)),
+    };
+    let removed = if is_dir { dir.remove_empty_dir(name) } else { dir.remove_file(name) };
+    match removed {
+        Ok(()) => done.deleted += 1,
+        Err(FileError::NotFound) => {}
+        Err(e) if is_dir && not_empty(&e) => done.folders_left.push(path.to_path_buf()),
+        // Made a folder since the stat: left as it is.
+        Err(FileError::NotRegular(_)) => done.folders_left.push(path.to_path_buf()),
+        Err(e) => return Err(restore_error(path, e)),
+    }
     Ok(())
 }
 
