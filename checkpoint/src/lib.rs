@@ -303,6 +303,15 @@ impl Store {
     /// made, after their files, to remove them; one that holds anything else is left as it
     /// is, in [`Restored::folders_left`], and is not an error. A write whose path is an empty
     /// folder now removes that folder first; a folder with anything in it fails the write.
+    ///
+    /// Before writing anything it checks every path it will touch: each parent folder opens
+    /// from `/` without following a link and can be written (or the nearest one that exists,
+    /// when folders are to be made, with no file in the way that this restore does not
+    /// delete), each target there now is a file, a link or a folder this restore leaves
+    /// empty, and every object a write needs is in the store. A restore that would fail for
+    /// those reasons fails before its first write. A failure midway remains possible (a full
+    /// disk, another program changing the folders meanwhile): the error names the file, and
+    /// every step before it in the order above is done (the error says how many).
     /// Refuses, before writing anything, a path in a `.git` folder or under
     /// [`Settings::never`] or the store.
     pub fn restore(&self, files: &[Restore]) -> Result<Restored, CheckpointError> {

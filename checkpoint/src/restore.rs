@@ -10,6 +10,13 @@
 //! link is replaced in turn, its target untouched. Missing folders are made (0755 less the
 //! umask), never through a link.
 //!
+//! Before anything is written, every path is checked ([`check`]): its folders open without a
+//! link on the way and can be written, a folder that must be made has no file in its way,
+//! each target there now is what the step can replace (a file, a link, an empty folder or
+//! one this restore empties), every object a write needs is in the store. A restore that
+//! would fail for those reasons fails before its first write; one can still fail midway (a
+//! full disk, a race with another program), leaving the steps before it done.
+//!
 //! Invariants:
 //! - A kill at any point leaves every file whole: its old content or its new one.
 //! - Before the first temporary file is made, the store's `journal` lists every temporary
@@ -18,6 +25,7 @@
 //!   empty or old on file systems that do not order a rename after its data.
 
 use std::cmp::Reverse;
+use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
@@ -105,6 +113,7 @@ pub(crate) fn restore(inner: &Inner, never: &[PathBuf], files: &[Restore]) -> Re
     let files = ordered(files);
     let _lock = inner.lock()?;
     clean_journal(inner)?;
+    check(inner, &files)?;
     let mut temps = Vec::with_capacity(files.len());
     let mut journal = Vec::new();
     for file in &files {
@@ -123,7 +132,111 @@ pub(crate) fn restore(inner: &Inner, never: &[PathBuf], files: &[Restore]) -> Re
     let mut done = Restored::default();
     let result = files.iter().zip(&temps).try_for_each(|(file, temp)| one(inner, file, temp.as_deref(), &mut done));
     let _ = std::fs::remove_file(&journal_path);
-    result.map(|()| done)
+    result.map_err(|error| match error {
+        CheckpointError::Restore { path, reason } => CheckpointError::Restore {
+            path,
+            reason: format!(
+                "{reason} (before it, this restore deleted {} and wrote {} files: deletions go first, deepest \
+                 first, then writes, shallowest first)",
+                done.deleted, done.written
+            ),
+        },
+        other => other,
+    })?;
+    Ok(done)
+}
+
+/// Checks every step of a restore before the first one runs, so a restore that cannot
+/// finish for a reason known now fails before writing anything.
+fn check(inner: &Inner, files: &[&Restore]) -> Result<(), CheckpointError> {
+    let deleted: HashSet<&Path> = files.iter().filter(|f| f.to.is_none()).map(|f| f.path.as_path()).collect();
+    for file in files {
+        let (parent, name) = split(&file.path)?;
+        match &file.to {
+            None => check_delete(&file.path, parent, name)?,
+            Some(entry) => {
+                let known = crate::objects::parse_hash(&entry.hash).is_some_and(|hash| inner.objects.has(&hash));
+                if !known {
+                    return Err(CheckpointError::Damaged {
+                        path: inner.dir.clone(),
+                        reason: format!("the content `{}` of {} is not in the store", entry.hash, file.path.display()),
+                    });
+                }
+                check_write(&file.path, parent, name, &deleted)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The folder `dir` can have entries made and removed in it.
+fn writable(dir: &DirHandle, path: &Path, folder: &Path) -> Result<(), CheckpointError> {
+    let access = rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK;
+    rustix::fs::accessat(dir, ".", access, rustix::fs::AtFlags::EACCESS)
+        .map_err(|e| restore_error(path, format!("its folder {} cannot be written: {e}", folder.display())))
+}
+
+fn check_delete(path: &Path, parent: &Path, name: &OsStr) -> Result<(), CheckpointError> {
+    let dir = match open_dir(parent) {
+        Ok(dir) => dir,
+        Err(FileError::NotFound) => return Ok(()),
+        Err(FileError::Link) => return Err(link_refused(path)),
+        Err(e) => return Err(restore_error(path, e)),
+    };
+    match dir.stat_entry(name) {
+        Ok(_) => writable(&dir, path, parent),
+        Err(FileError::NotFound) => Ok(()),
+        Err(e) => Err(restore_error(path, e)),
+    }
+}
+
+fn check_write(path: &Path, parent: &Path, name: &OsStr, deleted: &HashSet<&Path>) -> Result<(), CheckpointError> {
+    // The nearest folder above that exists: the restore makes the rest.
+    let mut base = parent;
+    let dir = loop {
+        match open_dir(base) {
+            Ok(dir) => break dir,
+            Err(FileError::Link) => return Err(link_refused(path)),
+            // A file this restore deletes first is no obstacle.
+            Err(FileError::NotFound) => {}
+            Err(FileError::NotRegular(_)) if deleted.iter().any(|d| base.starts_with(d)) => {}
+            Err(FileError::NotRegular(_)) => {
+                return Err(restore_error(path, "a folder on its path is not a folder now"));
+            }
+            Err(e) => return Err(restore_error(path, e)),
+        }
+        base = base.parent().ok_or_else(|| restore_error(path, "no folder on its path exists"))?;
+    };
+    writable(&dir, path, base)?;
+    if base != parent {
+        return Ok(());
+    }
+    let kind = match dir.stat_entry(name) {
+        Ok(stat) => FileType::from_raw_mode(stat.st_mode),
+        Err(FileError::NotFound) => return Ok(()),
+        Err(e) => return Err(restore_error(path, e)),
+    };
+    match kind {
+        FileType::RegularFile | FileType::Symlink => Ok(()),
+        FileType::Directory if emptied(&dir, name, path, deleted, 0) => Ok(()),
+        FileType::Directory => Err(restore_error(path, "is a folder now, not empty; it is left as it is")),
+        _ => Err(restore_error(path, "is a special file now (a FIFO, socket or device); it is left as it is")),
+    }
+}
+
+/// Whether the folder `name` of `dir` (at `path`) is empty once this restore's deletions
+/// (`deleted`) have run.
+fn emptied(dir: &DirHandle, name: &OsStr, path: &Path, deleted: &HashSet<&Path>, depth: usize) -> bool {
+    const MAX_DEPTH: usize = 64;
+    let Ok(folder) = airlock_files::open_dir_in(dir, Path::new(name)) else { return false };
+    let Ok(names) = folder.entries() else { return false };
+    depth < MAX_DEPTH
+        && names.iter().all(|child| {
+            let at = path.join(child);
+            let is_dir =
+                folder.stat_entry(child).is_ok_and(|s| FileType::from_raw_mode(s.st_mode) == FileType::Directory);
+            deleted.contains(at.as_path()) && (!is_dir || emptied(&folder, child, &at, deleted, depth + 1))
+        })
 }
 
 /// The order a restore works in: every deletion, deepest first (a folder's files before the
