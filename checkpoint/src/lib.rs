@@ -249,7 +249,9 @@ impl Store {
     /// are now. Blocking: call it off the async workers.
     ///
     /// A folder root is walked with the ignore rules in force there; a file root is held
-    /// whatever they say (the host named it). Roots inside another root are folded into it.
+    /// whatever they say (the host named it). Roots inside another root are folded into it,
+    /// and are still held whatever the ignore rules say (an ignored folder on the way to one
+    /// is entered for it alone).
     pub fn checkpoint(&self, roots: &[PathBuf], label: Label) -> Result<Checkpoint, CheckpointError> {
         self.inner.checkpoint(&self.settings, roots, label)
     }
