@@ -64,10 +64,11 @@ fn gc_with_a_tiny_cap_keeps_the_checkpoints_of_the_last_hour_and_they_still_rest
     let old = rewind(&s, &["--session", old_id, "--to", "1", "--code"]);
     assert_eq!(old.code, Some(0), "{}{}", old.stdout, old.stderr);
     assert_eq!(s.read("old.txt"), None);
-    // The latest session's checkpoints are kept, and still restore.
-    let done = rewind(&s, &["--to", "1", "--code"]);
+    // The latest session's checkpoints are kept, and still restore (named: the older
+    // session's file, just written to, is the latest now).
+    let done = rewind(&s, &["--session", after[0]["id"].as_str().unwrap(), "--to", "1", "--code"]);
     assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
-    assert_eq!(s.read("a.txt").as_deref(), Some("alpha\nbeta\n"));
+    assert_eq!(s.read("a.txt").as_deref(), Some("alpha\nbeta\n"), "{}", done.stdout);
     assert_eq!(s.read("gone.txt").as_deref(), Some("doomed\n"));
 }
 
@@ -89,4 +90,31 @@ fn a_session_start_over_the_cap_collects_in_the_background() {
     let older = after.as_array().unwrap().iter().find(|e| e["first_prompt"] == "older session").unwrap();
     assert_eq!(older["checkpoints"], sessions[0]["checkpoints"], "{after}");
     assert!(s.log().contains("checkpoint retention at start"), "{}", s.log());
+}
+
+#[test]
+fn gc_for_another_session_keeps_a_running_sessions_checkpoints() {
+    let s = session();
+    older_session(&s);
+    let _mock = two_prompts(&s);
+    s.write_config("[checkpoints]\nmax_size_mib = 1\n");
+    let listed = run_args(&s, &["sessions", "list", "--json"]);
+    let sessions: Value = serde_json::from_str(&listed.stdout).unwrap();
+    let (latest, older) = (sessions[0]["id"].as_str().unwrap(), sessions[1]["id"].as_str().unwrap());
+    // The latest session still runs: the test holds its file's lock as its recorder would.
+    let running = std::fs::File::open(super::session_file_of(&s, latest)).unwrap();
+    running.try_lock_shared().unwrap();
+
+    let gc = rewind(&s, &["--gc", "--session", older]);
+    assert_eq!(gc.code, Some(0), "{}", gc.stderr);
+    let after = run_args(&s, &["sessions", "list", "--json"]);
+    let after: Value = serde_json::from_str(&after.stdout).unwrap();
+    let of = |list: &Value, id: &str| {
+        list.as_array().unwrap().iter().find(|e| e["id"] == id).unwrap()["checkpoints"].clone()
+    };
+    assert_eq!(of(&after, latest), of(&sessions, latest), "{}\n{after}", gc.stdout);
+    drop(running);
+    let done = rewind(&s, &["--session", latest, "--to", "1", "--code"]);
+    assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
+    assert_eq!(s.read("a.txt").as_deref(), Some("alpha\nbeta\n"));
 }
