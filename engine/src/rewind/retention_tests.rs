@@ -45,7 +45,7 @@ fn a_running_sessions_and_young_checkpoints_survive_a_collection_over_the_cap() 
 
     // Past the grace period, the running session's checkpoints still stay.
     let keep = protected(home.path(), &store, None, Duration::ZERO).unwrap();
-    assert_eq!(keep, [live.clone()]);
+    assert_eq!(keep, std::slice::from_ref(&live));
     assert_eq!(store.gc(&tiny, &keep).unwrap().checkpoints_removed, 1);
     assert!(store.get(&live).is_ok());
     assert!(store.get(&old).is_err(), "the ended session's checkpoint goes");
