@@ -146,8 +146,7 @@ impl Timeline {
     /// compare as text).
     fn end_of(&self, prompt: u32, at: &str) -> Option<usize> {
         let numbered = || self.recorded.iter().filter(|(_, number, _)| *number == prompt);
-        let (start, _, _) =
-            numbered().filter(|(_, _, when)| when.as_str() <= at).last().or_else(|| numbered().last())?;
+        let (start, _, _) = numbered().rfind(|(_, _, when)| when.as_str() <= at).or_else(|| numbered().next_back())?;
         let end = self.breaks.iter().find(|line| **line > *start).copied().unwrap_or(usize::MAX);
         Some(end - 1)
     }
