@@ -4,11 +4,12 @@
 //! first prompt, and only for a store that exists already (a workspace never checkpointed
 //! gets no store from it).
 //!
-//! Invariant: whatever the caps, a collection keeps the checkpoints the chosen session file
-//! names, every checkpoint of a session still running (its session file is locked: a live
-//! recorder's shared lock, or `airlock rewind`'s exclusive one), and every checkpoint younger
-//! than [`GRACE`] (a call in flight, a rewind between its plan and its record, a session
-//! that records nothing yet). A new session protects as much as a resumed one.
+//! Invariant: whatever the caps, a collection keeps the chosen session's checkpoints (those
+//! its file names, and its calls' that a killed run left unnamed), every checkpoint of a
+//! session still running (its session file is locked: a live recorder's shared lock, or
+//! `airlock rewind`'s exclusive one), and every checkpoint younger than [`GRACE`] (a call in
+//! flight, a rewind between its plan and its record, a session that records nothing yet).
+//! A new session protects as much as a resumed one.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -29,7 +30,8 @@ pub fn named_by(path: &Path) -> Result<Vec<CheckpointId>, RewindError> {
 }
 
 /// The checkpoints of `store` a collection must keep: those the session file `session`
-/// names, those labelled with the id of a session whose file in `$AIRLOCK_HOME` (`home`) is
+/// names and its calls' that no line names (a killed run's, which its timeline recovers),
+/// those labelled with the id of a session whose file in `$AIRLOCK_HOME` (`home`) is
 /// locked (running), and those younger than `grace`.
 pub fn protected(
     home: &Path,
@@ -41,11 +43,13 @@ pub fn protected(
         Some(path) => named_by(path)?,
         None => Vec::new(),
     };
-    let running = running(home)?;
+    let (running, chosen) = sessions(home, session)?;
     let now = SystemTime::now();
     for checkpoint in store.list()? {
         let young = now.duration_since(checkpoint.created).map_or(true, |age| age < grace);
-        if young || running.contains(&checkpoint.label.session) {
+        let label = &checkpoint.label;
+        let recovered = label.call.is_some() && chosen.as_ref() == Some(&label.session);
+        if young || recovered || running.contains(&label.session) {
             keep.push(checkpoint.id);
         }
     }
@@ -54,17 +58,21 @@ pub fn protected(
     Ok(keep)
 }
 
-/// The ids of the sessions whose file is locked now. Trying the lock takes it for an
-/// instant when it is free; a recorder starting in that instant records unlocked, as it
-/// does whenever a lock cannot be taken.
-fn running(home: &Path) -> Result<HashSet<String>, RewindError> {
+/// The ids of the sessions whose file is locked now, and the id of the session file
+/// `chosen`. Trying the lock takes it for an instant when it is free; a recorder starting in
+/// that instant records unlocked, as it does whenever a lock cannot be taken.
+fn sessions(home: &Path, chosen: Option<&Path>) -> Result<(HashSet<String>, Option<String>), RewindError> {
     let mut ids = HashSet::new();
+    let mut id = None;
     for summary in session::list(&session::dir(home))? {
+        if chosen == Some(summary.path.as_path()) {
+            id = Some(summary.id.clone());
+        }
         if let Err(SessionError::Busy { .. }) = session::exclusive(&summary.path, &summary.id) {
             ids.insert(summary.id);
         }
     }
-    Ok(ids)
+    Ok((ids, id))
 }
 
 /// Whether `store` holds more than `retention` lets it: too many bytes, or a checkpoint

@@ -50,7 +50,10 @@ fn a_running_sessions_and_young_checkpoints_survive_a_collection_over_the_cap() 
     assert!(store.get(&live).is_ok());
     assert!(store.get(&old).is_err(), "the ended session's checkpoint goes");
 
-    // Once it ends (its lock released), they are no longer protected.
+    // Once it ends (its lock released), they are no longer protected, unless the collection
+    // is for that session: its calls' checkpoints stay, named by a line or not (a killed run).
     drop(running);
     assert!(protected(home.path(), &store, None, Duration::ZERO).unwrap().is_empty());
+    let ended = session::dir(home.path()).join("2026-11-28T12-00-00.000Z-running.jsonl");
+    assert_eq!(protected(home.path(), &store, Some(&ended), Duration::ZERO).unwrap(), std::slice::from_ref(&live));
 }
