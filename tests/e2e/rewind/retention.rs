@@ -118,3 +118,19 @@ fn gc_for_another_session_keeps_a_running_sessions_checkpoints() {
     assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
     assert_eq!(s.read("a.txt").as_deref(), Some("alpha\nbeta\n"));
 }
+
+#[test]
+fn a_rewind_whose_checkpoints_were_removed_is_refused_and_writes_nothing() {
+    let s = session();
+    let _mock = two_prompts(&s);
+    // What a collection past the grace period does: the records go.
+    let refs = airlock_checkpoint::store_dir(&s.airlock_home(), &s.workspace).join("refs");
+    for record in std::fs::read_dir(&refs).unwrap().flatten() {
+        std::fs::remove_file(record.path()).unwrap();
+    }
+    let refused = rewind(&s, &["--to", "1", "--code"]);
+    assert_eq!(refused.code, Some(52), "{}{}", refused.stdout, refused.stderr);
+    assert!(refused.stderr.contains("was removed"), "{}", refused.stderr);
+    assert_eq!(s.read("a.txt").as_deref(), Some("alpha\nBETA\n"));
+    assert_eq!(s.read("new.txt").as_deref(), Some("fresh\n"));
+}
