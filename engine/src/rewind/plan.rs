@@ -59,7 +59,7 @@ pub(super) fn plan_as(
     what: RestoreWhat,
     why: &str,
 ) -> Result<Planned, RewindError> {
-    let timeline = Timeline::read(context.session)?;
+    let timeline = Timeline::of(context)?;
     // One call has no conversation of its own to rewind; an undo restores what the rewind
     // it undoes restored.
     let what = match target {

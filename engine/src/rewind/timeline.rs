@@ -14,12 +14,19 @@
 //!   left an `after` (so a later rewind does not take its own restores for changes made
 //!   outside airlock).
 //! - Rewinds form a stack: `undo` undoes the last rewind not yet undone.
+//! - A call whose run was killed has checkpoints in the store but no `calls` line (that line
+//!   is written when its batch ends): [`Timeline::of`] adds the store's `before`/`after`
+//!   checkpoints labelled with this session and a call no line names, as writes at the end
+//!   of their prompt (the last prompt record of that number before they were taken),
+//!   oldest first.
 
+use std::collections::HashSet;
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use crate::session::{self, Line, PromptLine, RewoundLine, SessionError};
-use airlock_checkpoint::CheckpointId;
+use super::{Context, RewindError};
+use crate::session::{self, Line, PromptLine, RewoundLine, SessionError, Stamp};
+use airlock_checkpoint::{CheckpointId, Store};
 use airlock_model::Message;
 use airlock_protocol::RewindTarget;
 
@@ -68,6 +75,10 @@ pub struct Timeline {
     pub rewinds: Vec<RewindMark>,
     /// The prompts the conversation holds now.
     pub count: u32,
+    /// Every prompt record in file order (line, number, when), dropped ones too.
+    recorded: Vec<(usize, u32, String)>,
+    /// The lines of every prompt and rewound record: where a prompt's calls end.
+    breaks: Vec<usize>,
 }
 
 impl Timeline {
@@ -81,9 +92,70 @@ impl Timeline {
         Ok(timeline)
     }
 
+    /// The timeline of `context`'s session, with the calls of a killed run recovered from
+    /// its store (when checkpoints are on).
+    pub fn of(context: &Context<'_>) -> Result<Self, RewindError> {
+        let mut timeline = Self::read(context.session)?;
+        if let Some(store) = context.store {
+            timeline.recover(store, context.session_id)?;
+        }
+        Ok(timeline)
+    }
+
+    /// Adds the calls whose checkpoints `store` holds, labelled with session `id`, that no
+    /// `calls` line names.
+    fn recover(&mut self, store: &Store, id: &str) -> Result<(), RewindError> {
+        let named: HashSet<CheckpointId> =
+            self.writes.iter().flat_map(|write| write.before.iter().chain(write.after.as_ref())).cloned().collect();
+        let mut found: Vec<Write> = Vec::new();
+        // Oldest first, so a call's `before` checkpoints keep their order.
+        for checkpoint in store.list()? {
+            let label = &checkpoint.label;
+            let Some(call) = &label.call else { continue };
+            let before = label.why == "before";
+            if label.session != id || !(before || label.why == "after") || named.contains(&checkpoint.id) {
+                continue;
+            }
+            let index = match found.iter().position(|write| write.call.as_ref() == Some(call)) {
+                Some(index) => index,
+                None => {
+                    let Some(line) = self.end_of(label.prompt, &Stamp::from(checkpoint.created).iso()) else {
+                        continue;
+                    };
+                    let write =
+                        Write { line, call: Some(call.clone()), prompt: label.prompt, before: Vec::new(), after: None };
+                    found.push(write);
+                    found.len() - 1
+                }
+            };
+            if before {
+                found[index].before.push(checkpoint.id);
+            } else {
+                found[index].after = Some(checkpoint.id);
+            }
+        }
+        for write in found.into_iter().filter(|write| !write.before.is_empty()) {
+            let at = self.writes.partition_point(|other| other.line <= write.line);
+            self.writes.insert(at, write);
+        }
+        Ok(())
+    }
+
+    /// The last line of prompt `prompt`'s calls: just before the next prompt or rewound
+    /// record after the last record of prompt `prompt` made at or before `at` (ISO times
+    /// compare as text).
+    fn end_of(&self, prompt: u32, at: &str) -> Option<usize> {
+        let numbered = || self.recorded.iter().filter(|(_, number, _)| *number == prompt);
+        let (start, _, _) = numbered().rfind(|(_, _, when)| when.as_str() <= at).or_else(|| numbered().next_back())?;
+        let end = self.breaks.iter().find(|line| **line > *start).copied().unwrap_or(usize::MAX);
+        Some(end - 1)
+    }
+
     fn push(&mut self, number: usize, line: Line) {
         match line {
             Line::Prompt(prompt) => {
+                self.recorded.push((number, prompt.prompt, prompt.at.clone()));
+                self.breaks.push(number);
                 self.prompts.retain(|mark| mark.prompt.prompt < prompt.prompt);
                 self.count = prompt.prompt;
                 self.prompts.push(PromptMark { line: number, prompt });
@@ -98,7 +170,10 @@ impl Timeline {
                     after: checkpoint.after.map(CheckpointId),
                 })
             })),
-            Line::Rewound(record) => self.rewound(number, *record),
+            Line::Rewound(record) => {
+                self.breaks.push(number);
+                self.rewound(number, *record);
+            }
             Line::Message(_) | Line::Compressed(_) => {}
         }
     }
@@ -118,7 +193,8 @@ impl Timeline {
             if let Some(undone) = self.rewinds.pop()
                 && undone.record.what.conversation()
             {
-                self.prompts.retain(|mark| mark.prompt.prompt <= record.prompts);
+                // The prompts typed after the undone rewind leave with it.
+                self.prompts.retain(|mark| mark.prompt.prompt <= undone.record.prompts);
                 self.prompts.extend(undone.dropped);
             }
         } else {

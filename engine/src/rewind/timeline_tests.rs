@@ -143,3 +143,66 @@ fn replay_takes_a_conversation_rewind_as_its_base() {
         .collect();
     assert_eq!(texts, ["one", "again"]);
 }
+
+#[test]
+fn undoing_a_conversation_rewind_after_a_new_prompt_drops_that_prompt() {
+    let rewound = r#"{"type":"rewound","turn":5,"target":{"kind":"prompt","prompt":3},"what":"both","undo":"s1","after":"s1a","prompts":2,"history":[]}"#;
+    let undo = r#"{"type":"rewound","turn":6,"target":{"kind":"undo"},"what":"both","undo":"s2","after":"s2a","prompts":5,"history":[]}"#;
+    let mut lines: Vec<String> = Vec::new();
+    for n in 1..=5 {
+        lines.push(prompt(n, 2 * n as usize - 2));
+        lines.push(calls(&format!("c{n}"), n, &format!("b{n}"), &format!("a{n}")));
+    }
+    lines.extend([rewound.to_owned(), prompt(3, 4), calls("c3bis", 3, "b3bis", "a3bis"), undo.to_owned()]);
+    let file = file(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let timeline = Timeline::read(file.path()).unwrap();
+    assert_eq!(numbers(&timeline), [1, 2, 3, 4, 5]);
+    assert_eq!(timeline.count, 5);
+    // Prompt 3 is the original one: a rewind to before it undoes the writes from its own on.
+    let third = timeline.prompt(3).unwrap();
+    assert_eq!(third.line, 6);
+    let firsts: Vec<_> = timeline.writes_after(third.line).map(|w| w.before[0].0.clone()).take(3).collect();
+    assert_eq!(firsts, ["b3", "b4", "b5"]);
+}
+
+#[test]
+fn a_killed_calls_checkpoints_are_recovered_from_the_store_into_its_prompt() {
+    use airlock_checkpoint::{Label, Settings};
+    let (home, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let store = Store::open(home.path(), workspace.path(), Settings::default()).unwrap();
+    let root = workspace.path().join("a.txt");
+    std::fs::write(&root, "one\n").unwrap();
+    let label = |session: &str, prompt: u32, call: &str, why: &str| Label {
+        session: session.into(),
+        prompt,
+        call: Some(call.into()),
+        why: why.into(),
+    };
+    let take = |label: Label| store.checkpoint(std::slice::from_ref(&root), label).unwrap().id;
+    let recorded = take(label("s1", 1, "c1", "before"));
+    let killed = take(label("s1", 2, "c2", "before"));
+    let other = take(label("s2", 2, "c9", "before"));
+    // Prompt 2's record precedes the checkpoints in time, prompt 3's (a later run) follows.
+    let file = file(&[
+        &prompt(1, 0),
+        &user("one"),
+        &calls("c1", 1, &recorded.0, &recorded.0),
+        r#"{"type":"prompt","turn":1,"prompt":2,"at":"2000-01-01T00:00:00.000Z","text":"two","history":2}"#,
+        &user("two"),
+        r#"{"type":"prompt","turn":1,"prompt":3,"at":"2999-01-01T00:00:00.000Z","text":"three","history":3}"#,
+        &user("three"),
+    ]);
+    let context = Context { store: Some(&store), session: file.path(), session_id: "s1", workspace: workspace.path() };
+
+    let timeline = Timeline::of(&context).unwrap();
+    let calls: Vec<_> = timeline.writes.iter().map(|w| w.call.clone().unwrap()).collect();
+    assert_eq!(calls, ["c1", "c2"], "the recorded call once, the killed one, no other session's");
+    let second = timeline.prompt(2).unwrap();
+    let of_second: Vec<_> = timeline.calls_of(second).map(|w| (w.before.clone(), w.after.clone())).collect();
+    assert_eq!(of_second, [(vec![killed], None)]);
+    assert_eq!(timeline.calls_of(timeline.prompt(3).unwrap()).count(), 0);
+    assert!(!timeline.writes.iter().any(|w| w.before.contains(&other)));
+    // Without the store, only the session file counts.
+    let offline = Timeline::of(&Context { store: None, ..context }).unwrap();
+    assert_eq!(offline.writes.len(), 1);
+}

@@ -15,7 +15,7 @@ use airlock_protocol::{FileChangeKind, RewindFile, RewindTurn};
 /// list still offers it (its conversation can be rewound), and a plan of its code says why
 /// it cannot be restored.
 pub fn turns(context: &Context<'_>) -> Result<Vec<RewindTurn>, RewindError> {
-    let timeline = Timeline::read(context.session)?;
+    let timeline = Timeline::of(context)?;
     timeline
         .prompts
         .iter()

@@ -8,6 +8,7 @@
 // Set-up helpers unwrap: a failed set-up step should fail the test loudly.
 #![allow(clippy::unwrap_used)]
 
+mod recovery;
 mod retention;
 mod writers;
 
@@ -47,6 +48,17 @@ fn session_file(s: &Session) -> PathBuf {
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
     files[0].clone()
+}
+
+/// The session file of session `id`.
+fn session_file_of(s: &Session, id: &str) -> PathBuf {
+    let dir = s.airlock_home().join("sessions");
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(&format!("-{id}.jsonl")))
+        .unwrap()
 }
 
 fn records(s: &Session) -> Vec<Value> {
