@@ -214,3 +214,35 @@ async fn a_restore_that_stops_partway_is_recorded_and_undone() {
     assert_eq!(std::fs::read_to_string(setup.workspace.join("a.txt")).unwrap(), "ALPHA\n");
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_between_two_prompts_counts_as_changed_outside_after_a_wider_call() {
+    let setup = Setup::new(&[]);
+    std::fs::write(setup.workspace.join("f.txt"), "one\n").unwrap();
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock).await;
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "f.txt", "content": "two\n"}))]));
+    mock.push_turn(Turn::text("one done"));
+    prompt(&session, &mut outputs, "prompt one").await;
+    // The person edits the file, then a command that may write the whole workspace runs:
+    // its checkpoints hold the person's edit, before and after.
+    std::fs::write(setup.workspace.join("f.txt"), "mine\n").unwrap();
+    mock.push_turn(Turn::calls(vec![call("run_shell_command", json!({"command": "true"}))]));
+    mock.push_turn(Turn::text("two done"));
+    prompt(&session, &mut outputs, "prompt two").await;
+
+    let target = RewindTarget::Prompt { prompt: 1 };
+    session.submit(Op::Rewind {
+        target: target.clone(),
+        what: RestoreWhat::Code,
+        apply: false,
+        overwrite_changed: false,
+    });
+    let plan = until(&mut outputs, |e| if let Event::RewindPlan(p) = e { Some(p) } else { None }).await;
+    assert_eq!(plan.changed_outside, ["f.txt"], "{plan:?}");
+    session.submit(Op::Rewind { target, what: RestoreWhat::Code, apply: true, overwrite_changed: false });
+    let done = until(&mut outputs, |e| if let Event::Rewound(d) = e { Some(d) } else { None }).await;
+    assert_eq!(done.kept, ["f.txt"]);
+    assert_eq!(std::fs::read_to_string(setup.workspace.join("f.txt")).unwrap(), "mine\n");
+    session.shutdown().await;
+}

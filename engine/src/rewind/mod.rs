@@ -10,9 +10,9 @@
 //!   anything (its id is [`airlock_protocol::Rewound::undo`]), so every rewind can be undone.
 //! - Only paths some checkpointed write of airlock changed are ever restored: a file no call
 //!   touched stays as it is, whatever happened to it since.
-//! - A file whose content differs from what airlock last left there (the latest `after`
-//!   checkpoint that covers it) was changed outside airlock: it is listed, and written only
-//!   when the caller says to overwrite.
+//! - A file that someone changed between two of airlock's checkpoints of it, or since the
+//!   last one, was changed outside airlock: it is listed, and written only when the caller
+//!   says to overwrite it.
 //! - What a checkpoint left out is listed, never restored, never deleted.
 //! - Every path and text in the values built here is sanitised for a terminal.
 

@@ -7,9 +7,11 @@
 //! - **Undo**: the paths the last rewind not undone changed, back to its own checkpoint; the
 //!   conversation it dropped comes back.
 //!
-//! In each, a path whose content differs from the latest `after` that covers it was changed
-//! outside airlock (listed in `changed_outside`), and a path a checkpoint left out is listed
-//! in `left_out` and never written.
+//! In each, a path was changed outside airlock (listed in `changed_outside`) when, walking
+//! the writes that cover it in order, one's `before` differs from the previous one's
+//! `after` (someone changed it between two calls), or the last `after` differs from now. A
+//! path the earliest checkpoint that holds it under its roots left out is listed in
+//! `left_out` and never written, even when a later checkpoint holds it.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -200,7 +202,14 @@ fn code(
         }
     }
     for path in paths {
-        let Some(target) = target_of(store, &befores, &path)? else { continue };
+        let target = match target_of(store, &befores, &path)? {
+            Target::None => continue,
+            Target::Entry(target) => target,
+            Target::LeftOut(reason) => {
+                note(&path, &reason);
+                continue;
+            }
+        };
         if !store.covers(&now.id, &path)? {
             let reason = now
                 .left_out
@@ -229,25 +238,68 @@ fn code(
     Ok(())
 }
 
-/// What the earliest `before` that covers `path` held (the outer `None`: none covers it).
-fn target_of(store: &Store, befores: &[Vec<Checkpoint>], path: &Path) -> Result<Option<Option<Entry>>, RewindError> {
-    for checkpoint in befores.iter().flatten() {
-        if store.covers(&checkpoint.id, path)? {
-            return Ok(Some(store.entry(&checkpoint.id, path)?));
-        }
-    }
-    Ok(None)
+/// What the earliest `before` whose roots hold `path` says of it.
+enum Target {
+    /// None of them has `path` under its roots.
+    None,
+    /// It held this (`None`: no file there).
+    Entry(Option<Entry>),
+    /// It left `path` out, for this reason: the path is listed, never restored from a later
+    /// checkpoint (that would be a state in between).
+    LeftOut(String),
 }
 
-/// Whether `path`, holding `current` now, differs from what airlock last left there: the
-/// latest `after` among `writes` that covers it. With none (the `after` failed), airlock
-/// cannot tell, and says so by counting it changed.
-fn changed_outside(store: &Store, writes: &[Write], path: &Path, current: Option<&Entry>) -> Result<bool, RewindError> {
-    for write in writes.iter().rev() {
-        let Some(after) = &write.after else { continue };
-        if store.covers(after, path)? {
-            return Ok(store.entry(after, path)?.as_ref() != current);
+/// What the earliest `before` whose roots hold `path` held there.
+fn target_of(store: &Store, befores: &[Vec<Checkpoint>], path: &Path) -> Result<Target, RewindError> {
+    for checkpoint in befores.iter().flatten() {
+        if store.covers(&checkpoint.id, path)? {
+            return Ok(Target::Entry(store.entry(&checkpoint.id, path)?));
+        }
+        if checkpoint.roots.iter().any(|root| path.starts_with(root)) {
+            let reason = checkpoint
+                .left_out
+                .iter()
+                .find(|out| path.starts_with(&out.path))
+                .map_or("left out of its checkpoint", |out| out.reason.as_str());
+            return Ok(Target::LeftOut(reason.to_owned()));
         }
     }
-    Ok(true)
+    Ok(Target::None)
+}
+
+/// Whether `path`, holding `current` now, was changed by someone other than airlock since
+/// the first of `writes` that covers it: walking the writes in order, a `before` that
+/// differs from the previous covering write's `after` (changed between two of airlock's
+/// calls), or a last `after` that differs from now. When the last covering write has no
+/// `after` (it failed), airlock cannot tell, and says so by counting it changed.
+fn changed_outside(store: &Store, writes: &[Write], path: &Path, current: Option<&Entry>) -> Result<bool, RewindError> {
+    // What airlock left at `path` after the previous covering write; the outer `None`: no
+    // covering write yet, or the last one has no `after`.
+    let mut left: Option<Option<Entry>> = None;
+    let mut any = false;
+    for write in writes {
+        let mut covered = false;
+        for before in &write.before {
+            if store.covers(before, path)? {
+                let held = store.entry(before, path)?;
+                if left.as_ref().is_some_and(|left| *left != held) {
+                    return Ok(true);
+                }
+                covered = true;
+                break;
+            }
+        }
+        match &write.after {
+            Some(after) if store.covers(after, path)? => {
+                left = Some(store.entry(after, path)?);
+                any = true;
+            }
+            _ if covered => {
+                left = None;
+                any = true;
+            }
+            _ => {}
+        }
+    }
+    Ok(!any || left.is_none_or(|left| left.as_ref() != current))
 }
