@@ -246,3 +246,48 @@ async fn an_edit_between_two_prompts_counts_as_changed_outside_after_a_wider_cal
     assert_eq!(std::fs::read_to_string(setup.workspace.join("f.txt")).unwrap(), "mine\n");
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overwriting_takes_only_the_files_the_preview_listed() {
+    let setup = Setup::new(&[]);
+    std::fs::write(setup.workspace.join("a.txt"), "a\n").unwrap();
+    std::fs::write(setup.workspace.join("b.txt"), "b\n").unwrap();
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock).await;
+    mock.push_turn(Turn::calls(vec![
+        call("write_file", json!({"file_path": "a.txt", "content": "A\n"})),
+        call("write_file", json!({"file_path": "b.txt", "content": "B\n"})),
+    ]));
+    mock.push_turn(Turn::text("done"));
+    prompt(&session, &mut outputs, "prompt one").await;
+    std::fs::write(setup.workspace.join("a.txt"), "mine a\n").unwrap();
+
+    let target = RewindTarget::Prompt { prompt: 1 };
+    session.submit(Op::Rewind {
+        target: target.clone(),
+        what: RestoreWhat::Code,
+        apply: false,
+        overwrite_changed: false,
+    });
+    let plan = until(&mut outputs, |e| if let Event::RewindPlan(p) = e { Some(p) } else { None }).await;
+    assert_eq!(plan.changed_outside, ["a.txt"], "{plan:?}");
+    // While the dialog is open, the person saves b.txt too: it was not shown as overwritten.
+    std::fs::write(setup.workspace.join("b.txt"), "mine b\n").unwrap();
+    session.submit(Op::Rewind { target, what: RestoreWhat::Code, apply: true, overwrite_changed: true });
+    let done = until(&mut outputs, |e| if let Event::Rewound(d) = e { Some(d) } else { None }).await;
+    assert_eq!(done.kept, ["b.txt"], "{done:?}");
+    assert_eq!(std::fs::read_to_string(setup.workspace.join("a.txt")).unwrap(), "a\n");
+    assert_eq!(std::fs::read_to_string(setup.workspace.join("b.txt")).unwrap(), "mine b\n");
+
+    // An apply with no preview before it overwrites nothing it did not show.
+    session.submit(Op::Rewind {
+        target: RewindTarget::Prompt { prompt: 1 },
+        what: RestoreWhat::Code,
+        apply: true,
+        overwrite_changed: true,
+    });
+    let again = until(&mut outputs, |e| if let Event::Rewound(d) = e { Some(d) } else { None }).await;
+    assert_eq!(again.kept, ["b.txt"], "{again:?}");
+    assert_eq!(std::fs::read_to_string(setup.workspace.join("b.txt")).unwrap(), "mine b\n");
+    session.shutdown().await;
+}

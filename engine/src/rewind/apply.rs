@@ -36,6 +36,18 @@ impl Applied {
     }
 }
 
+/// Which files changed outside airlock a rewind overwrites.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Overwrite {
+    /// None: each is kept and listed in `kept`.
+    Nothing,
+    /// Every one (`airlock rewind --yes`, which shows no preview).
+    All,
+    /// Only these (as shown): the ones a preview listed and the person agreed to. One that
+    /// changed after the preview is kept.
+    Only(Vec<String>),
+}
+
 /// Rewinds to `target`: restores `what`, overwriting files changed outside airlock only
 /// with `overwrite`.
 pub fn apply(
@@ -44,12 +56,27 @@ pub fn apply(
     what: RestoreWhat,
     overwrite: bool,
 ) -> Result<Applied, RewindError> {
+    apply_with(context, target, what, &if overwrite { Overwrite::All } else { Overwrite::Nothing })
+}
+
+/// [`apply`], saying which files changed outside airlock to overwrite.
+pub fn apply_with(
+    context: &Context<'_>,
+    target: &RewindTarget,
+    what: RestoreWhat,
+    overwrite: &Overwrite,
+) -> Result<Applied, RewindError> {
     let planned = plan_as(context, target, what, "rewind")?;
     let mut files: Vec<Restore> = Vec::new();
     let mut restored = Vec::new();
     let mut kept = Vec::new();
     for file in &planned.restores {
-        if file.outside && !overwrite {
+        let agreed = match overwrite {
+            Overwrite::Nothing => false,
+            Overwrite::All => true,
+            Overwrite::Only(paths) => paths.contains(&file.shown),
+        };
+        if file.outside && !agreed {
             kept.push(file.shown.clone());
         } else {
             files.push(file.restore.clone());

@@ -25,7 +25,7 @@ mod turns;
 use std::path::{Path, PathBuf};
 
 use airlock_checkpoint::{CheckpointError, Store};
-pub use apply::{Applied, apply};
+pub use apply::{Applied, Overwrite, apply, apply_with};
 pub use plan::{Planned, plan};
 pub use timeline::Timeline;
 pub use turns::turns;
