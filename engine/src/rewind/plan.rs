@@ -129,7 +129,10 @@ fn conversation(
     planned: &mut Planned,
 ) -> Result<(), RewindError> {
     let at = timeline::history_before(context.session, line)?;
-    planned.plan.messages_dropped = u32::try_from(at.now.saturating_sub(at.kept.len())).unwrap_or(u32::MAX);
+    // After a compression the history now is short: what the conversation loses is every
+    // message it gained since the line, however it is held now.
+    let dropped = at.now.saturating_sub(at.kept.len()).max(messages_since(context.session, line, at.kept.len())?);
+    planned.plan.messages_dropped = u32::try_from(dropped).unwrap_or(u32::MAX);
     match target {
         RewindTarget::Prompt { prompt } => {
             planned.prompts = prompt.saturating_sub(1);
@@ -146,6 +149,27 @@ fn conversation(
     }
     planned.history = Some(at.kept);
     Ok(())
+}
+
+/// The messages the conversation gained after line `line` (a conversation rewind's new
+/// base after it counts as its messages past the `kept` it started from).
+fn messages_since(session: &Path, line: usize, kept: usize) -> Result<usize, RewindError> {
+    let mut count = 0usize;
+    crate::session::read_forward(session, true, |number, record| {
+        if number > line {
+            match record {
+                crate::session::Line::Message(_) => count += 1,
+                crate::session::Line::Rewound(rewound) => {
+                    if let Some(base) = rewound.history {
+                        count = base.len().saturating_sub(kept);
+                    }
+                }
+                _ => {}
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    })?;
+    Ok(count)
 }
 
 /// The text a person typed in `message`, sanitised.
@@ -303,3 +327,7 @@ fn changed_outside(store: &Store, writes: &[Write], path: &Path, current: Option
     }
     Ok(!any || left.is_none_or(|left| left.as_ref() != current))
 }
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;
