@@ -26,7 +26,7 @@ use std::time::SystemTime;
 
 use crate::index::{Index, file_id};
 use crate::objects::{Hash, Objects, make_dir, temp_path, write_file};
-use crate::record::{Loaded, Node, Record, RecordPath, Root, RootNode, RootRecord, nanos, valid_id};
+use crate::record::{Loaded, Node, RECORD_VERSION, Record, RecordPath, Root, RootNode, RootRecord, nanos, valid_id};
 use crate::tree::Tree;
 use crate::walk::{Shared, Walk};
 use crate::{Checkpoint, CheckpointError, CheckpointId, Label, LeftOut, Settings};
@@ -163,7 +163,7 @@ impl Inner {
         roots: &[PathBuf],
         label: Label,
     ) -> Result<Checkpoint, CheckpointError> {
-        let roots = normalise_roots(roots)?;
+        let (roots, named) = normalise_roots(roots)?;
         let mut walk_settings = settings.clone();
         // The walk compares folders to these by bytes: canonical, as the roots are.
         walk_settings.never =
@@ -179,6 +179,7 @@ impl Inner {
             index: &index,
             settings: &walk_settings,
             workspace: &self.workspace,
+            named: &named,
             files: AtomicU64::new(0),
             new_bytes: AtomicU64::new(0),
         };
@@ -208,7 +209,7 @@ impl Inner {
         result?;
         let created = SystemTime::now();
         let record = Record {
-            version: 1,
+            version: RECORD_VERSION,
             created: nanos(created),
             label: label.clone(),
             roots: records,
@@ -315,8 +316,9 @@ fn root_node(node: Node) -> RootNode {
     }
 }
 
-/// The roots, absolute and without `.`/`..`, sorted, without those inside another.
-fn normalise_roots(roots: &[PathBuf]) -> Result<Vec<PathBuf>, CheckpointError> {
+/// The roots, absolute and without `.`/`..`, sorted, without those inside another; and
+/// those inside another (held by the outer root's walk whatever the ignore rules say).
+fn normalise_roots(roots: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<PathBuf>), CheckpointError> {
     let mut clean = Vec::new();
     for root in roots {
         let mut path = PathBuf::new();
@@ -337,11 +339,13 @@ fn normalise_roots(roots: &[PathBuf]) -> Result<Vec<PathBuf>, CheckpointError> {
     }
     clean.sort();
     clean.dedup();
-    let mut kept: Vec<PathBuf> = Vec::new();
+    let (mut kept, mut nested): (Vec<PathBuf>, Vec<PathBuf>) = (Vec::new(), Vec::new());
     for path in clean {
-        if !kept.iter().any(|k| path.starts_with(k)) {
+        if kept.iter().any(|k| path.starts_with(k)) {
+            nested.push(path);
+        } else {
             kept.push(path);
         }
     }
-    Ok(kept)
+    Ok((kept, nested))
 }

@@ -10,6 +10,9 @@
 //!   (ignored, a `.git` folder, airlock's own files, over a cap, unreadable, not a regular
 //!   file): a rewind must never take a path that was simply not looked at for one that did
 //!   not exist.
+//! - A path the host named as a root inside another root ([`Shared::named`]) is held
+//!   whatever the ignore rules say: an ignored folder on the way to it is entered for it
+//!   alone (everything else in that folder is left out as ignored).
 //! - Objects are stored before the tree that names them.
 //! - The root folder's subfolders may be walked on other threads ([`Walk::walk_ahead`]); the
 //!   caps are counted across threads, and what is left out is said in the order of a walk
@@ -37,6 +40,8 @@ pub(crate) struct Shared<'a> {
     pub index: &'a Index,
     pub settings: &'a Settings,
     pub workspace: &'a Path,
+    /// Roots the host named that lie inside another root: held even when ignored.
+    pub named: &'a [PathBuf],
     /// Files held so far, against `max_files`.
     pub files: AtomicU64,
     /// Bytes of new content stored so far, against `max_new_bytes`.
@@ -110,7 +115,7 @@ impl<'a> Walk<'a> {
             // `/` itself.
             let dir = open_dir(path).map_err(|e| walk_error(path, e))?;
             let mut ignores = Ignores::default();
-            return match self.folder(&dir, path, &mut ignores) {
+            return match self.folder(&dir, path, &mut ignores, false) {
                 Ok(hash) => Ok(Node::Tree(hash)),
                 Err(WalkError::Unreadable(reason)) => {
                     self.leave(path.to_path_buf(), reason);
@@ -154,7 +159,7 @@ impl<'a> Walk<'a> {
                 };
                 let mut ignores = Ignores::above(path, self.shared.workspace);
                 self.walk_ahead(&dir, path, &ignores);
-                match self.folder(&dir, path, &mut ignores) {
+                match self.folder(&dir, path, &mut ignores, false) {
                     Ok(hash) => Ok(Node::Tree(hash)),
                     Err(WalkError::Unreadable(reason)) => {
                         self.leave(path.to_path_buf(), reason);
@@ -171,12 +176,20 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// The tree of the folder `path` (open as `dir`), every object it names stored.
-    fn folder(&mut self, dir: &DirHandle, path: &Path, ignores: &mut Ignores) -> Result<Hash, WalkError> {
+    /// The tree of the folder `path` (open as `dir`), every object it names stored. An
+    /// `ignored` folder (entered only for a named root inside it) holds just the named roots
+    /// and the folders on the way to them.
+    fn folder(
+        &mut self,
+        dir: &DirHandle,
+        path: &Path,
+        ignores: &mut Ignores,
+        ignored: bool,
+    ) -> Result<Hash, WalkError> {
         let mut names = dir.entries().map_err(|e| WalkError::Unreadable(format!("cannot be read: {e}")))?;
         names.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
         let pushed = names.iter().any(|n| n == ".gitignore") && ignores.enter(dir, path);
-        let result = self.entries(dir, path, &names, ignores);
+        let result = self.entries(dir, path, &names, ignores, ignored);
         if pushed {
             ignores.pop();
         }
@@ -196,6 +209,7 @@ impl<'a> Walk<'a> {
         path: &Path,
         names: &[std::ffi::OsString],
         ignores: &mut Ignores,
+        in_ignored: bool,
     ) -> Result<Tree, WalkError> {
         let mut tree = Tree::default();
         for name in names {
@@ -217,9 +231,15 @@ impl<'a> Walk<'a> {
                 self.leave(child, "airlock's own files");
                 continue;
             }
-            if ignores.ignored(&child, kind == FileType::Directory) {
-                self.leave(child, "ignored by .gitignore");
-                continue;
+            let is_dir = kind == FileType::Directory;
+            let mut ignored = false;
+            if (in_ignored || ignores.ignored(&child, is_dir)) && !self.shared.named.contains(&child) {
+                if !(is_dir && self.shared.named.iter().any(|named| named.starts_with(&child))) {
+                    self.leave(child, "ignored by .gitignore");
+                    continue;
+                }
+                // On the way to a named root: entered for it alone.
+                ignored = true;
             }
             if kind != FileType::Directory {
                 if let Some(entry) = self.entry(dir, name, &child, &stat)? {
@@ -233,7 +253,7 @@ impl<'a> Walk<'a> {
                     subtree.result
                 }
                 None => match open_dir_in(dir, Path::new(name)) {
-                    Ok(sub) => self.folder(&sub, &child, ignores),
+                    Ok(sub) => self.folder(&sub, &child, ignores, ignored),
                     Err(FileError::NotFound) => continue,
                     Err(e) => Err(WalkError::Unreadable(format!("cannot be read: {e}"))),
                 },
@@ -398,7 +418,7 @@ impl Walk<'_> {
                         let mut done = Vec::new();
                         while let Some((child, name)) = tasks.get(next.fetch_add(1, Ordering::SeqCst)) {
                             let Ok(sub) = open_dir_in(dir, Path::new(name)) else { continue };
-                            let result = walk.folder(&sub, child, &mut ignores.clone());
+                            let result = walk.folder(&sub, child, &mut ignores.clone(), false);
                             done.push((
                                 child.clone(),
                                 Subtree { result, left_out: std::mem::take(&mut walk.left_out) },

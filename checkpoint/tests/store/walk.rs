@@ -212,3 +212,39 @@ fn folders_walked_on_several_threads_say_everything_once_and_in_order() {
         assert!(is_held != is_said, "{} is held {is_held} and said {is_said}", path.display());
     }
 }
+
+#[test]
+fn an_ignored_file_named_as_a_root_with_its_folder_is_held() {
+    let f = fixture();
+    let ws = &f.ws;
+    write(&ws.join(".gitignore"), ".env\ntarget/\n");
+    write(&ws.join(".env"), "TOKEN=1\n");
+    write(&ws.join("other.env"), "x");
+    write(&ws.join("target/keep/out.txt"), "keep\n");
+    write(&ws.join("target/keep/skip.txt"), "skip\n");
+    write(&ws.join("target/debug.o"), "x");
+    write(&ws.join("src/main.rs"), "fn main() {}\n");
+    // A built-in edit of `.env` and a command with the workspace: the host names both.
+    let roots = [ws.clone(), ws.join(".env"), ws.join("target/keep/out.txt")];
+    let a = f.store.checkpoint(&roots, super::label("before")).unwrap();
+    assert_eq!(a.roots, vec![ws.clone()], "nested roots are folded into the folder's");
+    for path in [".env", "target/keep/out.txt", "src/main.rs"] {
+        assert!(held(&f, &a, &ws.join(path)), "{path}");
+        assert!(f.store.covers(&a.id, &ws.join(path)).unwrap(), "{path}");
+    }
+    // Everything else in an ignored folder on the way is still left out.
+    let ignored = Some("ignored by .gitignore".to_string());
+    for path in ["target/keep/skip.txt", "target/debug.o"] {
+        assert_eq!(reason(&a, &ws.join(path)), ignored, "{path}");
+        assert!(!held(&f, &a, &ws.join(path)), "{path}");
+    }
+    write(&ws.join(".env"), "TOKEN=2\n");
+    write(&ws.join("target/keep/out.txt"), "changed\n");
+    let b = f.store.checkpoint(&roots, super::label("after")).unwrap();
+    let changed: Vec<PathBuf> = f.store.changes(&a.id, &b.id).unwrap().into_iter().map(|c| c.path).collect();
+    assert_eq!(changed, vec![ws.join(".env"), ws.join("target/keep/out.txt")]);
+    // The same folder alone leaves them out.
+    let alone = f.checkpoint("before");
+    assert_eq!(reason(&alone, &ws.join(".env")), ignored);
+    assert_eq!(reason(&alone, &ws.join("target")), ignored);
+}
