@@ -83,6 +83,10 @@ pub fn apply_with(
             restored.push(file.shown.clone());
         }
     }
+    let written = files.len();
+    // After its files, the folders the target did not hold: the store removes each only
+    // when nothing is left in it (a kept file keeps its folder).
+    files.extend(planned.folders.iter().map(|folder| Restore { path: folder.clone(), to: None }));
     let mut after = None;
     let mut failed = None;
     if planned.safety.is_some() {
@@ -115,7 +119,7 @@ pub fn apply_with(
     };
     let rewound = Rewound {
         plan: planned.plan,
-        restored: u32::try_from(files.len()).unwrap_or(u32::MAX),
+        restored: u32::try_from(written).unwrap_or(u32::MAX),
         kept,
         undo: record.undo.clone(),
     };

@@ -32,6 +32,9 @@ pub struct Planned {
     pub(super) restores: Vec<PlannedFile>,
     /// The roots of the rewind's own checkpoints.
     pub(super) roots: Vec<PathBuf>,
+    /// Folders under a folder root that hold only files this rewind deletes and none it
+    /// writes: the target did not hold them, so the restore removes each when it is empty.
+    pub(super) folders: Vec<PathBuf>,
     /// The checkpoint of the files as they were when planned (code rewinds).
     pub(super) safety: Option<CheckpointId>,
     /// The conversation after the rewind, when it rewinds the conversation.
@@ -83,6 +86,7 @@ pub(super) fn plan_as(
         },
         restores: Vec::new(),
         roots: Vec::new(),
+        folders: Vec::new(),
         safety: None,
         history: None,
         prompts: timeline.count,
@@ -257,9 +261,30 @@ fn code(
         planned.restores.push(PlannedFile { restore: Restore { path, to: target }, shown, outside });
     }
     planned.plan.left_out = left_out;
+    planned.folders = new_folders(&planned.restores, &roots);
     planned.roots = roots;
     planned.safety = Some(now.id);
     Ok(())
+}
+
+/// The folders the target did not hold that the rewind's deletions may leave empty: each
+/// folder above a deleted path, strictly inside a folder root (a root itself stays), that
+/// no planned write lies under. Deepest first.
+fn new_folders(restores: &[PlannedFile], roots: &[PathBuf]) -> Vec<PathBuf> {
+    let inside = |folder: &Path| roots.iter().any(|root| folder.starts_with(root) && folder != root.as_path());
+    let written =
+        |folder: &Path| restores.iter().any(|file| file.restore.to.is_some() && file.restore.path.starts_with(folder));
+    let mut folders = BTreeSet::new();
+    for file in restores.iter().filter(|file| file.restore.to.is_none()) {
+        for folder in file.restore.path.ancestors().skip(1).take_while(|folder| inside(folder)) {
+            if !written(folder) {
+                folders.insert(folder.to_path_buf());
+            }
+        }
+    }
+    let mut folders: Vec<PathBuf> = folders.into_iter().collect();
+    folders.sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
+    folders
 }
 
 /// What the earliest `before` whose roots hold `path` says of it.

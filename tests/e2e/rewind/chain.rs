@@ -57,3 +57,27 @@ fn a_file_its_earliest_checkpoint_left_out_is_listed_and_never_restored_from_a_l
     assert_eq!(left, ["big.bin"], "{done}");
     assert_eq!(s.read("big.bin").as_deref(), Some("last\n"));
 }
+
+#[test]
+fn a_folder_a_command_made_goes_with_its_files() {
+    let s = session();
+    s.write("keep.txt", "keep\n");
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call(
+        "run_shell_command",
+        json!({"command": "mkdir -p newpkg/sub && echo x > newpkg/sub/a.rs && echo y > newpkg/b.rs"}),
+    )]));
+    mock.push_turn(Turn::text("made"));
+    prompt(&s, &mock, "make a package", false);
+    assert_eq!(s.read("newpkg/sub/a.rs").as_deref(), Some("x\n"));
+
+    let done = rewind(&s, &["--to", "1", "--code", "-o", "json"]);
+    assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
+    let done: Value = serde_json::from_str(&done.stdout).unwrap();
+    assert_eq!(done["restored"], 2, "{done}");
+    assert!(!s.workspace.join("newpkg").exists(), "the empty folders stay");
+    assert_eq!(s.read("keep.txt").as_deref(), Some("keep\n"));
+    // Undone, the files come back (and their folders with them).
+    assert_eq!(rewind(&s, &["--undo"]).code, Some(0));
+    assert_eq!(s.read("newpkg/sub/a.rs").as_deref(), Some("x\n"));
+}
