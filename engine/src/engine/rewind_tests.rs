@@ -201,7 +201,7 @@ async fn a_restore_that_stops_partway_is_recorded_and_undone() {
         .unwrap();
     // The conversation stays: only the code part was (partly) done.
     assert_eq!(rewound["what"], "code", "{rewound}");
-    assert!(rewound["failed_at"].as_str().is_some_and(|at| at.contains("missing")), "{rewound}");
+    assert!(rewound["failed_at"].as_str().is_some_and(|at| at.contains("store")), "{rewound}");
     assert!(rewound.get("history").is_none(), "{rewound}");
 
     session.submit(Op::Rewind {
