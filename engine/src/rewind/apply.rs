@@ -1,7 +1,9 @@
 //! Carrying a rewind out: plan it against the files as they are (the plan's checkpoint of
 //! them, labelled `rewind`, is what undoing it restores), restore every planned file in one
-//! [`Store::restore`] call — files changed outside airlock only when told to overwrite —
-//! then checkpoint what it left (`after`, so a later rewind does not take these restores
+//! [`Store::restore`] call — files changed outside airlock only when told to overwrite
+//! them ([`Overwrite`]: all, or only those a preview showed), and after the files the
+//! folders the target did not hold (the store removes each only when empty) — then
+//! checkpoint what it left (`after`, so a later rewind does not take these restores
 //! for changes made outside airlock). The caller records the [`RewoundLine`] this returns,
 //! then the audit record, then gives the conversation its new history.
 //!

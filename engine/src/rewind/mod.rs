@@ -2,8 +2,9 @@
 //! the session file: [`timeline`]), the plan of a rewind (the files to restore, those changed
 //! outside airlock, what was left out, the messages dropped: [`plan`]), and carrying it out
 //! ([`apply`]). The engine's orders ([`crate::engine`]'s `rewind.rs`) and `airlock rewind`
-//! both go through here; the caller writes the `rewound` record and the audit record, and
-//! (in a running session) gives the agent its new conversation.
+//! both go through here; the caller writes the `rewound` record and the audit record — also
+//! when the restore stopped partway ([`RewindError::Partial`] carries them) — and (in a
+//! running session) gives the agent its new conversation.
 //!
 //! Invariants:
 //! - A code rewind takes its own checkpoint of what it will overwrite before it writes
