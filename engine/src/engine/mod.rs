@@ -97,8 +97,9 @@ pub enum Op {
     RewindTurns,
     /// Rewind to `target` ([`crate::rewind`]): with `apply` false an [`Event::RewindPlan`]
     /// says what it would restore; with `apply` it restores `what` — files changed outside
-    /// airlock since its last checkpoint of them only with `overwrite_changed` — and an
-    /// [`Event::Rewound`] says what it did (or a warning why not). Put off while a turn runs.
+    /// airlock only with `overwrite_changed`, and then only those the last preview of the
+    /// same target and what listed — and an [`Event::Rewound`] says what it did (or a
+    /// warning why not). Put off while a turn runs.
     Rewind {
         target: airlock_protocol::RewindTarget,
         what: airlock_protocol::RestoreWhat,
@@ -216,6 +217,7 @@ impl Session {
         let audit = started.audit.then(|| agent.scheduler_mut().audit().clone());
         let engine = Engine {
             agent,
+            previews: rewind::Previews::default(),
             shared: Shared {
                 questions: started.questions,
                 policy: started.policy,
@@ -289,6 +291,8 @@ impl Drop for Session {
 struct Engine {
     agent: Agent,
     shared: Shared,
+    /// What the last previews listed as changed outside airlock ([`rewind`]'s `Previews`).
+    previews: rewind::Previews,
 }
 
 /// What order handling needs while the agent is busy with a turn.

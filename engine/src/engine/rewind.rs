@@ -3,15 +3,46 @@
 //! file wires it to the running session: its store, its session file, its agent's history,
 //! its events). Both orders are put off while a turn runs, so nothing writes while a rewind
 //! reads or restores.
+//!
+//! A preview's files changed outside airlock are remembered per (target, what): an apply
+//! told to overwrite them overwrites only those the person saw; one changed after the
+//! preview (or with no preview at all) is kept and listed in `kept`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Engine;
 use crate::events::Event;
-use crate::rewind::{self, Context, RewindError};
+use crate::rewind::{self, Context, Overwrite, RewindError};
 use airlock_checkpoint::Store;
 use airlock_protocol::{RestoreWhat, RewindTarget};
+
+/// The files changed outside airlock each preview listed, by target and what (as asked,
+/// and as the plan says: an undo or one call may restore less than asked, and a front end
+/// sends back either).
+#[derive(Debug, Default)]
+pub(super) struct Previews(Vec<Preview>);
+
+#[derive(Debug)]
+struct Preview {
+    target: RewindTarget,
+    what: [RestoreWhat; 2],
+    listed: Vec<String>,
+}
+
+impl Previews {
+    fn remember(&mut self, target: &RewindTarget, what: [RestoreWhat; 2], listed: Vec<String>) {
+        self.0.retain(|preview| !(preview.target == *target && preview.what == what));
+        self.0.push(Preview { target: target.clone(), what, listed });
+    }
+
+    /// What a preview of (`target`, `what`) listed, forgotten once used (nothing without a
+    /// preview).
+    fn take(&mut self, target: &RewindTarget, what: RestoreWhat) -> Vec<String> {
+        let found = self.0.iter().rposition(|preview| preview.target == *target && preview.what.contains(&what));
+        found.map(|at| self.0.remove(at).listed).unwrap_or_default()
+    }
+}
 
 /// What a rewind of the running session works on, owned for a blocking task.
 struct Owned {
@@ -63,20 +94,33 @@ impl Engine {
     pub(super) async fn rewind(&mut self, target: RewindTarget, what: RestoreWhat, apply: bool, overwrite: bool) {
         let Some(owned) = self.rewind_context().await else { return };
         if !apply {
+            let asked = target.clone();
             match tokio::task::spawn_blocking(move || rewind::plan(&owned.context(), &target, what)).await {
-                Ok(Ok(planned)) => self.shared.events.send(Event::RewindPlan(Box::new(planned.plan))),
+                Ok(Ok(planned)) => {
+                    self.previews.remember(&asked, [what, planned.plan.what], planned.plan.changed_outside.clone());
+                    self.shared.events.send(Event::RewindPlan(Box::new(planned.plan)));
+                }
                 Ok(Err(error)) => self.rewind_failed(&error),
                 Err(error) => self.shared.events.send(Event::Warning { message: format!("rewind failed: {error}") }),
             }
             return;
         }
-        let done = tokio::task::spawn_blocking(move || rewind::apply(&owned.context(), &target, what, overwrite)).await;
+        let listed = self.previews.take(&target, what);
+        let overwrite = if overwrite { Overwrite::Only(listed) } else { Overwrite::Nothing };
+        let done =
+            tokio::task::spawn_blocking(move || rewind::apply_with(&owned.context(), &target, what, &overwrite)).await;
         match done {
             Ok(Ok(applied)) => {
                 self.agent.rewound(&applied, &self.shared.events);
                 self.shared.events.send(Event::Rewound(Box::new(applied.rewound)));
             }
-            Ok(Err(error)) => self.rewind_failed(&error),
+            Ok(Err(error)) => {
+                // Stopped partway: recorded all the same, so `/rewind undo` reaches it.
+                if let Some(applied) = error.applied() {
+                    self.agent.rewound(applied, &self.shared.events);
+                }
+                self.rewind_failed(&error);
+            }
             Err(error) => self.shared.events.send(Event::Warning { message: format!("rewind failed: {error}") }),
         }
     }

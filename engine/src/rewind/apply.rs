@@ -1,9 +1,16 @@
 //! Carrying a rewind out: plan it against the files as they are (the plan's checkpoint of
 //! them, labelled `rewind`, is what undoing it restores), restore every planned file in one
-//! [`Store::restore`] call — files changed outside airlock only when told to overwrite —
-//! then checkpoint what it left (`after`, so a later rewind does not take these restores
+//! [`Store::restore`] call — files changed outside airlock only when told to overwrite
+//! them ([`Overwrite`]: all, or only those a preview showed), and after the files the
+//! folders the target did not hold (the store removes each only when empty) — then
+//! checkpoint what it left (`after`, so a later rewind does not take these restores
 //! for changes made outside airlock). The caller records the [`RewoundLine`] this returns,
 //! then the audit record, then gives the conversation its new history.
+//!
+//! A restore that stops partway still yields its [`Applied`], inside
+//! [`RewindError::Partial`]: the caller records it all the same (`failed_at` set, the
+//! conversation left as it is), so `/rewind undo` or `airlock rewind --undo` puts back
+//! what it wrote and retention keeps its checkpoint.
 
 use super::plan::plan_as;
 use super::{Context, RewindError};
@@ -31,6 +38,18 @@ impl Applied {
     }
 }
 
+/// Which files changed outside airlock a rewind overwrites.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Overwrite {
+    /// None: each is kept and listed in `kept`.
+    Nothing,
+    /// Every one (`airlock rewind --yes`, which shows no preview).
+    All,
+    /// Only these (as shown): the ones a preview listed and the person agreed to. One that
+    /// changed after the preview is kept.
+    Only(Vec<String>),
+}
+
 /// Rewinds to `target`: restores `what`, overwriting files changed outside airlock only
 /// with `overwrite`.
 pub fn apply(
@@ -39,39 +58,78 @@ pub fn apply(
     what: RestoreWhat,
     overwrite: bool,
 ) -> Result<Applied, RewindError> {
+    apply_with(context, target, what, &if overwrite { Overwrite::All } else { Overwrite::Nothing })
+}
+
+/// [`apply`], saying which files changed outside airlock to overwrite.
+pub fn apply_with(
+    context: &Context<'_>,
+    target: &RewindTarget,
+    what: RestoreWhat,
+    overwrite: &Overwrite,
+) -> Result<Applied, RewindError> {
     let planned = plan_as(context, target, what, "rewind")?;
     let mut files: Vec<Restore> = Vec::new();
     let mut restored = Vec::new();
     let mut kept = Vec::new();
     for file in &planned.restores {
-        if file.outside && !overwrite {
+        let agreed = match overwrite {
+            Overwrite::Nothing => false,
+            Overwrite::All => true,
+            Overwrite::Only(paths) => paths.contains(&file.shown),
+        };
+        if file.outside && !agreed {
             kept.push(file.shown.clone());
         } else {
             files.push(file.restore.clone());
             restored.push(file.shown.clone());
         }
     }
+    let written = files.len();
+    // After its files, the folders the target did not hold: the store removes each only
+    // when nothing is left in it (a kept file keeps its folder).
+    files.extend(planned.folders.iter().map(|folder| Restore { path: folder.clone(), to: None }));
     let mut after = None;
-    if let Some(safety) = &planned.safety {
+    let mut failed = None;
+    if planned.safety.is_some() {
         let store = context.store()?;
-        store.restore(&files).map_err(|error| restore_failed(context, error, &safety.0))?;
-        after = Some(left(context, store, &planned.roots, planned.prompts)?);
+        if let Err(error) = store.restore(&files) {
+            failed = Some(stopped_at(context, error));
+        }
+        // Taken even when the restore stopped partway: a later rewind compares against
+        // what this one left, whatever it managed to write.
+        after = match left(context, store, &planned.roots, planned.prompts) {
+            Ok(id) => Some(id),
+            Err(_) if failed.is_some() => None,
+            Err(error) => return Err(error),
+        };
     }
+    // A restore that stopped partway rewound no conversation: the record says it restored
+    // code (its undo puts back what it wrote), and the conversation stays as it is.
+    let (what, prompts, history) = match (&failed, planned.plan.what) {
+        (Some(_), what) if what.code() => (RestoreWhat::Code, planned.count, None),
+        _ => (planned.plan.what, planned.prompts, planned.history),
+    };
     let record = RewoundLine {
         target: target.clone(),
-        what: planned.plan.what,
+        what,
         undo: planned.safety.as_ref().map(|id| id.0.clone()),
         after,
-        prompts: planned.prompts,
-        history: planned.history,
+        prompts,
+        history,
+        failed_at: failed.as_ref().map(|(path, reason)| format!("{path}: {reason}")),
     };
     let rewound = Rewound {
         plan: planned.plan,
-        restored: u32::try_from(files.len()).unwrap_or(u32::MAX),
+        restored: u32::try_from(written).unwrap_or(u32::MAX),
         kept,
         undo: record.undo.clone(),
     };
-    Ok(Applied { rewound, record, restored })
+    let applied = Applied { rewound, record, restored };
+    match failed {
+        Some((path, reason)) => Err(RewindError::Partial { applied: Box::new(applied), path, reason }),
+        None => Ok(applied),
+    }
 }
 
 /// The checkpoint of what the rewind left over its roots.
@@ -85,11 +143,10 @@ fn left(
     Ok(store.checkpoint(roots, label)?.id.0)
 }
 
-fn restore_failed(context: &Context<'_>, error: CheckpointError, undo: &str) -> RewindError {
+/// Where a restore stopped and why, as a person reads it.
+fn stopped_at(context: &Context<'_>, error: CheckpointError) -> (String, String) {
     match error {
-        CheckpointError::Restore { path, reason } => {
-            RewindError::Restore { path: context.shown(&path), reason, undo: undo.to_owned() }
-        }
-        other => other.into(),
+        CheckpointError::Restore { path, reason } => (context.shown(&path), airlock_protocol::shown::line(&reason)),
+        other => (String::from("a file"), airlock_protocol::shown::line(&other.to_string())),
     }
 }

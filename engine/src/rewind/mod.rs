@@ -2,17 +2,18 @@
 //! the session file: [`timeline`]), the plan of a rewind (the files to restore, those changed
 //! outside airlock, what was left out, the messages dropped: [`plan`]), and carrying it out
 //! ([`apply`]). The engine's orders ([`crate::engine`]'s `rewind.rs`) and `airlock rewind`
-//! both go through here; the caller writes the `rewound` record and the audit record, and
-//! (in a running session) gives the agent its new conversation.
+//! both go through here; the caller writes the `rewound` record and the audit record — also
+//! when the restore stopped partway ([`RewindError::Partial`] carries them) — and (in a
+//! running session) gives the agent its new conversation.
 //!
 //! Invariants:
 //! - A code rewind takes its own checkpoint of what it will overwrite before it writes
 //!   anything (its id is [`airlock_protocol::Rewound::undo`]), so every rewind can be undone.
 //! - Only paths some checkpointed write of airlock changed are ever restored: a file no call
 //!   touched stays as it is, whatever happened to it since.
-//! - A file whose content differs from what airlock last left there (the latest `after`
-//!   checkpoint that covers it) was changed outside airlock: it is listed, and written only
-//!   when the caller says to overwrite.
+//! - A file that someone changed between two of airlock's checkpoints of it, or since the
+//!   last one, was changed outside airlock: it is listed, and written only when the caller
+//!   says to overwrite it.
 //! - What a checkpoint left out is listed, never restored, never deleted.
 //! - Every path and text in the values built here is sanitised for a terminal.
 
@@ -25,7 +26,7 @@ mod turns;
 use std::path::{Path, PathBuf};
 
 use airlock_checkpoint::{CheckpointError, Store};
-pub use apply::{Applied, apply};
+pub use apply::{Applied, Overwrite, apply, apply_with};
 pub use plan::{Planned, plan};
 pub use timeline::Timeline;
 pub use turns::turns;
@@ -59,15 +60,27 @@ pub enum RewindError {
         "checkpoints are off (`[checkpoints] enabled = false`, or the store cannot be opened): files cannot be restored"
     )]
     Off,
+    /// The restore stopped partway. `applied` is the rewind as far as it went: record it
+    /// (its `failed_at` is set), so undoing it puts back what it wrote.
     #[error(
-        "restoring stopped at {path}: {reason}; the files before it were restored, nothing after it was written \
-         (the rewind's own checkpoint {undo} holds what was there)"
+        "restoring stopped at {path}: {reason}; some files were restored and the rest were not \
+         (the conversation was left as it is): `/rewind undo` or `airlock rewind --undo` puts back what was there"
     )]
-    Restore { path: String, reason: String, undo: String },
+    Partial { applied: Box<Applied>, path: String, reason: String },
     #[error(transparent)]
     Store(CheckpointError),
     #[error(transparent)]
     Session(#[from] crate::session::SessionError),
+}
+
+impl RewindError {
+    /// The rewind as far as it went, when it stopped partway: the caller records it.
+    pub fn applied(&self) -> Option<&Applied> {
+        match self {
+            Self::Partial { applied, .. } => Some(applied),
+            _ => None,
+        }
+    }
 }
 
 impl From<CheckpointError> for RewindError {

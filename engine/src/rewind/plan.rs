@@ -7,9 +7,11 @@
 //! - **Undo**: the paths the last rewind not undone changed, back to its own checkpoint; the
 //!   conversation it dropped comes back.
 //!
-//! In each, a path whose content differs from the latest `after` that covers it was changed
-//! outside airlock (listed in `changed_outside`), and a path a checkpoint left out is listed
-//! in `left_out` and never written.
+//! In each, a path was changed outside airlock (listed in `changed_outside`) when, walking
+//! the writes that cover it in order, one's `before` differs from the previous one's
+//! `after` (someone changed it between two calls), or the last `after` differs from now. A
+//! path the earliest checkpoint that holds it under its roots left out is listed in
+//! `left_out` and never written, even when a later checkpoint holds it.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -30,12 +32,17 @@ pub struct Planned {
     pub(super) restores: Vec<PlannedFile>,
     /// The roots of the rewind's own checkpoints.
     pub(super) roots: Vec<PathBuf>,
+    /// Folders under a folder root that hold only files this rewind deletes and none it
+    /// writes: the target did not hold them, so the restore removes each when it is empty.
+    pub(super) folders: Vec<PathBuf>,
     /// The checkpoint of the files as they were when planned (code rewinds).
     pub(super) safety: Option<CheckpointId>,
     /// The conversation after the rewind, when it rewinds the conversation.
     pub history: Option<Vec<Message>>,
     /// The prompts the conversation holds after it.
     pub prompts: u32,
+    /// The prompts it holds now (what stays when the restore stops partway).
+    pub(super) count: u32,
 }
 
 /// One file of a plan.
@@ -79,9 +86,11 @@ pub(super) fn plan_as(
         },
         restores: Vec::new(),
         roots: Vec::new(),
+        folders: Vec::new(),
         safety: None,
         history: None,
         prompts: timeline.count,
+        count: timeline.count,
     };
     let (writes, line): (Vec<Write>, usize) = match target {
         RewindTarget::Prompt { prompt } => {
@@ -124,7 +133,10 @@ fn conversation(
     planned: &mut Planned,
 ) -> Result<(), RewindError> {
     let at = timeline::history_before(context.session, line)?;
-    planned.plan.messages_dropped = u32::try_from(at.now.saturating_sub(at.kept.len())).unwrap_or(u32::MAX);
+    // After a compression the history now is short: what the conversation loses is every
+    // message it gained since the line, however it is held now.
+    let dropped = at.now.saturating_sub(at.kept.len()).max(messages_since(context.session, line, at.kept.len())?);
+    planned.plan.messages_dropped = u32::try_from(dropped).unwrap_or(u32::MAX);
     match target {
         RewindTarget::Prompt { prompt } => {
             planned.prompts = prompt.saturating_sub(1);
@@ -141,6 +153,27 @@ fn conversation(
     }
     planned.history = Some(at.kept);
     Ok(())
+}
+
+/// The messages the conversation gained after line `line` (a conversation rewind's new
+/// base after it counts as its messages past the `kept` it started from).
+fn messages_since(session: &Path, line: usize, kept: usize) -> Result<usize, RewindError> {
+    let mut count = 0usize;
+    crate::session::read_forward(session, true, |number, record| {
+        if number > line {
+            match record {
+                crate::session::Line::Message(_) => count += 1,
+                crate::session::Line::Rewound(rewound) => {
+                    if let Some(base) = rewound.history {
+                        count = base.len().saturating_sub(kept);
+                    }
+                }
+                _ => {}
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    })?;
+    Ok(count)
 }
 
 /// The text a person typed in `message`, sanitised.
@@ -197,7 +230,14 @@ fn code(
         }
     }
     for path in paths {
-        let Some(target) = target_of(store, &befores, &path)? else { continue };
+        let target = match target_of(store, &befores, &path)? {
+            Target::None => continue,
+            Target::Entry(target) => target,
+            Target::LeftOut(reason) => {
+                note(&path, &reason);
+                continue;
+            }
+        };
         if !store.covers(&now.id, &path)? {
             let reason = now
                 .left_out
@@ -221,30 +261,98 @@ fn code(
         planned.restores.push(PlannedFile { restore: Restore { path, to: target }, shown, outside });
     }
     planned.plan.left_out = left_out;
+    planned.folders = new_folders(&planned.restores, &roots);
     planned.roots = roots;
     planned.safety = Some(now.id);
     Ok(())
 }
 
-/// What the earliest `before` that covers `path` held (the outer `None`: none covers it).
-fn target_of(store: &Store, befores: &[Vec<Checkpoint>], path: &Path) -> Result<Option<Option<Entry>>, RewindError> {
-    for checkpoint in befores.iter().flatten() {
-        if store.covers(&checkpoint.id, path)? {
-            return Ok(Some(store.entry(&checkpoint.id, path)?));
+/// The folders the target did not hold that the rewind's deletions may leave empty: each
+/// folder above a deleted path, strictly inside a folder root (a root itself stays), that
+/// no planned write lies under. Deepest first.
+fn new_folders(restores: &[PlannedFile], roots: &[PathBuf]) -> Vec<PathBuf> {
+    let inside = |folder: &Path| roots.iter().any(|root| folder.starts_with(root) && folder != root.as_path());
+    let written =
+        |folder: &Path| restores.iter().any(|file| file.restore.to.is_some() && file.restore.path.starts_with(folder));
+    let mut folders = BTreeSet::new();
+    for file in restores.iter().filter(|file| file.restore.to.is_none()) {
+        for folder in file.restore.path.ancestors().skip(1).take_while(|folder| inside(folder)) {
+            if !written(folder) {
+                folders.insert(folder.to_path_buf());
+            }
         }
     }
-    Ok(None)
+    let mut folders: Vec<PathBuf> = folders.into_iter().collect();
+    folders.sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
+    folders
 }
 
-/// Whether `path`, holding `current` now, differs from what airlock last left there: the
-/// latest `after` among `writes` that covers it. With none (the `after` failed), airlock
-/// cannot tell, and says so by counting it changed.
-fn changed_outside(store: &Store, writes: &[Write], path: &Path, current: Option<&Entry>) -> Result<bool, RewindError> {
-    for write in writes.iter().rev() {
-        let Some(after) = &write.after else { continue };
-        if store.covers(after, path)? {
-            return Ok(store.entry(after, path)?.as_ref() != current);
+/// What the earliest `before` whose roots hold `path` says of it.
+enum Target {
+    /// None of them has `path` under its roots.
+    None,
+    /// It held this (`None`: no file there).
+    Entry(Option<Entry>),
+    /// It left `path` out, for this reason: the path is listed, never restored from a later
+    /// checkpoint (that would be a state in between).
+    LeftOut(String),
+}
+
+/// What the earliest `before` whose roots hold `path` held there.
+fn target_of(store: &Store, befores: &[Vec<Checkpoint>], path: &Path) -> Result<Target, RewindError> {
+    for checkpoint in befores.iter().flatten() {
+        if store.covers(&checkpoint.id, path)? {
+            return Ok(Target::Entry(store.entry(&checkpoint.id, path)?));
+        }
+        if checkpoint.roots.iter().any(|root| path.starts_with(root)) {
+            let reason = checkpoint
+                .left_out
+                .iter()
+                .find(|out| path.starts_with(&out.path))
+                .map_or("left out of its checkpoint", |out| out.reason.as_str());
+            return Ok(Target::LeftOut(reason.to_owned()));
         }
     }
-    Ok(true)
+    Ok(Target::None)
 }
+
+/// Whether `path`, holding `current` now, was changed by someone other than airlock since
+/// the first of `writes` that covers it: walking the writes in order, a `before` that
+/// differs from the previous covering write's `after` (changed between two of airlock's
+/// calls), or a last `after` that differs from now. When the last covering write has no
+/// `after` (it failed), airlock cannot tell, and says so by counting it changed.
+fn changed_outside(store: &Store, writes: &[Write], path: &Path, current: Option<&Entry>) -> Result<bool, RewindError> {
+    // What airlock left at `path` after the previous covering write; the outer `None`: no
+    // covering write yet, or the last one has no `after`.
+    let mut left: Option<Option<Entry>> = None;
+    let mut any = false;
+    for write in writes {
+        let mut covered = false;
+        for before in &write.before {
+            if store.covers(before, path)? {
+                let held = store.entry(before, path)?;
+                if left.as_ref().is_some_and(|left| *left != held) {
+                    return Ok(true);
+                }
+                covered = true;
+                break;
+            }
+        }
+        match &write.after {
+            Some(after) if store.covers(after, path)? => {
+                left = Some(store.entry(after, path)?);
+                any = true;
+            }
+            _ if covered => {
+                left = None;
+                any = true;
+            }
+            _ => {}
+        }
+    }
+    Ok(!any || left.is_none_or(|left| left.as_ref() != current))
+}
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;

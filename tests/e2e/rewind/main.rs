@@ -8,6 +8,7 @@
 // Set-up helpers unwrap: a failed set-up step should fail the test loudly.
 #![allow(clippy::unwrap_used)]
 
+mod chain;
 mod recovery;
 mod retention;
 mod writers;
