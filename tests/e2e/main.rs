@@ -25,6 +25,7 @@ mod headless;
 #[path = "hooks/main.rs"]
 mod hooks;
 mod hostile;
+mod ignored_gigabyte;
 mod kits;
 #[path = "mcp_client/main.rs"]
 mod mcp_client;
@@ -46,6 +47,7 @@ mod policy;
 #[path = "prompts/main.rs"]
 mod prompts;
 mod providers;
+mod rewind_crash;
 mod runtime_limits;
 mod scheduling;
 mod search;
