@@ -4,6 +4,7 @@
 //! nothing is silently ignored (unknown keys included). The model provider settings
 //! (`provider`, `[providers.NAME]`, `[retry]`) live in [`providers`].
 
+mod checkpoints;
 pub mod hooks;
 pub mod layers;
 pub mod mcp;
@@ -23,6 +24,7 @@ use crate::capability::CallLimits;
 use crate::capability::search::SearchEndpoint;
 /// Kept here too: front ends read the paths and the settings together.
 use crate::policy::ApprovalMode;
+pub use checkpoints::{CheckpointSettings, DEFAULTS as CHECKPOINT_DEFAULTS};
 pub use layers::{Layer, LayerState, Row, Settings, Source, check_workspace_file, load_settings, system_config_file};
 use merge::Role;
 pub use prompts::{ContextSettings, DEFAULT_FILE_NAMES, SkillSettings};
@@ -85,6 +87,10 @@ pub struct FileConfig {
     /// `[audit]`: the tamper-evident audit trail ([`crate::audit`]).
     #[serde(default)]
     pub audit: AuditSettings,
+    /// `[checkpoints]`: what the host snapshots before calls that write ([`crate::checkpoints`];
+    /// never from a workspace's file).
+    #[serde(default)]
+    pub checkpoints: CheckpointSettings,
 }
 
 /// `[audit]`. Only the user's and the system's file may set it: a repository must not be able
@@ -252,6 +258,7 @@ fn check_values(config: &FileConfig, text: &str) -> Result<(), String> {
     config.commands.check()?;
     config.context.check()?;
     config.hooks.check()?;
+    config.checkpoints.check()?;
     mcp::check_all(&config.mcp_servers)
 }
 

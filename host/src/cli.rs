@@ -401,6 +401,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         },
         hooks: file.hooks,
         audit: file.audit.enabled(),
+        checkpoints: file.checkpoints.clone(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(start_failed)?;
     let (session, outputs) = crate::telemetry::observe(telemetry.as_deref(), session, outputs);

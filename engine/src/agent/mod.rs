@@ -21,6 +21,7 @@ pub use hooked::run_ending;
 pub mod loop_detect;
 mod media;
 mod prompt;
+mod prompts;
 pub(crate) mod todos;
 
 use std::collections::HashSet;
@@ -151,6 +152,8 @@ pub struct Agent {
     hook_context: Vec<String>,
     /// The `seq` of the audit trail's head last written into the session file.
     audit_head: Option<u64>,
+    /// The user prompts of the conversation so far ([`prompts`]).
+    prompts: u32,
 }
 
 impl std::fmt::Debug for Agent {
@@ -179,6 +182,7 @@ impl Agent {
             hooks: None,
             hook_context: Vec::new(),
             audit_head: None,
+            prompts: 0,
         };
         agent.declare_tools();
         agent
@@ -228,9 +232,15 @@ impl Agent {
     /// too long to send whole beside the session file.
     /// The trail of the session recorded to before ends; [`Agent::open_audit`] opens the
     /// new one's.
+    /// A new recorder is a new session: its prompts count from 0 ([`Agent::continue_prompts`]
+    /// carries a resumed one's on) and its checkpoints name it.
     pub fn record_to(&mut self, recorder: Recorder) {
         self.end_audit();
         self.scheduler.keep_outputs_in(recorder.outputs_dir());
+        self.continue_prompts(0);
+        if let Some(checkpoints) = self.scheduler.checkpoints() {
+            checkpoints.set_session(recorder.id());
+        }
         self.recorder = Some(recorder);
     }
 
@@ -346,6 +356,7 @@ impl Agent {
             hooked::Submitted::Send(context) => context,
             hooked::Submitted::Dropped => return run.report,
         };
+        self.prompt_started(prompt, events);
         let mut parts = vec![Part::Text { text: prompt.to_string() }];
         parts.extend(context.map(|text| Part::Text { text }));
         let held = media::held(&self.history);

@@ -32,6 +32,7 @@ async fn start(setup: &Setup, mode: ApprovalMode) -> (Session, UnboundedReceiver
         prompts: super::PromptSettings::default(),
         hooks: Default::default(),
         audit: false,
+        checkpoints: Default::default(),
     };
     Session::start(settings, tools).unwrap()
 }

@@ -604,6 +604,7 @@ impl Engine {
                 self.shared.calls.set(self.agent.scheduler_mut());
                 let events = &self.shared.events;
                 self.agent.resume(opened.history, events);
+                self.agent.continue_prompts(opened.prompts);
                 self.shared.out.send(Output::Replay(replay));
                 self.agent.restore_todos(opened.todos, events);
             }

@@ -42,6 +42,7 @@ async fn start(setup: &Setup, mock: &MockModel, mode: ApprovalMode) -> (Session,
         prompts: super::PromptSettings::default(),
         hooks: Default::default(),
         audit: true,
+        checkpoints: Default::default(),
     };
     Session::start(settings, tools).unwrap()
 }

@@ -147,6 +147,8 @@ pub struct Settings {
     pub hooks: crate::config::hooks::HooksSettings,
     /// `[audit] enabled`: each recorded session keeps an audit trail ([`crate::audit`]).
     pub audit: bool,
+    /// `[checkpoints]`: what is snapshotted before calls that write ([`crate::checkpoints`]).
+    pub checkpoints: crate::config::CheckpointSettings,
 }
 
 /// Which context files are read and whether skills are offered.
@@ -226,6 +228,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         prompts,
         hooks,
         audit,
+        checkpoints,
     } = settings;
     let folders = context_files::folders(&paths.home, &workspace, cwd.as_deref());
     let context = context_files::load(&paths.home, &workspace, &folders, &prompts.context_file_names);
@@ -259,6 +262,15 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
     scheduler.set_mcp(crate::mcp::Hub::for_session(&paths, &workspace, &commands, mcp_events));
     scheduler.set_command_settings(commands);
     scheduler.set_skills(skills.list.iter().map(|s| (s.name.clone(), s.dir.clone())).collect());
+    // A session with a model checkpoints what its calls write; the store opens when first
+    // needed. A session without one (`airlock mcp serve`) has no conversation to rewind.
+    if provider.is_some() {
+        scheduler.set_checkpoints(Arc::new(crate::checkpoints::Checkpointer::new(
+            &paths.home,
+            &workspace,
+            &checkpoints,
+        )));
+    }
     let (hooks, hook_problems) = session_hooks(&hooks, &workspace, &paths, &policy, &scheduler, &runtime, &registry);
     let mut agent = Agent::new(client, scheduler, system, agent_settings);
     agent.set_hooks(hooks);
@@ -328,6 +340,7 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         }
         if opened.resumed {
             agent.resume(opened.history, &events);
+            agent.continue_prompts(opened.prompts);
             out.send(Output::Replay(replay));
             agent.restore_todos(opened.todos, &events);
         }

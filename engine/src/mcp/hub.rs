@@ -27,28 +27,32 @@ pub(super) struct Ready {
     pub offered: Vec<OfferedTool>,
     pub skipped: Vec<SkippedTool>,
     pub warnings: Vec<String>,
+    /// The folders its sandbox lets it write (its resolved `write` grant; none for an HTTP
+    /// server): the roots of its calls' checkpoints.
+    pub write: Vec<PathBuf>,
 }
 
 /// Starts `server` in its sandbox, lists and checks its tools. The error is one sanitised
 /// line saying why it cannot be used.
 pub(super) async fn connect(server: &ConfiguredServer, host: &Host<'_>) -> Result<Ready, String> {
     let name = &server.name;
-    let (connection, warnings) = if server.config.url.is_some() {
+    let (connection, warnings, write) = if server.config.url.is_some() {
         let (launch, warnings) = http_launch(server).map_err(|e| sanitize::line(&e))?;
         let connection = airlock_mcp::start_http(launch)
             .await
             .map_err(|e| sanitize::line(&format!("MCP server {name} did not start: {e}")))?;
-        (connection, warnings)
+        (connection, warnings, Vec::new())
     } else {
         let (launch, warnings) = launch(server, host).map_err(|e| sanitize::line(&e))?;
+        let write = launch.spec.read_write.clone();
         let connection = airlock_mcp::start_stdio(launch)
             .await
             .map_err(|e| sanitize::line(&format!("MCP server {name} did not start: {e}{}", widen_hint(server))))?;
-        (connection, warnings)
+        (connection, warnings, write)
     };
     let tools = connection.tools().await.map_err(|e| sanitize::line(&format!("MCP server {name}: {e}")))?;
     let (offered, skipped) = check_tools(name, &tools, |tool| server.config.wants(tool));
-    Ok(Ready { connection, offered, skipped, warnings })
+    Ok(Ready { connection, offered, skipped, warnings, write })
 }
 
 /// What a server that fails runs with, and how to widen it: a server that needs more than
@@ -74,7 +78,7 @@ pub(crate) fn user_home() -> Option<PathBuf> {
 
 enum State {
     Starting,
-    Ready { connection: Arc<Connection>, offered: Vec<OfferedTool> },
+    Ready { connection: Arc<Connection>, offered: Vec<OfferedTool>, write: Vec<PathBuf> },
     Failed,
 }
 
@@ -82,6 +86,17 @@ enum State {
 pub struct Live {
     pub server: ConfiguredServer,
     state: Mutex<State>,
+}
+
+impl Live {
+    /// The folders the running server may write, as its sandbox was built at launch (none
+    /// before it is ready, and none for an HTTP server).
+    pub fn write_folders(&self) -> Vec<PathBuf> {
+        match &*lock(&self.state) {
+            State::Ready { write, .. } => write.clone(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 impl std::fmt::Debug for Live {
@@ -177,7 +192,8 @@ impl Hub {
                 if let Some(message) = skipped_warning(name, &ready.skipped) {
                     self.say(Event::Warning { message });
                 }
-                *lock(&live.state) = State::Ready { connection: Arc::new(ready.connection), offered: ready.offered };
+                *lock(&live.state) =
+                    State::Ready { connection: Arc::new(ready.connection), offered: ready.offered, write: ready.write };
             }
             Err(reason) => self.fail(live, reason),
         }

@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 
 use super::audited::Witness;
 use super::bound::{BoundEdit, Scratch};
+use super::checkpointed::{self, Taken};
 use super::finish::{Ending, fault_error, finish_metered, finish_with};
 use super::groups::Reach;
 use super::sandboxing::{Access, EditTarget, Holds, InstanceOf, Writes, execution};
@@ -119,6 +120,22 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return ready.cancel("the run was cancelled before this call started", events);
         }
+        // Approved and about to run: what it may write is checkpointed first.
+        let roots = || checkpointed::roots(&ready.tool.info, &ready.access, &ready.writes);
+        let mut taken = self.checkpoint_before(&ready.call.id, roots, events).await;
+        let done = self.run_prepared(ready, events, cancel, &mut taken).await;
+        self.checkpoint_after(taken, done, events).await
+    }
+
+    /// Runs an approved call to its end (again with a grant given on the spot), adding to
+    /// `taken` what a widened grant lets it write before the run that holds it.
+    async fn run_prepared(
+        &self,
+        ready: Prepared,
+        events: &EventSink,
+        cancel: &Cancellation,
+        taken: &mut Taken,
+    ) -> CompletedCall {
         let Prepared {
             call,
             tool,
@@ -170,6 +187,8 @@ impl Scheduler {
             && let Some(widened) = self.offer_grant(&run, &access, &outcome.denied).await
         {
             witness.set_grant(&widened);
+            let roots = || checkpointed::roots(&tool.info, &widened, &writes);
+            self.checkpoint_more(taken, &call.id, roots, events).await;
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
                 Err(error) => {
@@ -185,6 +204,8 @@ impl Scheduler {
             && let Some(widened) = self.offer_sandbox_access(&run, &access, &outcome.blocked).await
         {
             witness.set_grant(&widened);
+            let roots = || checkpointed::roots(&tool.info, &widened, &writes);
+            self.checkpoint_more(taken, &call.id, roots, events).await;
             scratch = match scratch_for(&writes).await {
                 Ok(fresh) => fresh,
                 Err(error) => {

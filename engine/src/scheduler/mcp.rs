@@ -295,6 +295,16 @@ impl Scheduler {
         if cancel.is_cancelled() {
             return prepared.cancel("the run was cancelled before this call started", events);
         }
+        // A server may write whenever it likes; what a call can offer is its write folders
+        // checkpointed around the call.
+        let live = prepared.live.clone();
+        let taken = self.checkpoint_before(&prepared.call.id, || live.write_folders(), events).await;
+        let done = self.run_mcp(prepared, events, cancel).await;
+        self.checkpoint_after(taken, done, events).await
+    }
+
+    /// Runs an approved MCP call on its server's connection.
+    async fn run_mcp(&self, prepared: McpCall, events: &EventSink, cancel: &Cancellation) -> CompletedCall {
         let McpCall { call, live, tool, args, started, marker, witness } = prepared;
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Executing);
         update.description = Some(marker.clone());

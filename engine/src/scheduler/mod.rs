@@ -19,6 +19,7 @@ mod approval;
 mod audited;
 mod bound;
 mod call;
+mod checkpointed;
 mod finish;
 mod grant;
 mod groups;
@@ -125,6 +126,8 @@ pub struct Scheduler {
     hooks: Option<Arc<crate::hooks::Hooks>>,
     /// The session's audit trail, when it keeps one.
     audit: crate::audit::Slot,
+    /// The session's checkpoints ([`checkpointed`]); `None` in a session without them.
+    checkpoints: Option<Arc<crate::checkpoints::Checkpointer>>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -157,7 +160,19 @@ impl Scheduler {
             skills: Arc::default(),
             hooks: None,
             audit: crate::audit::Slot::default(),
+            checkpoints: None,
         }
+    }
+
+    /// Takes checkpoints with `checkpoints` before and after each call that holds write
+    /// access, from now on.
+    pub fn set_checkpoints(&mut self, checkpoints: Arc<crate::checkpoints::Checkpointer>) {
+        self.checkpoints = Some(checkpoints);
+    }
+
+    /// The session's checkpoints, when it takes them.
+    pub fn checkpoints(&self) -> Option<&Arc<crate::checkpoints::Checkpointer>> {
+        self.checkpoints.as_ref()
     }
 
     /// The session's audit trail, shared with whoever records besides the calls.

@@ -215,6 +215,8 @@ pub struct Opened {
     pub calls: Vec<RecordedCall>,
     /// A resumed session's token counts so far.
     pub tokens: Tokens,
+    /// The user prompts a resumed session's conversation holds (0 for a new one).
+    pub prompts: u32,
 }
 
 /// What identifies the run being recorded.
@@ -247,6 +249,7 @@ pub fn open(airlock_home: &Path, resume: Option<&str>, run: RunInfo<'_>) -> Resu
             todos: None,
             calls: Vec::new(),
             tokens: Tokens::default(),
+            prompts: 0,
         });
     };
     let path = find(&dir, which, run.workspace)?;
@@ -286,6 +289,7 @@ pub fn open(airlock_home: &Path, resume: Option<&str>, run: RunInfo<'_>) -> Resu
         todos: resumed.todos,
         calls: resumed.calls,
         tokens: resumed.tokens,
+        prompts: resumed.prompts,
     })
 }
 

@@ -268,3 +268,30 @@ fn a_calls_line_with_fields_missing_or_unknown_still_reads() {
     assert_eq!(resumed.calls[0].status, crate::events::CallStatus::Error);
     assert_eq!(resumed.calls[0].shown, crate::events::Shown::default());
 }
+
+fn prompt_line(prompt: u32, history: usize) -> PromptLine {
+    PromptLine { prompt, at: "2026-11-28T12:00:00Z".into(), text: format!("prompt {prompt}"), history }
+}
+
+#[test]
+fn a_resumed_session_counts_its_prompts_from_the_latest_prompt_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut recorder = Recorder::create(dir.path(), &header("dd44", "/w")).unwrap();
+    assert_eq!(replay(recorder.path()).unwrap().prompts, 0);
+    for n in 1..=3 {
+        recorder.prompt(&prompt_line(n, (n as usize - 1) * 2)).unwrap();
+        recorder.message(&text(Role::User, "do it")).unwrap();
+        recorder.message(&text(Role::Model, "done")).unwrap();
+    }
+    assert_eq!(replay(recorder.path()).unwrap().prompts, 3);
+    // A compression after prompt 3's record (within the prompt): the count is still read,
+    // and the history still starts at the compression.
+    let compressed = vec![text(Role::User, "Summary of the earlier conversation: …")];
+    recorder.compressed(7, &compressed).unwrap();
+    recorder.message(&text(Role::Model, "more")).unwrap();
+    let resumed = replay(recorder.path()).unwrap();
+    assert_eq!(resumed.prompts, 3);
+    assert_eq!(resumed.history.len(), 2);
+    let line = std::fs::read_to_string(recorder.path()).unwrap();
+    assert!(line.contains(r#"{"type":"prompt","turn":0,"prompt":1,"#), "{line}");
+}

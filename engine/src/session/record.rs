@@ -107,34 +107,13 @@ pub(super) enum RecordRef<'a> {
 #[derive(Debug)]
 pub(super) enum Record {
     Session(Header),
-    Message {
-        turn: u64,
-        message: Message,
-    },
-    Usage {
-        turn: u64,
-        usage: UsageLine,
-    },
-    Calls {
-        turn: u64,
-        calls: Vec<RecordedCall>,
-    },
-    Compressed {
-        turn: u64,
-        history: Vec<Message>,
-    },
-    Resumed {
-        turn: u64,
-    },
-    Todos {
-        turn: u64,
-        todos: serde_json::Value,
-    },
-    #[expect(dead_code, reason = "skeleton: the capture and rewind streams of issue 29 read it")]
-    Prompt {
-        turn: u64,
-        prompt: PromptLine,
-    },
+    Message { turn: u64, message: Message },
+    Usage { turn: u64, usage: UsageLine },
+    Calls { turn: u64, calls: Vec<RecordedCall> },
+    Compressed { turn: u64, history: Vec<Message> },
+    Resumed { turn: u64 },
+    Todos { turn: u64, todos: serde_json::Value },
+    Prompt { turn: u64, prompt: PromptLine },
     Other,
 }
 

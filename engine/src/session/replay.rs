@@ -34,6 +34,9 @@ pub struct Resumed {
     /// The cards of the calls recorded since the history's base, in order.
     pub calls: Vec<RecordedCall>,
     pub tokens: Tokens,
+    /// The user prompts the conversation holds (the latest `prompt` record's number): a
+    /// resumed session numbers its next prompt after them.
+    pub prompts: u32,
 }
 
 /// A session's token counts.
@@ -64,6 +67,8 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
     // Whether the session totals were read (the latest line that has them): then the
     // older lines add nothing.
     let mut totals_read = false;
+    // Read backwards: the first `prompt` record met is the latest.
+    let mut prompts = None;
     while let Some(line) = lines.next_line().map_err(read_error)? {
         let Ok(record) = Record::parse(&line) else {
             skipped += 1;
@@ -81,6 +86,9 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
                 todos.get_or_insert(plan);
             }
             Record::Calls { calls, .. } => batches.push(calls),
+            Record::Prompt { prompt, .. } => {
+                prompts.get_or_insert(prompt.prompt);
+            }
             Record::Usage { usage, .. } => {
                 if usage.kind == UsageKind::Answer && tokens.last_answer.is_none() {
                     tokens.last_answer = Some((usage.input_tokens, usage.output_tokens));
@@ -100,6 +108,9 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
             }
             Record::Compressed { history, .. } => {
                 base = history;
+                if prompts.is_none() {
+                    prompts = latest_prompt_before(&mut lines).map_err(read_error)?;
+                }
                 break;
             }
             _ => {}
@@ -108,5 +119,32 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
     messages.reverse();
     base.extend(messages);
     let calls = batches.into_iter().rev().flatten().collect();
-    Ok(Resumed { header, path: path.to_path_buf(), history: base, turn, lines_read, skipped, todos, calls, tokens })
+    let prompts = prompts.unwrap_or(0);
+    Ok(Resumed {
+        header,
+        path: path.to_path_buf(),
+        history: base,
+        turn,
+        lines_read,
+        skipped,
+        todos,
+        calls,
+        tokens,
+        prompts,
+    })
+}
+
+/// The number of the latest `prompt` record in what `lines` has left (read backwards), when
+/// a compression came after it: only those lines are parsed, so a long session's older
+/// messages are skipped unread.
+fn latest_prompt_before(lines: &mut ReverseLines) -> std::io::Result<Option<u32>> {
+    while let Some(line) = lines.next_line()? {
+        if !line.starts_with(br#"{"type":"prompt""#) {
+            continue;
+        }
+        if let Ok(Record::Prompt { prompt, .. }) = Record::parse(&line) {
+            return Ok(Some(prompt.prompt));
+        }
+    }
+    Ok(None)
 }

@@ -58,6 +58,7 @@ impl Context {
                 skills: file.skills.enabled(),
             },
             audit: file.audit.enabled(),
+            checkpoints: file.checkpoints.clone(),
             // A session's answers are the editor's to read; `--output-schema` is for
             // headless runs.
             output_schema: None,
@@ -132,6 +133,7 @@ fn start(
         commands: template.commands.clone(),
         prompts: template.prompts.clone(),
         audit: template.audit,
+        checkpoints: template.checkpoints.clone(),
         output_schema: None,
         media: template.media.clone(),
         hooks: template.hooks.clone(),

@@ -7,7 +7,7 @@
 
 use std::io::{self, Write};
 
-use airlock_engine::config::{LayerState, Row, Settings, Source};
+use airlock_engine::config::{CHECKPOINT_DEFAULTS, LayerState, Row, Settings, Source};
 use airlock_engine::sanitize::line;
 use clap::Subcommand;
 use serde_json::json;
@@ -50,7 +50,7 @@ fn source_text(source: &Source) -> String {
 
 /// The default rows for keys no layer set.
 fn defaults(settings: &Settings) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
-    DEFAULTS.into_iter().filter(|(key, _)| !settings.rows.iter().any(|r| r.key == *key))
+    DEFAULTS.into_iter().chain(CHECKPOINT_DEFAULTS).filter(|(key, _)| !settings.rows.iter().any(|r| r.key == *key))
 }
 
 fn write_text(settings: &Settings, out: &mut impl Write) -> io::Result<()> {

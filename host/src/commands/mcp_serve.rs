@@ -155,6 +155,7 @@ fn start(
         hooks: Default::default(),
         // No conversation is recorded, so there is no session for a trail to belong to.
         audit: false,
+        checkpoints: Default::default(),
     };
     let (session, outputs) = engine::Session::start(settings, tools).map_err(|e| ServeError::Start(e.to_string()))?;
     Ok(crate::telemetry::observe(context.telemetry.as_deref(), session, outputs))
