@@ -7,12 +7,15 @@
 //! {"type":"call","seq":1,"prev":"<sha-256 of line seq 0>","at":1764320000000,"id":"c1","tool":"read_file","plugin":"read-file","digest":"…","grant":{…},"args_sha256":"…","approval":{"by":"default","kind":"read"},"hooks":[],"status":"success","cost":{…}}
 //! {"type":"grant","seq":2,…,"what":"rule","tool":"run_shell_command","detail":"allowed without asking: …"}
 //! {"type":"mode","seq":3,…,"mode":"yolo"}
-//! {"type":"end","seq":4,…}
+//! {"type":"rewind","seq":4,…,"target":{"kind":"prompt","prompt":2},"what":"both","restored":["src/a.rs"],"kept":[],"undo":"<checkpoint id>","by":"user"}
+//! {"type":"end","seq":5,…}
 //! ```
 //!
-//! A rewind (issue 29) will add a `rewind` record (what was undone, to which turn, who asked)
-//! on the same chain; readers take unknown kinds as opaque records whose bytes are chained
-//! like any other.
+//! A `rewind` record ([`Rewind`]) says what a rewind undid: its target (a prompt, one call,
+//! or `undo` of the last rewind), what it restored (`code`, `conversation`, `both`), the
+//! files it wrote or deleted, those changed outside airlock it kept, the checkpoint that
+//! undoes it, and who asked (`user`: only a person's order rewinds). Readers take unknown
+//! kinds as opaque records whose bytes are chained like any other.
 
 use serde::{Deserialize, Serialize};
 
@@ -203,6 +206,22 @@ pub struct ModeChange {
     pub mode: String,
 }
 
+/// `rewind`: a rewind was carried out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rewind {
+    pub target: airlock_protocol::RewindTarget,
+    pub what: airlock_protocol::RestoreWhat,
+    /// The files written or deleted, as shown (relative to the workspace).
+    pub restored: Vec<String>,
+    /// The files changed outside airlock that were kept as they are.
+    pub kept: Vec<String>,
+    /// The checkpoint of what it overwrote (a code rewind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<String>,
+    /// Who asked: `user`.
+    pub by: String,
+}
+
 /// `end`: the run stopped recording (the program ended, or another session was opened).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct End {}
@@ -214,6 +233,7 @@ pub enum Body {
     Call(Box<Call>),
     Grant(GrantChange),
     Mode(ModeChange),
+    Rewind(Box<Rewind>),
     End(End),
 }
 
@@ -224,6 +244,7 @@ impl Body {
             Self::Call(_) => "call",
             Self::Grant(_) => "grant",
             Self::Mode(_) => "mode",
+            Self::Rewind(_) => "rewind",
             Self::End(_) => "end",
         }
     }
@@ -253,6 +274,7 @@ pub fn encode(body: &Body, seq: u64, prev: &str, at: u64) -> serde_json::Result<
         Body::Call(call) => line(kind, seq, prev, at, call.as_ref()),
         Body::Grant(grant) => line(kind, seq, prev, at, grant),
         Body::Mode(mode) => line(kind, seq, prev, at, mode),
+        Body::Rewind(rewind) => line(kind, seq, prev, at, rewind.as_ref()),
         Body::End(end) => line(kind, seq, prev, at, end),
     }
 }

@@ -11,6 +11,7 @@
 //! line only ([`store`]).
 
 mod clock;
+mod forward;
 mod record;
 mod replay;
 mod reverse;
@@ -22,7 +23,8 @@ use std::path::{Path, PathBuf};
 
 pub use crate::checkpoints::CallCheckpoint;
 pub use clock::Stamp;
-pub use record::{Header, PromptLine, RecordedCall};
+pub use forward::{Line, read_forward};
+pub use record::{Header, PromptLine, RecordedCall, RewoundLine};
 pub use replay::{Resumed, Tokens, replay};
 pub use store::{Summary, find, list};
 
@@ -46,6 +48,8 @@ pub enum SessionError {
     Ambiguous { id: String, matches: String },
     #[error("no recorded session for the workspace {workspace}; `airlock sessions list` shows the recorded ones")]
     NoneForWorkspace { workspace: String },
+    #[error("session {id} is in use by a running airlock: rewind it there (/rewind), or end it first")]
+    Busy { id: String },
 }
 
 /// `$AIRLOCK_HOME/sessions`.
@@ -87,6 +91,7 @@ impl Recorder {
         let path = dir.join(store::file_name(&header.started, &header.id));
         let file =
             options.open(&path).map_err(|e| SessionError::Write { path: path.clone(), reason: e.to_string() })?;
+        in_use(&file);
         let mut recorder = Self { file, path, id: header.id.clone(), turn: 0, input_tokens: 0, output_tokens: 0 };
         recorder.write(&RecordRef::Session(header))?;
         Ok(recorder)
@@ -98,6 +103,7 @@ impl Recorder {
     pub fn append(path: &Path, id: &str, turn: u64, tokens: Tokens) -> Result<Self, SessionError> {
         let write_error = |e: std::io::Error| SessionError::Write { path: path.to_path_buf(), reason: e.to_string() };
         let mut file = OpenOptions::new().read(true).append(true).open(path).map_err(write_error)?;
+        in_use(&file);
         let length = file.metadata().map_err(write_error)?.len();
         if length > 0 {
             let mut last = [0u8; 1];
@@ -184,6 +190,11 @@ impl Recorder {
         self.write(&RecordRef::Prompt { turn: self.turn, prompt })
     }
 
+    /// Records a rewind ([`RewoundLine`]).
+    pub fn rewound(&mut self, rewound: &RewoundLine) -> Result<(), SessionError> {
+        self.write(&RecordRef::Rewound { turn: self.turn, rewound })
+    }
+
     /// Records that a later run continued the session.
     pub fn resumed(&mut self, at: &Stamp, provider: &str, model: &str, workspace: &str) -> Result<(), SessionError> {
         self.write(&RecordRef::Resumed { turn: self.turn, at: at.iso(), provider, model, workspace })
@@ -194,6 +205,27 @@ impl Recorder {
             .map_err(|e| SessionError::Write { path: self.path.clone(), reason: e.to_string() })?;
         line.push(b'\n');
         self.file.write_all(&line).map_err(|e| SessionError::Write { path: self.path.clone(), reason: e.to_string() })
+    }
+}
+
+/// Marks a session file as in use while its recorder lives: a shared lock, which only
+/// [`exclusive`] (`airlock rewind` on a recorded session) waits for. Several recorders of one
+/// file may coexist as before; a lock that cannot be taken is no reason to stop recording.
+fn in_use(file: &File) {
+    let _ = file.try_lock_shared();
+}
+
+/// Locks the session file at `path` (id `id`) against every running recorder of it, for a
+/// change made from outside the session (`airlock rewind`): refused while one runs. The
+/// lock lasts as long as the file returned is open.
+pub fn exclusive(path: &Path, id: &str) -> Result<File, SessionError> {
+    let file = File::open(path).map_err(|e| SessionError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(SessionError::Busy { id: id.to_owned() }),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(SessionError::Read { path: path.to_path_buf(), reason: format!("cannot lock it: {e}") })
+        }
     }
 }
 

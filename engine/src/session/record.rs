@@ -10,7 +10,11 @@
 //! {"type":"todos","turn":4,"todos":[{"description":"…","status":"in_progress"}]}
 //! {"type":"audit","seq":12,"head":"<sha-256 of the audit trail's record seq 12>"}
 //! {"type":"prompt","turn":4,"prompt":2,"at":"2025-…Z","text":"fix the test","history":9}
+//! {"type":"rewound","turn":6,"target":{"kind":"prompt","prompt":2},"what":"both","undo":"…","after":"…","prompts":1,"history":[…]}
 //! ```
+//!
+//! A `rewound` line ([`RewoundLine`]) is a rewind the session did: with `history` (the
+//! conversation was rewound) it is a new base for replay, exactly as `compressed` is.
 //!
 //! An `audit` line is the audit trail's chain head after a batch of its records
 //! ([`crate::audit`]); replay and listing pass over it.
@@ -100,6 +104,12 @@ pub(super) enum RecordRef<'a> {
         #[serde(flatten)]
         prompt: &'a PromptLine,
     },
+    /// A rewind ([`RewoundLine`]).
+    Rewound {
+        turn: u64,
+        #[serde(flatten)]
+        rewound: &'a RewoundLine,
+    },
 }
 
 /// A line read back. Kinds this version does not know are [`Record::Other`], so a file
@@ -114,6 +124,7 @@ pub(super) enum Record {
     Resumed { turn: u64 },
     Todos { turn: u64, todos: serde_json::Value },
     Prompt { turn: u64, prompt: PromptLine },
+    Rewound { turn: u64, rewound: Box<RewoundLine> },
     Other,
 }
 
@@ -185,6 +196,26 @@ pub struct PromptLine {
     pub history: usize,
 }
 
+/// A rewind the session did (`{"type":"rewound","turn":6,"target":{…},"what":"both",…}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RewoundLine {
+    /// What it went back to (`{"kind":"undo"}`: it undid the last rewind not undone).
+    pub target: airlock_protocol::RewindTarget,
+    pub what: airlock_protocol::RestoreWhat,
+    /// The checkpoint of what it overwrote (taken first): undoing it restores from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<String>,
+    /// The checkpoint of what it left, over the same roots: a later rewind's check of what
+    /// changed outside airlock compares against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// The prompts the conversation holds after it.
+    pub prompts: u32,
+    /// The whole kept conversation, when the conversation was rewound: a new base for replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<Message>>,
+}
+
 impl RecordedCall {
     /// What `call`'s card showed.
     pub fn of(call: &crate::scheduler::CompletedCall) -> Self {
@@ -228,6 +259,7 @@ impl Record {
             "resumed" => Self::Resumed { turn },
             "todos" => Self::Todos { turn, todos: serde_json::from_slice::<TodosLine>(line)?.todos },
             "prompt" => Self::Prompt { turn, prompt: serde_json::from_slice(line)? },
+            "rewound" => Self::Rewound { turn, rewound: serde_json::from_slice(line)? },
             // The audit trail's head (`audit`) says nothing of the conversation.
             _ => Self::Other,
         })
@@ -242,7 +274,8 @@ impl Record {
             | Self::Compressed { turn, .. }
             | Self::Resumed { turn }
             | Self::Todos { turn, .. }
-            | Self::Prompt { turn, .. } => Some(*turn),
+            | Self::Prompt { turn, .. }
+            | Self::Rewound { turn, .. } => Some(*turn),
             Self::Session(_) | Self::Other => None,
         }
     }

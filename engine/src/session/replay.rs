@@ -1,6 +1,6 @@
 //! Rebuilding a session's history from its file, reading backwards from the end to the
-//! last `compressed` record (whose history replaces everything before it) or to the
-//! header. Lines that cannot be read (a partial last line after a crash) are skipped and
+//! last `compressed` record or `rewound` record with a history (whose history replaces
+//! everything before it) or to the header. Lines that cannot be read (a partial last line after a crash) are skipped and
 //! counted.
 //!
 //! Besides the history, a resume gives back what a front end needs to look as the live
@@ -111,6 +111,11 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
                 if prompts.is_none() {
                     prompts = latest_prompt_before(&mut lines).map_err(read_error)?;
                 }
+                break;
+            }
+            // A rewind of the conversation left this history: a base, as a compression's.
+            Record::Rewound { rewound, .. } if rewound.history.is_some() => {
+                base = rewound.history.unwrap_or_default();
                 break;
             }
             _ => {}

@@ -145,6 +145,23 @@ fn describe(record: &serde_json::Value) -> String {
         }
         "grant" => format!("{head} {} for {}: {}", text("what"), text("subject"), text("detail")),
         "mode" => format!("{head} approval mode {}", text("mode")),
+        "rewind" => {
+            let target = record.get("target").cloned().unwrap_or_default();
+            let target = match target.get("kind").and_then(|k| k.as_str()) {
+                Some("prompt") => format!("to before prompt {}", target.get("prompt").and_then(serde_json::Value::as_u64).unwrap_or_default()),
+                Some("call") => format!("call {}", target.get("call_id").and_then(|c| c.as_str()).unwrap_or_default()),
+                Some("undo") => "undo of the last rewind".to_owned(),
+                _ => "?".to_owned(),
+            };
+            let count = |key: &str| record.get(key).and_then(|v| v.as_array()).map_or(0, Vec::len);
+            format!(
+                "{head} {target} ({}) by {}: {} files restored, {} kept",
+                text("what"),
+                text("by"),
+                count("restored"),
+                count("kept")
+            )
+        }
         "end" => head,
         other => format!("{head} a record this version does not know ({other}, seq {})", number("seq")),
     }

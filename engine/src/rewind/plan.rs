@@ -1,0 +1,250 @@
+//! The plan of a rewind: what it restores and what it keeps, computed against the files as
+//! they are now (the rewind's own checkpoint of its roots, taken first).
+//!
+//! - **To before prompt k**: the writes after prompt k's record; each path one of them
+//!   changed goes back to what the earliest `before` that covers it held.
+//! - **One call**: the paths it changed, back to its `before`.
+//! - **Undo**: the paths the last rewind not undone changed, back to its own checkpoint; the
+//!   conversation it dropped comes back.
+//!
+//! In each, a path whose content differs from the latest `after` that covers it was changed
+//! outside airlock (listed in `changed_outside`), and a path a checkpoint left out is listed
+//! in `left_out` and never written.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use super::timeline::{self, Timeline, Write};
+use super::turns::file_row;
+use super::{Context, RewindError, union};
+use airlock_checkpoint::{Change, Checkpoint, CheckpointId, Entry, Label, Restore, Store};
+use airlock_model::{Message, Part};
+use airlock_protocol::{LeftOut, RestoreWhat, RewindPlan, RewindTarget};
+
+/// A plan, with what carrying it out needs.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// What a person is shown.
+    pub plan: RewindPlan,
+    /// Each file to write or delete, and whether it was changed outside airlock.
+    pub(super) restores: Vec<Planned1>,
+    /// The roots of the rewind's own checkpoints.
+    pub(super) roots: Vec<PathBuf>,
+    /// The checkpoint of the files as they were when planned (code rewinds).
+    pub(super) safety: Option<CheckpointId>,
+    /// The conversation after the rewind, when it rewinds the conversation.
+    pub history: Option<Vec<Message>>,
+    /// The prompts the conversation holds after it.
+    pub prompts: u32,
+}
+
+/// One file of a plan.
+#[derive(Debug, Clone)]
+pub(super) struct Planned1 {
+    pub restore: Restore,
+    pub shown: String,
+    pub outside: bool,
+}
+
+/// Plans a rewind to `target` of `what`, for a preview. It takes a checkpoint of the files
+/// as they are now (labelled `preview`), which nothing names afterwards.
+pub fn plan(context: &Context<'_>, target: &RewindTarget, what: RestoreWhat) -> Result<Planned, RewindError> {
+    plan_as(context, target, what, "preview")
+}
+
+/// Plans with the rewind's own checkpoint labelled `why`.
+pub(super) fn plan_as(
+    context: &Context<'_>,
+    target: &RewindTarget,
+    what: RestoreWhat,
+    why: &str,
+) -> Result<Planned, RewindError> {
+    let timeline = Timeline::read(context.session)?;
+    // One call has no conversation of its own to rewind; an undo restores what the rewind
+    // it undoes restored.
+    let what = match target {
+        RewindTarget::Call { .. } => RestoreWhat::Code,
+        RewindTarget::Undo => timeline.rewinds.last().map_or(what, |last| last.record.what),
+        RewindTarget::Prompt { .. } => what,
+    };
+    let mut planned = Planned {
+        plan: RewindPlan {
+            target: target.clone(),
+            what,
+            files: Vec::new(),
+            changed_outside: Vec::new(),
+            left_out: Vec::new(),
+            messages_dropped: 0,
+            prompt: None,
+        },
+        restores: Vec::new(),
+        roots: Vec::new(),
+        safety: None,
+        history: None,
+        prompts: timeline.count,
+    };
+    let (writes, line): (Vec<Write>, usize) = match target {
+        RewindTarget::Prompt { prompt } => {
+            let mark =
+                timeline.prompt(*prompt).ok_or(RewindError::NoPrompt { prompt: *prompt, count: timeline.count })?;
+            (timeline.writes_after(mark.line).cloned().collect(), mark.line)
+        }
+        RewindTarget::Call { call_id } => {
+            let write = timeline.call(call_id).ok_or_else(|| RewindError::NoCall(call_id.clone()))?;
+            (vec![write.clone()], write.line)
+        }
+        RewindTarget::Undo => {
+            let last = timeline.rewinds.last().ok_or(RewindError::NothingToUndo)?;
+            let write = last.record.undo.as_ref().map(|undo| Write {
+                line: last.line,
+                call: None,
+                prompt: last.prompts_before,
+                before: vec![CheckpointId(undo.clone())],
+                after: last.record.after.clone().map(CheckpointId),
+            });
+            (write.into_iter().collect(), last.line)
+        }
+    };
+    if what.code() {
+        code(context, context.store()?, &timeline, &writes, why, &mut planned)?;
+    }
+    if what.conversation() {
+        conversation(context, &timeline, target, line, &mut planned)?;
+    }
+    Ok(planned)
+}
+
+/// The conversation part: the history before prompt k's record (or before the undone
+/// rewind), the messages dropped, the prompt for a composer.
+fn conversation(
+    context: &Context<'_>,
+    timeline: &Timeline,
+    target: &RewindTarget,
+    line: usize,
+    planned: &mut Planned,
+) -> Result<(), RewindError> {
+    let at = timeline::history_before(context.session, line)?;
+    planned.plan.messages_dropped = u32::try_from(at.now.saturating_sub(at.kept.len())).unwrap_or(u32::MAX);
+    match target {
+        RewindTarget::Prompt { prompt } => {
+            planned.prompts = prompt.saturating_sub(1);
+            planned.plan.prompt = at
+                .next
+                .as_ref()
+                .and_then(text_of)
+                .or_else(|| timeline.prompt(*prompt).map(|mark| airlock_protocol::shown::block(&mark.prompt.text)));
+        }
+        RewindTarget::Undo => {
+            planned.prompts = timeline.rewinds.last().map_or(timeline.count, |last| last.prompts_before);
+        }
+        RewindTarget::Call { .. } => return Ok(()),
+    }
+    planned.history = Some(at.kept);
+    Ok(())
+}
+
+/// The text a person typed in `message`, sanitised.
+fn text_of(message: &Message) -> Option<String> {
+    let text: Vec<&str> = message
+        .parts
+        .iter()
+        .filter_map(|part| match part {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!text.is_empty()).then(|| airlock_protocol::shown::block(&text.join("\n")))
+}
+
+/// The code part over `writes`.
+fn code(
+    context: &Context<'_>,
+    store: &Store,
+    timeline: &Timeline,
+    writes: &[Write],
+    why: &str,
+    planned: &mut Planned,
+) -> Result<(), RewindError> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    // Every `before` first: one removed by retention refuses the whole rewind.
+    let mut befores: Vec<Vec<Checkpoint>> = Vec::new();
+    for write in writes {
+        befores.push(write.before.iter().map(|id| store.get(id)).collect::<Result<_, _>>()?);
+    }
+    let roots = union(befores.iter().flatten().flat_map(|checkpoint| checkpoint.roots.iter().cloned()));
+    let label =
+        Label { session: context.session_id.to_owned(), prompt: timeline.count, call: None, why: why.to_owned() };
+    let now = store.checkpoint(&roots, label)?;
+    let mut paths = BTreeSet::new();
+    for (write, checkpoints) in writes.iter().zip(&befores) {
+        let to = write.after.as_ref().unwrap_or(&now.id);
+        for before in checkpoints {
+            paths.extend(store.changes(&before.id, to)?.into_iter().map(|change| change.path));
+        }
+    }
+    let mut left_out: Vec<LeftOut> = Vec::new();
+    let mut note = |path: &Path, reason: &str| {
+        let path = context.shown(path);
+        if !left_out.iter().any(|known| known.path == path) {
+            left_out.push(LeftOut { path, reason: airlock_protocol::shown::line(reason) });
+        }
+    };
+    for checkpoint in befores.iter().flatten() {
+        for out in &checkpoint.left_out {
+            note(&out.path, &out.reason);
+        }
+    }
+    for path in paths {
+        let Some(target) = target_of(store, &befores, &path)? else { continue };
+        if !store.covers(&now.id, &path)? {
+            let reason = now
+                .left_out
+                .iter()
+                .find(|out| path.starts_with(&out.path))
+                .map_or("not in the rewind's own checkpoint", |out| out.reason.as_str());
+            note(&path, reason);
+            continue;
+        }
+        let current = store.entry(&now.id, &path)?;
+        if current == target {
+            continue;
+        }
+        let outside = changed_outside(store, writes, &path, current.as_ref())?;
+        let shown = context.shown(&path);
+        let change = Change { path: path.clone(), before: current, after: target.clone() };
+        planned.plan.files.push(file_row(context, store, change)?);
+        if outside {
+            planned.plan.changed_outside.push(shown.clone());
+        }
+        planned.restores.push(Planned1 { restore: Restore { path, to: target }, shown, outside });
+    }
+    planned.plan.left_out = left_out;
+    planned.roots = roots;
+    planned.safety = Some(now.id);
+    Ok(())
+}
+
+/// What the earliest `before` that covers `path` held (the outer `None`: none covers it).
+fn target_of(store: &Store, befores: &[Vec<Checkpoint>], path: &Path) -> Result<Option<Option<Entry>>, RewindError> {
+    for checkpoint in befores.iter().flatten() {
+        if store.covers(&checkpoint.id, path)? {
+            return Ok(Some(store.entry(&checkpoint.id, path)?));
+        }
+    }
+    Ok(None)
+}
+
+/// Whether `path`, holding `current` now, differs from what airlock last left there: the
+/// latest `after` among `writes` that covers it. With none (the `after` failed), airlock
+/// cannot tell, and says so by counting it changed.
+fn changed_outside(store: &Store, writes: &[Write], path: &Path, current: Option<&Entry>) -> Result<bool, RewindError> {
+    for write in writes.iter().rev() {
+        let Some(after) = &write.after else { continue };
+        if store.covers(after, path)? {
+            return Ok(store.entry(after, path)?.as_ref() != current);
+        }
+    }
+    Ok(true)
+}
