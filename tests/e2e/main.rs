@@ -48,6 +48,7 @@ mod policy;
 mod prompts;
 mod providers;
 mod rewind_crash;
+mod rewind_crash_store;
 mod runtime_limits;
 mod scheduling;
 mod search;

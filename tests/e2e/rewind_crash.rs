@@ -19,12 +19,12 @@ use serde_json::json;
 use super::session;
 
 /// Kills per loop: two loops make the 50 the issue asks for.
-fn kills() -> usize {
+pub(super) fn kills() -> usize {
     std::env::var("AIRLOCK_CRASH_KILLS").ok().and_then(|k| k.parse().ok()).unwrap_or(25)
 }
 
 /// Starts `command` and SIGKILLs it `after` in (unless it ended first: then `false`).
-fn kill_after(mut command: Command, after: Duration) -> bool {
+pub(super) fn kill_after(mut command: Command, after: Duration) -> bool {
     command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
     let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot run airlock: {e}"));
     let started = Instant::now();
@@ -42,7 +42,7 @@ fn kill_after(mut command: Command, after: Duration) -> bool {
 
 /// Writes `count` checked files of version `version` under `folder` (`f0000`, …), each
 /// 200 B–20 KB, and returns their paths.
-fn checked_files(folder: &Path, count: usize, version: u32, rng: &mut Rng) -> Vec<PathBuf> {
+pub(super) fn checked_files(folder: &Path, count: usize, version: u32, rng: &mut Rng) -> Vec<PathBuf> {
     std::fs::create_dir_all(folder).unwrap_or_else(|e| panic!("mkdir {}: {e}", folder.display()));
     (0..count)
         .map(|i| {
@@ -56,7 +56,7 @@ fn checked_files(folder: &Path, count: usize, version: u32, rng: &mut Rng) -> Ve
 
 /// Opens the store as a later run would, and reads every record back: each checkpoint by
 /// id, its changes from the first, and the content of every changed file. Returns the count.
-fn store_reads_back(s: &Session, context: &str) -> usize {
+pub(super) fn store_reads_back(s: &Session, context: &str) -> usize {
     let store = Store::open(&s.airlock_home(), &s.workspace, Settings::default())
         .unwrap_or_else(|e| panic!("{context}: the store does not open: {e}"));
     let list = store.list().unwrap_or_else(|e| panic!("{context}: list: {e}"));
@@ -77,7 +77,7 @@ fn store_reads_back(s: &Session, context: &str) -> usize {
 }
 
 /// Every file under `folder` (relative paths), sorted.
-fn files_under(folder: &Path) -> Vec<PathBuf> {
+pub(super) fn files_under(folder: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![folder.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -194,7 +194,7 @@ fn copy_over(from: &Path, to: &Path) {
 }
 
 /// The version of each checked file under `folder`, failing on a torn or mixed one.
-fn versions(folder: &Path, context: &str) -> Vec<u32> {
+pub(super) fn versions(folder: &Path, context: &str) -> Vec<u32> {
     files_under(folder)
         .iter()
         .map(|f| {

@@ -187,7 +187,7 @@ mod tests {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let shape = Shape { files: 50, folders: 8, ignored: 5, min_bytes: 10, max_bytes: 100 };
         let ta = generate(a.path(), shape, 7).unwrap();
-        let tb = generate(b.path(), shape, 7).unwrap();
+        generate(b.path(), shape, 7).unwrap();
         assert_eq!(ta.files.len(), 50);
         for file in &ta.files {
             assert_eq!(std::fs::read(a.path().join(file)).unwrap(), std::fs::read(b.path().join(file)).unwrap());
