@@ -142,19 +142,26 @@ fn kill_9_during_checkpoints_leaves_the_store_readable_and_every_file_whole() {
         .map(|f| (f.display().to_string(), std::fs::read(s.workspace.join("stage").join(&f)).unwrap_or_default()))
         .collect();
 
-    // One whole run first: how long a run takes (the kills are spread over it), and proof
-    // that the binary checkpoints at all.
-    let (command, _mock) = checkpoint_run(&s, 0);
-    let started = Instant::now();
-    let done = run_bounded(command, Some(""), Duration::from_secs(120));
-    let whole = started.elapsed();
-    assert_eq!(done.code, Some(0), "seed {seed}: the whole run: {}", done.stderr);
-    let records = store_reads_back(&s, &format!("seed {seed}, the whole run"));
-    assert!(records >= 4, "seed {seed}: the binary took {records} checkpoints, not the four of two calls");
+    // Two whole runs first: proof that the binary checkpoints at all, and how long a run
+    // takes once the store and the compile cache are warm (the kills are spread over it).
+    let mut whole = Duration::ZERO;
+    for run in [0, 100] {
+        let (command, _mock) = checkpoint_run(&s, run);
+        let started = Instant::now();
+        let done = run_bounded(command, Some(""), Duration::from_secs(120));
+        whole = started.elapsed();
+        assert_eq!(done.code, Some(0), "seed {seed}: the whole run: {}", done.stderr);
+    }
+    let records = store_reads_back(&s, &format!("seed {seed}, the whole runs"));
+    assert!(records >= 8, "seed {seed}: the binary took {records} checkpoints, not the eight of four calls");
 
     let mut killed = 0;
     for run in 1..=kills() {
         let _ = std::fs::remove_dir_all(s.workspace.join("new"));
+        if run % 4 == 0 {
+            // A cold store now and then: its first checkpoint writes every object afresh.
+            let _ = std::fs::remove_dir_all(airlock_checkpoint::store_dir(&s.airlock_home(), &s.workspace));
+        }
         let at = Duration::from_millis(rng.range(0, whole.as_millis() as u64 + 1));
         let context = format!("seed {seed}, run {run} killed at {} ms of {} ms", at.as_millis(), whole.as_millis());
         let (command, _mock) = checkpoint_run(&s, run);
@@ -176,6 +183,7 @@ fn kill_9_during_checkpoints_leaves_the_store_readable_and_every_file_whole() {
         }
     }
     assert!(killed * 2 >= kills(), "seed {seed}: only {killed} of {} runs were killed before they ended", kills());
+    println!("seed {seed}: {killed} of {} runs killed", kills());
 }
 
 /// `airlock rewind --to 1 --code --yes` on the workspace's latest session, offline.
@@ -197,6 +205,8 @@ fn copy_over(from: &Path, to: &Path) {
 pub(super) fn versions(folder: &Path, context: &str) -> Vec<u32> {
     files_under(folder)
         .iter()
+        // A restore's temp files (hidden) are the stray check's business, once the store opened.
+        .filter(|f| !f.to_string_lossy().starts_with('.'))
         .map(|f| {
             let bytes = std::fs::read(folder.join(f)).unwrap_or_else(|e| panic!("{context}: {}: {e}", f.display()));
             check(&bytes).unwrap_or_else(|why| panic!("{context}: {} is not whole: {why}", f.display()))
@@ -251,7 +261,7 @@ fn kill_9_during_a_rewind_leaves_every_file_one_version_and_a_second_rewind_fini
         let context = format!("seed {seed}, rewind {run} killed at {} ms of {} ms", at.as_millis(), whole.as_millis());
         killed += usize::from(kill_after(rewind_command(&s), at));
         let found = versions(&s.workspace.join("files"), &context);
-        assert!(found.iter().all(|&v| v == 1 || v == 2), "{context}: versions {found:?}");
+        assert!(found.len() == 1_000 && found.iter().all(|&v| v == 1 || v == 2), "{context}: versions {found:?}");
         torn_between += usize::from(found.contains(&1) && found.contains(&2));
         store_reads_back(&s, &context);
         let left: Vec<PathBuf> = files_under(&s.workspace).into_iter().filter(|f| !expected.contains(f)).collect();
