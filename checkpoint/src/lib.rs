@@ -17,13 +17,30 @@
 //!   names them, each by rename: a kill leaves at most unreferenced objects, which [`Store::gc`]
 //!   removes.
 //!
-//! Skeleton: the store stream of issue 29 builds the bodies; the signatures are the contract
-//! the engine streams code against.
+//! Modules: [`store`] (the folder, the lock, taking a checkpoint), [`walk`] and [`ignores`]
+//! (what a checkpoint reads), [`objects`], [`tree`], [`record`] and [`index`] (what it
+//! writes), [`diff`] (changes and line counts), [`restore`], [`gc`] (listing, usage,
+//! collection).
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod diff;
+mod gc;
+mod ignores;
+mod index;
+mod objects;
+mod record;
+mod restore;
+mod store;
+mod tree;
+mod walk;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
+
+use store::Inner;
 
 /// A problem with the store or a restore.
 #[derive(Debug, thiserror::Error)]
@@ -36,8 +53,6 @@ pub enum CheckpointError {
     Damaged { path: PathBuf, reason: String },
     #[error("cannot restore {path}: {reason}")]
     Restore { path: PathBuf, reason: String },
-    #[error("checkpoints are not built yet")]
-    Unbuilt,
 }
 
 /// What a checkpoint may hold.
@@ -186,23 +201,34 @@ pub fn store_dir(home: &Path, workspace: &Path) -> PathBuf {
     home.join("checkpoints").join(&key.as_str()[..16])
 }
 
-/// One workspace's checkpoints.
+/// One workspace's checkpoints. Shared between threads (`Arc<Store>`): checkpoints,
+/// restores and collections take the store's lock, reads need none.
 #[derive(Debug)]
 pub struct Store {
-    dir: PathBuf,
+    inner: Inner,
     settings: Settings,
+}
+
+/// The content of `entry` from the store of `inner`.
+pub(crate) fn read_entry(inner: &Inner, entry: &Entry) -> Result<Vec<u8>, CheckpointError> {
+    let hash = objects::parse_hash(&entry.hash).ok_or_else(|| CheckpointError::Damaged {
+        path: inner.dir.clone(),
+        reason: format!("`{}` is not an object's name", entry.hash),
+    })?;
+    inner.objects.get(&hash)
 }
 
 impl Store {
     /// Opens (creating on first use) the store of `workspace` under `home`, cleaning what a
     /// killed checkpoint or restore left.
     pub fn open(home: &Path, workspace: &Path, settings: Settings) -> Result<Self, CheckpointError> {
-        Ok(Self { dir: store_dir(home, workspace), settings })
+        let workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
+        Ok(Self { inner: Inner::open(store_dir(home, &workspace), &workspace)?, settings })
     }
 
     /// The store's folder.
     pub fn path(&self) -> &Path {
-        &self.dir
+        &self.inner.dir
     }
 
     /// What it may hold.
@@ -212,69 +238,71 @@ impl Store {
 
     /// Snapshots `roots` (absolute: files, folders, or paths that do not exist yet) as they
     /// are now. Blocking: call it off the async workers.
+    ///
+    /// A folder root is walked with the ignore rules in force there; a file root is held
+    /// whatever they say (the host named it). Roots inside another root are folded into it.
     pub fn checkpoint(&self, roots: &[PathBuf], label: Label) -> Result<Checkpoint, CheckpointError> {
-        let _ = (roots, label);
-        Err(CheckpointError::Unbuilt)
+        self.inner.checkpoint(&self.settings, roots, label)
     }
 
     /// The checkpoint `id`.
     pub fn get(&self, id: &CheckpointId) -> Result<Checkpoint, CheckpointError> {
-        Err(CheckpointError::Unknown(id.clone()))
+        Ok(self.inner.load(id)?.checkpoint)
     }
 
     /// What checkpoint `id` holds at `path` (`None`: nothing, or not under its roots).
     pub fn entry(&self, id: &CheckpointId, path: &Path) -> Result<Option<Entry>, CheckpointError> {
-        let _ = path;
-        Err(CheckpointError::Unknown(id.clone()))
+        let loaded = self.inner.load(id)?;
+        Ok(match self.inner.node_at(&loaded, path)? {
+            Some(record::Node::Entry(entry)) => Some(entry),
+            _ => None,
+        })
     }
 
     /// Whether `path` lies under checkpoint `id`'s roots and was not left out.
     pub fn covers(&self, id: &CheckpointId, path: &Path) -> Result<bool, CheckpointError> {
-        let _ = path;
-        Err(CheckpointError::Unknown(id.clone()))
+        let loaded = self.inner.load(id)?;
+        let left_out = loaded.checkpoint.left_out.iter().any(|l| path.starts_with(&l.path));
+        Ok(!left_out && loaded.roots.iter().any(|r| path.starts_with(&r.path) && r.node != record::Node::LeftOut))
     }
 
     /// The paths under `from`'s roots that differ between `from` and `to` (paths `to` does
     /// not cover are left out of the answer), sorted by path.
     pub fn changes(&self, from: &CheckpointId, to: &CheckpointId) -> Result<Vec<Change>, CheckpointError> {
-        let _ = to;
-        Err(CheckpointError::Unknown(from.clone()))
+        let (from, to) = (self.inner.load(from)?, self.inner.load(to)?);
+        diff::changes(&self.inner, &from, &to)
     }
 
     /// Lines added and removed by `change` (files up to 1 MiB a side; larger ones count as
     /// binary).
     pub fn line_counts(&self, change: &Change) -> Result<LineCounts, CheckpointError> {
-        let _ = change;
-        Err(CheckpointError::Unbuilt)
+        diff::line_counts(&self.inner, change)
     }
 
     /// The content of `entry` (a link's: its target).
     pub fn read(&self, entry: &Entry) -> Result<Vec<u8>, CheckpointError> {
-        let _ = entry;
-        Err(CheckpointError::Unbuilt)
+        read_entry(&self.inner, entry)
     }
 
     /// Puts each file back, each atomically, with its mode, through handles that follow no
     /// link; folders are made as needed. Stops at the first failure, saying which file.
     pub fn restore(&self, files: &[Restore]) -> Result<Restored, CheckpointError> {
-        let _ = files;
-        Err(CheckpointError::Unbuilt)
+        restore::restore(&self.inner, files)
     }
 
     /// Every checkpoint in the store, oldest first.
     pub fn list(&self) -> Result<Vec<Checkpoint>, CheckpointError> {
-        Err(CheckpointError::Unbuilt)
+        gc::list(&self.inner)
     }
 
     /// Removes the checkpoints `retention` lets go (never those in `keep`) and the objects
     /// no remaining checkpoint names.
     pub fn gc(&self, retention: &Retention, keep: &[CheckpointId]) -> Result<GcReport, CheckpointError> {
-        let _ = (retention, keep);
-        Err(CheckpointError::Unbuilt)
+        gc::gc(&self.inner, retention, keep)
     }
 
     /// Bytes the store uses on disk.
     pub fn usage(&self) -> Result<u64, CheckpointError> {
-        Err(CheckpointError::Unbuilt)
+        gc::usage(&self.inner)
     }
 }
