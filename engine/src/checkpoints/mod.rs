@@ -209,3 +209,7 @@ impl Checkpointer {
         self.take(call_id, Why::After, roots, events).await
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

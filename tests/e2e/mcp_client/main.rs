@@ -28,7 +28,7 @@ const WARM_RULE: &str = "[[rule]]\ntool = \"run_shell_command\"\ncommand = \"sle
 /// Scripts the turn that gives the session's servers time to start: the model runs
 /// `sleep 3` first. What the model is told next is in request 1; the tools it declares
 /// from then on include the servers'.
-fn warm_up(mock: &MockModel) {
+pub(crate) fn warm_up(mock: &MockModel) {
     warm_up_for(mock, 3);
 }
 
@@ -66,7 +66,7 @@ fn toml_list(items: &[String]) -> String {
 }
 
 /// A `[mcp_servers.NAME]` table that runs fixture `script` with `args`, plus `extra` lines.
-fn python_server(name: &str, script: &str, args: &[&str], extra: &str) -> String {
+pub(crate) fn python_server(name: &str, script: &str, args: &[&str], extra: &str) -> String {
     let python = airlock_tests::mcp::toolchain().python.display().to_string();
     let mut all = vec![servers_dir().join(script).display().to_string()];
     all.extend(args.iter().map(|a| (*a).to_string()));
@@ -75,14 +75,14 @@ fn python_server(name: &str, script: &str, args: &[&str], extra: &str) -> String
 
 /// A `[mcp_servers.NAME]` grant of `policy.toml` that lets the server read the Python
 /// toolchain, plus `extra` lines; then [`WARM_RULE`].
-fn python_grant(name: &str, extra: &str) -> String {
+pub(crate) fn python_grant(name: &str, extra: &str) -> String {
     let folders: Vec<String> = python_folders().iter().map(|p| p.display().to_string()).collect();
     format!("[mcp_servers.{name}]\nread = {}\n{extra}\n\n{WARM_RULE}\n", toml_list(&folders))
 }
 
 /// Writes `config.toml`: `text` (top-level keys may lead it), then the fast retries every
 /// session has.
-fn configure(s: &Session, text: &str) {
+pub(crate) fn configure(s: &Session, text: &str) {
     s.write_config(&format!("{text}\n{FAST_RETRIES}"));
 }
 
