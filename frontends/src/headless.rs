@@ -173,6 +173,17 @@ fn print_text(event: &Event, printed: &mut Printed, descriptions: &mut HashMap<S
         Event::Notice { message } => out.push(format!("note: {}", sanitize::line(message))),
         Event::ToolOutput { call_id, chunk } => out.extend(live.chunk(call_id, chunk)),
         Event::Hook(note) => out.push(format!("note: {}", crate::hook_note::line(note))),
+        // A rewind ordered through the session (the TUI's, an editor's): what it did.
+        Event::Rewound(done) => out.push(format!(
+            "note: rewound {} file{}{}",
+            done.restored,
+            if done.restored == 1 { "" } else { "s" },
+            if done.kept.is_empty() {
+                String::new()
+            } else {
+                format!(", kept {} changed outside airlock", done.kept.len())
+            }
+        )),
         Event::Todos { todos } => {
             out.push("plan:".to_string());
             out.extend(todos.iter().map(|t| format!("  {} {}", t.status.mark(), sanitize::line(&t.description))));

@@ -109,6 +109,10 @@ enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
+    /// Undo what a recorded session changed: list its prompts with the files each changed
+    /// (--list), rewind the files and the conversation to before prompt N (--to N), undo one
+    /// call (--call ID) or the last rewind (--undo); --gc applies the checkpoints' retention.
+    Rewind(commands::rewind::RewindArgs),
     /// A session's tamper-evident audit trail: `verify` its chain, `show` it.
     Audit {
         #[command(subcommand)]
@@ -237,6 +241,9 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
     }
+    if let Some(Command::Rewind(args)) = &cli.command {
+        return rewind(&paths, &workspace, &file.checkpoints, args);
+    }
     if let Some(Command::Audit { command }) = &cli.command {
         let mut stdout = std::io::stdout().lock();
         return match commands::audit::run(&paths.home, &workspace, command, &mut stdout) {
@@ -353,6 +360,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
         Some(
             Command::Trust(_)
             | Command::Sessions { .. }
+            | Command::Rewind(_)
             | Command::Audit { .. }
             | Command::Commands { .. }
             | Command::Skills { .. }
@@ -507,12 +515,34 @@ fn workspace_root(flag: Option<&Path>) -> Result<PathBuf, Fatal> {
 /// `airlock sessions list`.
 fn list_sessions(paths: &Paths, json: bool) -> Result<ExitCode, Fatal> {
     let sessions = session::list(&session::dir(&paths.home)).map_err(Fatal::config)?;
+    let space = sessions_list::space(&paths.home, &sessions);
     let mut stdout = std::io::stdout().lock();
     written(if json {
-        sessions_list::json(&sessions, &mut stdout)
+        sessions_list::json(&sessions, &space, &mut stdout)
     } else {
-        sessions_list::text(&sessions, &mut stdout)
+        sessions_list::text(&sessions, &space, &mut stdout)
     })
+}
+
+/// `airlock rewind`: exit 2 when files changed outside airlock were kept.
+fn rewind(
+    paths: &Paths,
+    workspace: &Path,
+    settings: &config::CheckpointSettings,
+    args: &commands::rewind::RewindArgs,
+) -> Result<ExitCode, Fatal> {
+    let store = settings
+        .enabled()
+        .then(|| airlock_checkpoint::Store::open(&paths.home, workspace, settings.store_settings(&paths.home)))
+        .transpose()
+        .map_err(|e| Fatal::new(ExitCode::Config, e))?;
+    let context =
+        commands::rewind::Checkpoints { home: &paths.home, workspace, store, retention: settings.retention() };
+    match commands::rewind::run(&context, args, &mut std::io::stdout().lock()) {
+        Ok(commands::rewind::Outcome::Done) => Ok(ExitCode::Success),
+        Ok(commands::rewind::Outcome::Kept) => Ok(ExitCode::Usage),
+        Err(e) => command_done(Err(e)),
+    }
 }
 
 /// Logs go to `$AIRLOCK_HOME/logs/airlock.log` (never the terminal); `AIRLOCK_LOG` sets

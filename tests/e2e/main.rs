@@ -48,6 +48,8 @@ mod policy;
 #[path = "prompts/main.rs"]
 mod prompts;
 mod providers;
+#[path = "rewind/main.rs"]
+mod rewind;
 mod rewind_crash;
 mod rewind_crash_store;
 mod runtime_limits;

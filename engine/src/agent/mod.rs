@@ -22,6 +22,7 @@ pub mod loop_detect;
 mod media;
 mod prompt;
 mod prompts;
+mod rewound;
 pub(crate) mod todos;
 
 use std::collections::HashSet;

@@ -135,6 +135,13 @@ impl Checkpointer {
         self.store.get().and_then(Option::as_deref)
     }
 
+    /// The store, opened (off the async workers) on first use, to hand to blocking work
+    /// (a rewind); `None` as for [`Checkpointer::ready`].
+    pub async fn shared(&self, events: &EventSink) -> Option<Arc<Store>> {
+        self.ready(events).await?;
+        self.store.get().cloned().flatten()
+    }
+
     /// The store, opened (off the async workers) on first use; `None` when checkpoints are
     /// off or it cannot be opened (said once, to `events`).
     pub async fn ready(&self, events: &EventSink) -> Option<&Store> {

@@ -29,6 +29,18 @@ pub use plan::{Planned, plan};
 pub use timeline::Timeline;
 pub use turns::turns;
 
+/// The audit trail's record of `applied`: only a person's order rewinds (`by: user`).
+pub fn audit_body(applied: &Applied) -> crate::audit::Body {
+    crate::audit::Body::Rewind(Box::new(crate::audit::record::Rewind {
+        target: applied.record.target.clone(),
+        what: applied.record.what,
+        restored: applied.restored.clone(),
+        kept: applied.rewound.kept.clone(),
+        undo: applied.record.undo.clone(),
+        by: "user".into(),
+    }))
+}
+
 /// Why a rewind cannot be listed, planned or done.
 #[derive(Debug, thiserror::Error)]
 pub enum RewindError {

@@ -113,10 +113,14 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
                 }
                 break;
             }
-            // A rewind of the conversation left this history: a base, as a compression's.
-            Record::Rewound { rewound, .. } if rewound.history.is_some() => {
-                base = rewound.history.unwrap_or_default();
-                break;
+            // A rewind says how many prompts the conversation holds after it; one of the
+            // conversation left this history: a base, as a compression's.
+            Record::Rewound { rewound, .. } => {
+                prompts.get_or_insert(rewound.prompts);
+                if let Some(history) = rewound.history {
+                    base = history;
+                    break;
+                }
             }
             _ => {}
         }
@@ -144,11 +148,13 @@ pub fn replay(path: &Path) -> Result<Resumed, SessionError> {
 /// messages are skipped unread.
 fn latest_prompt_before(lines: &mut ReverseLines) -> std::io::Result<Option<u32>> {
     while let Some(line) = lines.next_line()? {
-        if !line.starts_with(br#"{"type":"prompt""#) {
+        if !line.starts_with(br#"{"type":"prompt""#) && !line.starts_with(br#"{"type":"rewound""#) {
             continue;
         }
-        if let Ok(Record::Prompt { prompt, .. }) = Record::parse(&line) {
-            return Ok(Some(prompt.prompt));
+        match Record::parse(&line) {
+            Ok(Record::Prompt { prompt, .. }) => return Ok(Some(prompt.prompt)),
+            Ok(Record::Rewound { rewound, .. }) => return Ok(Some(rewound.prompts)),
+            _ => {}
         }
     }
     Ok(None)

@@ -148,7 +148,10 @@ fn describe(record: &serde_json::Value) -> String {
         "rewind" => {
             let target = record.get("target").cloned().unwrap_or_default();
             let target = match target.get("kind").and_then(|k| k.as_str()) {
-                Some("prompt") => format!("to before prompt {}", target.get("prompt").and_then(serde_json::Value::as_u64).unwrap_or_default()),
+                Some("prompt") => format!(
+                    "to before prompt {}",
+                    target.get("prompt").and_then(serde_json::Value::as_u64).unwrap_or_default()
+                ),
                 Some("call") => format!("call {}", target.get("call_id").and_then(|c| c.as_str()).unwrap_or_default()),
                 Some("undo") => "undo of the last rewind".to_owned(),
                 _ => "?".to_owned(),

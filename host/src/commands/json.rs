@@ -184,6 +184,13 @@ pub struct SessionEntry<'a> {
     pub turns: u64,
     /// The session file.
     pub path: &'a Path,
+    /// The checkpoints the workspace's store holds for it (absent: the workspace has no
+    /// store).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoints: Option<u64>,
+    /// The bytes the workspace's store uses on disk, shared by its sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_bytes: Option<u64>,
 }
 
 impl<'a> From<&'a SessionSummary> for SessionEntry<'a> {
@@ -198,6 +205,8 @@ impl<'a> From<&'a SessionSummary> for SessionEntry<'a> {
             first_prompt: &s.first_prompt,
             turns: s.turns,
             path: &s.path,
+            checkpoints: None,
+            store_bytes: None,
         }
     }
 }
@@ -275,8 +284,20 @@ pub struct McpSkipped {
 }
 
 /// Writes `sessions list --json`: an indented array of [`SessionEntry`], keys in field order.
-pub fn write_sessions(out: &mut impl Write, sessions: &[SessionSummary]) -> io::Result<()> {
-    let entries: Vec<SessionEntry<'_>> = sessions.iter().map(SessionEntry::from).collect();
+pub fn write_sessions(
+    out: &mut impl Write,
+    sessions: &[SessionSummary],
+    space: &[Option<super::sessions_list::Space>],
+) -> io::Result<()> {
+    let entries: Vec<SessionEntry<'_>> = sessions
+        .iter()
+        .zip(space.iter().chain(std::iter::repeat(&None)))
+        .map(|(session, space)| SessionEntry {
+            checkpoints: space.map(|s| s.checkpoints),
+            store_bytes: space.map(|s| s.store_bytes),
+            ..SessionEntry::from(session)
+        })
+        .collect();
     serde_json::to_writer_pretty(&mut *out, &entries)?;
     writeln!(out)
 }

@@ -1,6 +1,6 @@
 //! Commands that manage or list what airlock has rather than run a session: `airlock
 //! plugins …`, `airlock mcp …`, `airlock trust`, `airlock config show`, `airlock tools list`,
-//! `airlock sessions list`, `airlock audit verify|show` and `airlock --show-context`, and the checks of a headless run's flags
+//! `airlock sessions list`, `airlock rewind`, `airlock audit verify|show` and `airlock --show-context`, and the checks of a headless run's flags
 //! (`--output-schema`). They print to stdout and never run a model. They are the
 //! binary's, not front ends of a session: they read and edit the plugin folders, the policy
 //! files, the trust store and the session files directly, with no session started, so they
@@ -16,6 +16,7 @@ pub mod mcp_serve;
 pub mod output_schema;
 pub mod plugins;
 pub mod prompts;
+pub mod rewind;
 pub mod sessions_list;
 pub mod show_context;
 pub mod tools_list;

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use super::CommandError;
 use airlock_checkpoint::{CheckpointId, Retention, Store};
-use airlock_engine::audit::{Body, Trail, record::Rewind};
+use airlock_engine::audit::Trail;
 use airlock_engine::rewind::{self, Applied, Context, RewindError, Timeline};
 use airlock_engine::session::{self, Recorder};
 use airlock_protocol::{FileChangeKind, RestoreWhat, RewindFile, RewindTarget, RewindTurn};
@@ -112,7 +112,8 @@ pub fn run(context: &Checkpoints<'_>, args: &RewindArgs, out: &mut impl Write) -
     let workspace = context.workspace.to_string_lossy();
     let path = session::find(&dir, args.session.as_deref().unwrap_or("latest"), &workspace).map_err(usage)?;
     let id = session::replay(&path).map_err(failed)?.header.id;
-    let rewind = Context { store: context.store.as_ref(), session: &path, session_id: &id, workspace: context.workspace };
+    let rewind =
+        Context { store: context.store.as_ref(), session: &path, session_id: &id, workspace: context.workspace };
     if args.gc {
         return gc(context, &rewind, args.output_format, out).map(|()| Outcome::Done);
     }
@@ -143,22 +144,10 @@ fn record(path: &Path, id: &str, applied: &Applied) -> Result<(), CommandError> 
     recorder.rewound(&applied.record).map_err(failed)?;
     if airlock_engine::audit::trail_path(path).exists() {
         let trail = Trail::open(path).map_err(failed)?;
-        let head = trail.append(&audit_body(applied)).map_err(failed)?;
+        let head = trail.append(&rewind::audit_body(applied)).map_err(failed)?;
         recorder.audit_head(head.seq, &head.hash).map_err(failed)?;
     }
     Ok(())
-}
-
-/// The audit trail's record of `applied`: a person asked (`airlock rewind` is one's order).
-pub fn audit_body(applied: &Applied) -> Body {
-    Body::Rewind(Box::new(Rewind {
-        target: applied.record.target.clone(),
-        what: applied.record.what,
-        restored: applied.restored.clone(),
-        kept: applied.rewound.kept.clone(),
-        undo: applied.record.undo.clone(),
-        by: "user".into(),
-    }))
 }
 
 /// `--gc`: what retention removed and what the store keeps; the session's own checkpoints
@@ -199,7 +188,11 @@ fn gc(
                 size(context.retention.max_bytes),
                 context.retention.max_age.as_secs() / 86_400,
             )?;
-            writeln!(out, "the checkpoints of session {} were kept", airlock_engine::sanitize::line(rewind.session_id))?;
+            writeln!(
+                out,
+                "the checkpoints of session {} were kept",
+                airlock_engine::sanitize::line(rewind.session_id)
+            )?;
         }
     }
     Ok(())

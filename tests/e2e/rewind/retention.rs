@@ -1,0 +1,57 @@
+//! Retention and the space used: `--gc` with a tiny cap, `sessions list`.
+
+use airlock_tests::{MockModel, Turn, Wire, call};
+use serde_json::{Value, json};
+
+use super::{prompt, rewind, two_prompts};
+use crate::{run_args, session};
+
+#[test]
+fn gc_with_a_tiny_cap_removes_other_sessions_checkpoints_and_the_rest_still_restore() {
+    let s = session();
+    // An older session of the workspace, whose checkpoints hold a file of 3 MiB that does
+    // not compress (a cap is at least 1 MiB), removed before the next session.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let noise: String = (0..3 << 20)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(b'!' + (state % 90) as u8)
+        })
+        .collect();
+    s.write("big.bin", &noise);
+    let old = MockModel::start(Wire::OpenAi);
+    old.push_turn(Turn::calls(vec![call("run_shell_command", json!({"command": "echo older > old.txt"}))]));
+    old.push_turn(Turn::text("ok"));
+    prompt(&s, &old, "older session", false);
+    std::fs::remove_file(s.workspace.join("big.bin")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let _mock = two_prompts(&s);
+    s.write_config("[checkpoints]\nmax_size_mib = 1\nmax_age_days = 1\n");
+
+    let listed = run_args(&s, &["sessions", "list", "--json"]);
+    let sessions: Value = serde_json::from_str(&listed.stdout).unwrap();
+    let before: u64 = sessions.as_array().unwrap().iter().map(|e| e["checkpoints"].as_u64().unwrap()).sum();
+    assert!(before >= 8, "{sessions}");
+    assert!(sessions[0]["store_bytes"].as_u64().unwrap() > 0, "{sessions}");
+    let text = run_args(&s, &["sessions", "list"]);
+    assert!(text.stdout.contains("checkpoints · the workspace's store uses"), "{}", text.stdout);
+
+    let gc = rewind(&s, &["--gc"]);
+    assert_eq!(gc.code, Some(0), "{}", gc.stderr);
+    assert!(gc.stdout.starts_with("removed ") && gc.stdout.contains("within 1.0 MiB and 1 days"), "{}", gc.stdout);
+    let report = rewind(&s, &["--gc", "-o", "json"]);
+    assert_eq!(report.code, Some(0), "{}", report.stderr);
+    let after = run_args(&s, &["sessions", "list", "--json"]);
+    let after: Value = serde_json::from_str(&after.stdout).unwrap();
+    // The older session (listed last) lost its checkpoints; the latest kept its own.
+    assert_eq!(after[1]["checkpoints"], 0, "{}\n{after}", gc.stdout);
+    assert_eq!(after[0]["checkpoints"], sessions[0]["checkpoints"], "{after}");
+    assert!(after[0]["store_bytes"].as_u64().unwrap() < sessions[0]["store_bytes"].as_u64().unwrap(), "{after}");
+    // The latest session's checkpoints are kept, and still restore.
+    let done = rewind(&s, &["--to", "1", "--code"]);
+    assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
+    assert_eq!(s.read("a.txt").as_deref(), Some("alpha\nbeta\n"));
+    assert_eq!(s.read("gone.txt").as_deref(), Some("doomed\n"));
+}
