@@ -195,31 +195,36 @@ fn hundred_turns(root: &Path, shape: Shape, rng: &mut Rng) -> String {
     let roots = vec![workspace.clone()];
     checkpoint(&store, &roots, "base");
     git.commit();
-    let (store_base, git_base) = (store.usage().expect("usage"), disk_usage(&workspace.join(".git")));
+    let (store_base, store_base_du) = (store.usage().expect("usage"), disk_usage(store.path()));
+    let git_base = disk_usage(&workspace.join(".git"));
     for _ in 0..100 {
         checkpoint(&store, &roots, "before");
         edit(&tree, rng, 3);
         checkpoint(&store, &roots, "after");
         git.commit();
     }
-    let (store_after, git_after) = (store.usage().expect("usage"), disk_usage(&workspace.join(".git")));
+    let (store_after, store_after_du) = (store.usage().expect("usage"), disk_usage(store.path()));
+    let git_after = disk_usage(&workspace.join(".git"));
     let checkpoints = store.list().expect("list").len();
-    let ignored = disk_usage(&workspace.join("target"));
-    let work = disk_usage(&workspace) - disk_usage(&workspace.join(".git")) - ignored;
+    let bytes: u64 =
+        tree.files.iter().map(|f| std::fs::metadata(workspace.join(f)).map(|m| m.len()).unwrap_or(0)).sum();
+    let work = disk_usage(&workspace) - git_after - disk_usage(&workspace.join("target"));
     git.run(&["gc", "-q"]);
     let packed = disk_usage(&workspace.join(".git"));
     format!(
-        "100 turns of 3 small edits ({checkpoints} checkpoints): store {} ({} at the first, +{} for the turns, {} by du); \
-         workspace {} outside target/ ({} in target/); .git {} ({} at the first commit, +{} for 100 commits; {} after git gc)",
+        "100 turns of 3 small edits ({checkpoints} checkpoints):\n  \
+         store: {} by its usage() ({} after the first checkpoint, +{} for the 100 turns); {} by du (+{})\n  \
+         workspace outside target/: {} of content, {} by du\n  \
+         .git by du: {} after the first commit, {} after 100 more (git's auto gc may pack in between), {} after git gc",
         mib(store_after),
         mib(store_base),
         mib(store_after - store_base),
-        mib(disk_usage(store.path())),
+        mib(store_after_du),
+        mib(store_after_du.saturating_sub(store_base_du)),
+        mib(bytes),
         mib(work),
-        mib(ignored),
-        mib(git_after),
         mib(git_base),
-        mib(git_after - git_base),
+        mib(git_after),
         mib(packed)
     )
 }
