@@ -11,6 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::objects::{Hash, parse_hash};
@@ -20,7 +21,7 @@ use crate::tree::Kind;
 use crate::{Checkpoint, CheckpointError, CheckpointId, GcReport, Retention};
 
 /// Every readable record, oldest first; a damaged one is skipped with a warning.
-pub(crate) fn records(inner: &Inner) -> Result<Vec<Loaded>, CheckpointError> {
+pub(crate) fn records(inner: &Inner) -> Result<Vec<Arc<Loaded>>, CheckpointError> {
     let refs = inner.dir.join("refs");
     let mut out = Vec::new();
     for entry in std::fs::read_dir(&refs).map_err(|e| store_error(&refs, e))? {
@@ -37,7 +38,7 @@ pub(crate) fn records(inner: &Inner) -> Result<Vec<Loaded>, CheckpointError> {
 }
 
 pub(crate) fn list(inner: &Inner) -> Result<Vec<Checkpoint>, CheckpointError> {
-    Ok(records(inner)?.into_iter().map(|l| l.checkpoint).collect())
+    Ok(records(inner)?.into_iter().map(|l| l.checkpoint.clone()).collect())
 }
 
 /// The size of every object, by hash.
@@ -119,7 +120,7 @@ pub(crate) fn gc(inner: &Inner, retention: &Retention, keep: &[CheckpointId]) ->
     let now = SystemTime::now();
     let kept_always = |l: &Loaded| keep.contains(&l.checkpoint.id);
     let young = |l: &Loaded| now.duration_since(l.checkpoint.created).map_or(true, |age| age <= retention.max_age);
-    let mut candidates: Vec<&Loaded> = all.iter().filter(|l| young(l) || kept_always(l)).collect();
+    let mut candidates: Vec<&Loaded> = all.iter().map(|l| &**l).filter(|l| young(l) || kept_always(l)).collect();
     let sizes = object_sizes(inner);
     // Dropping the oldest first: the kept set is `keep` plus the newest `n` others, and its
     // size only shrinks as `n` does, so the largest `n` that fits is found by bisection.
@@ -142,6 +143,7 @@ pub(crate) fn gc(inner: &Inner, retention: &Retention, keep: &[CheckpointId]) ->
     let kept_ids: HashSet<&CheckpointId> = kept.iter().map(|l| &l.checkpoint.id).collect();
     let mut report = GcReport::default();
     for loaded in all.iter().filter(|l| !kept_ids.contains(&l.checkpoint.id)) {
+        inner.records.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&loaded.checkpoint.id);
         let path = inner.dir.join("refs").join(&loaded.checkpoint.id.0);
         std::fs::remove_file(&path).map_err(|e| store_error(&path, e))?;
         report.checkpoints_removed += 1;

@@ -17,7 +17,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 const MAX_IGNORE_BYTES: u64 = 1 << 20;
 
 /// The matchers in force, weakest first.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Ignores {
     stack: Vec<Gitignore>,
 }

@@ -247,7 +247,7 @@ impl Store {
 
     /// The checkpoint `id`.
     pub fn get(&self, id: &CheckpointId) -> Result<Checkpoint, CheckpointError> {
-        Ok(self.inner.load(id)?.checkpoint)
+        Ok(self.inner.load(id)?.checkpoint.clone())
     }
 
     /// What checkpoint `id` holds at `path` (`None`: nothing, or not under its roots).
@@ -286,8 +286,12 @@ impl Store {
 
     /// Puts each file back, each atomically, with its mode, through handles that follow no
     /// link; folders are made as needed. Stops at the first failure, saying which file.
+    /// Refuses, before writing anything, a path in a `.git` folder or under
+    /// [`Settings::never`] or the store.
     pub fn restore(&self, files: &[Restore]) -> Result<Restored, CheckpointError> {
-        restore::restore(&self.inner, files)
+        let never: Vec<PathBuf> =
+            self.settings.never.iter().chain([&self.inner.dir]).map(|p| airlock_files::canonical_lenient(p)).collect();
+        restore::restore(&self.inner, &never, files)
     }
 
     /// Every checkpoint in the store, oldest first.

@@ -83,7 +83,21 @@ fn make_parent(dir: &Path, file: &Path) -> Result<DirHandle, CheckpointError> {
     })
 }
 
-pub(crate) fn restore(inner: &Inner, files: &[Restore]) -> Result<Restored, CheckpointError> {
+/// Why a restore never writes `path`, if it does not.
+fn refused(path: &Path, never: &[PathBuf]) -> Option<&'static str> {
+    if path.components().any(|c| c.as_os_str() == ".git") {
+        return Some("it is in a .git folder, which a restore never writes");
+    }
+    never.iter().any(|n| path.starts_with(n)).then_some("it is among airlock's own files, which a restore never writes")
+}
+
+pub(crate) fn restore(inner: &Inner, never: &[PathBuf], files: &[Restore]) -> Result<Restored, CheckpointError> {
+    for file in files {
+        split(&file.path)?;
+        if let Some(reason) = refused(&file.path, never) {
+            return Err(restore_error(&file.path, reason));
+        }
+    }
     let _lock = inner.lock()?;
     clean_journal(inner)?;
     let mut temps = Vec::with_capacity(files.len());

@@ -20,6 +20,7 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::SystemTime;
 
@@ -27,11 +28,13 @@ use crate::index::{Index, file_id};
 use crate::objects::{Hash, Objects, make_dir, temp_path, write_file};
 use crate::record::{Loaded, Node, Record, RecordPath, Root, RootNode, RootRecord, nanos, valid_id};
 use crate::tree::Tree;
-use crate::walk::Walk;
+use crate::walk::{Shared, Walk};
 use crate::{Checkpoint, CheckpointError, CheckpointId, Label, LeftOut, Settings};
 
 /// Trees kept decoded in memory; past this the cache starts over.
 const MAX_CACHED_TREES: usize = 8192;
+/// Records kept in memory; past this the cache starts over.
+const MAX_CACHED_RECORDS: usize = 4096;
 
 /// What a store keeps in memory between calls.
 #[derive(Debug, Default)]
@@ -50,6 +53,7 @@ pub(crate) struct Inner {
     pub objects: Objects,
     pub memory: Mutex<Memory>,
     pub trees: Mutex<HashMap<Hash, Arc<Tree>>>,
+    pub records: Mutex<HashMap<CheckpointId, Arc<Loaded>>>,
 }
 
 /// The exclusive lock of a store, released when dropped.
@@ -78,11 +82,17 @@ impl Inner {
             workspace: workspace.to_path_buf(),
             memory: Mutex::new(Memory::default()),
             trees: Mutex::new(HashMap::new()),
+            records: Mutex::new(HashMap::new()),
         };
         // Another process holding the lock is alive and owns its temporary files; they are
-        // cleaned by whoever opens the store next while it is free.
-        if let Some(_lock) = inner.try_lock()? {
-            inner.clean()?;
+        // cleaned by whoever opens the store next while it is free. A few tries: a process
+        // forking holds a copy of a lock for the moment until its child's `exec`.
+        for attempt in 0..5 {
+            if let Some(_lock) = inner.try_lock()? {
+                inner.clean()?;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2 << attempt));
         }
         Ok(inner)
     }
@@ -163,19 +173,16 @@ impl Inner {
         let index_path = self.dir.join("index");
         Self::fresh_index(&mut memory, &index_path);
         let scan_ns = self.fs_now();
-        let Memory { index, known } = &mut *memory;
-        let mut index = index.take().unwrap_or_default();
-        let mut walk = Walk {
+        let mut index = memory.index.take().unwrap_or_default();
+        let shared = Shared {
             objects: &self.objects,
-            index: &mut index,
-            known,
+            index: &index,
             settings: &walk_settings,
             workspace: &self.workspace,
-            scan_ns,
-            left_out: Vec::new(),
-            files: 0,
-            new_bytes: 0,
+            files: AtomicU64::new(0),
+            new_bytes: AtomicU64::new(0),
         };
+        let mut walk = Walk::new(&shared, std::mem::take(&mut memory.known));
         let mut records = Vec::new();
         let mut result = Ok(());
         for root in &roots {
@@ -187,7 +194,12 @@ impl Inner {
                 }
             }
         }
-        let (left_out, files) = (std::mem::take(&mut walk.left_out), walk.files);
+        let files = shared.files.load(Ordering::SeqCst);
+        let Walk { known, inserts, left_out, .. } = walk;
+        for (path, stat, hash) in inserts {
+            index.insert(&path, stat, hash, scan_ns);
+        }
+        memory.known = known;
         if let Err(e) = index.save(&self.dir.join("tmp"), &index_path) {
             tracing::debug!("cannot write the checkpoint index: {e}");
         }
@@ -223,11 +235,28 @@ impl Inner {
         })
     }
 
-    pub(crate) fn load(&self, id: &CheckpointId) -> Result<Loaded, CheckpointError> {
+    /// The record `id` (cached: a record never changes, but a collection may remove it, so
+    /// a cached one is used only while its file is there).
+    pub(crate) fn load(&self, id: &CheckpointId) -> Result<Arc<Loaded>, CheckpointError> {
         if !valid_id(id) {
             return Err(CheckpointError::Unknown(id.clone()));
         }
-        Record::load(&self.dir.join("refs").join(&id.0), id)
+        let path = self.dir.join("refs").join(&id.0);
+        let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(loaded) = records.get(id) {
+            if path.exists() {
+                return Ok(loaded.clone());
+            }
+            records.remove(id);
+        }
+        drop(records);
+        let loaded = Arc::new(Record::load(&path, id)?);
+        let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        if records.len() >= MAX_CACHED_RECORDS {
+            records.clear();
+        }
+        records.insert(id.clone(), loaded.clone());
+        Ok(loaded)
     }
 
     /// The tree `hash`, decoded (cached).

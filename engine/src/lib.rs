@@ -74,9 +74,9 @@
 //! - `agent`: `audit`, `cancel`, `events`, `hooks`, `media`, `scheduler`, `session`, `airlock_files`, `airlock_model`
 //! - `audit`: `capability`, `contract`, `events`, `paths`, `policy`, `registry`, `airlock_files`, `airlock_protocol`
 //! - `cancel`: `runtime`
-//! - `checkpoints`: `airlock_checkpoint`
+//! - `checkpoints`: `config`, `events`, `sanitize`, `airlock_checkpoint`
 //! - `capability`: `contract`, `sanitize`
-//! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_files`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
+//! - `config`: `capability`, `media`, `paths`, `policy`, `sanitize`, `airlock_checkpoint`, `airlock_files`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
 //! - `contract`: `airlock_protocol`
 //! - `engine`: `agent`, `audit`, `cancel`, `capability`, `checkpoints`, `config`, `contract`, `events`, `hooks`, `mcp`, `media`, `paths`, `policy`, `prompts`, `registry`, `rewind`, `runtime`, `sanitize`, `scheduler`, `session`, `airlock_model`, `airlock_protocol`, `airlock_sandbox`
 //! - `events`: `contract`, `registry`, `airlock_model`, `airlock_process`, `airlock_protocol`

@@ -306,4 +306,25 @@ fn a_resumed_session_continues_the_prompt_numbering_and_keeps_its_checkpoints() 
     let label = store.get(&second).unwrap().label;
     assert_eq!((label.prompt, label.why.as_str()), (2, "before"));
     assert_eq!(label.call.as_deref(), both[1]["id"].as_str());
+    // The labels name the session, before and after the resume.
+    let id = records(&s)[0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        (label.session.as_str(), store.get(&first.0).unwrap().label.session.as_str()),
+        (id.as_str(), id.as_str())
+    );
+}
+
+#[test]
+fn a_store_that_cannot_be_opened_is_one_warning_and_the_calls_still_run() {
+    let s = session();
+    // A file where the store's folder would go: the store cannot be made.
+    std::fs::write(s.airlock_home().join("checkpoints"), "not a folder").unwrap();
+    s.write("a.txt", "one\n");
+    let edit =
+        |from: &str, to: &str| call("replace", json!({"file_path": "a.txt", "old_string": from, "new_string": to}));
+    let done = run(&s, vec![vec![edit("one", "two")], vec![edit("two", "three")]], &YOLO);
+    assert_eq!(s.read("a.txt").as_deref(), Some("three\n"));
+    assert_eq!(done.stderr.matches("checkpoints are off for this session").count(), 1, "{}", done.stderr);
+    assert!(done.stderr.contains("cannot be undone"), "{}", done.stderr);
+    assert!(calls(&s).iter().all(|c| c.get("checkpoint").is_none()));
 }

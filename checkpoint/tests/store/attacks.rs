@@ -118,3 +118,23 @@ fn entries_naming_paths_instead_of_hashes_are_refused() {
     let relative = f.store.restore(&[Restore { path: "relative/x".into(), to: None }]).unwrap_err();
     assert!(matches!(relative, CheckpointError::Restore { .. }));
 }
+
+#[test]
+fn restore_refuses_git_folders_and_airlocks_own_files_before_writing_anything() {
+    let f = fixture();
+    write(&f.ws.join("a.txt"), "a\n");
+    write(&f.ws.join(".git/config"), "[core]\n");
+    let a = f.checkpoint("before");
+    let entry = f.store.entry(&a.id, &f.ws.join("a.txt")).unwrap();
+    for target in [f.ws.join(".git/config"), f.ws.join("sub/.git/hooks/pre-commit"), f.home.join("policy.toml")] {
+        let files = [
+            Restore { path: f.ws.join("first.txt"), to: entry.clone() },
+            Restore { path: target.clone(), to: entry.clone() },
+        ];
+        let error = f.store.restore(&files).unwrap_err();
+        assert!(error.to_string().contains("never writes"), "{error}");
+        assert!(!f.ws.join("first.txt").exists(), "a file was written before the refusal");
+    }
+    assert_eq!(std::fs::read(f.ws.join(".git/config")).unwrap(), b"[core]\n");
+    assert!(!f.home.join("policy.toml").exists());
+}

@@ -178,3 +178,37 @@ fn airlock_home_and_never_folders_are_left_out() {
     let mode = std::fs::metadata(store.path()).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700);
 }
+
+#[test]
+fn folders_walked_on_several_threads_say_everything_once_and_in_order() {
+    let f = fixture_with(Settings { max_files: 25, ..Settings::default() });
+    write(&f.ws.join(".gitignore"), "*.log\n");
+    let mut all = Vec::new();
+    for dir in 0..6 {
+        for file in 0..6 {
+            let path = f.ws.join(format!("d{dir}/f{file}.rs"));
+            write(&path, format!("{dir}/{file}"));
+            all.push(path);
+        }
+        write(&f.ws.join(format!("d{dir}/x.log")), "ignored");
+    }
+    let c = f.checkpoint("before");
+    // `.gitignore` and 24 of the 36 files are held; the 12 others are each said.
+    assert_eq!(c.files, 25);
+    let mut said: Vec<PathBuf> = c.left_out.iter().map(|l| l.path.clone()).collect();
+    let sorted = {
+        let mut sorted = said.clone();
+        sorted.sort();
+        sorted
+    };
+    assert_eq!(said, sorted, "left out in the order of a walk on one thread");
+    said.dedup();
+    assert_eq!(said.len(), c.left_out.len(), "something was said twice");
+    let logs = c.left_out.iter().filter(|l| l.reason == "ignored by .gitignore").count();
+    assert_eq!(logs, 6);
+    for path in &all {
+        let is_held = held(&f, &c, path);
+        let is_said = reason(&c, path).is_some_and(|r| r == "over the limit of 25 files per checkpoint");
+        assert!(is_held != is_said, "{} is held {is_held} and said {is_said}", path.display());
+    }
+}

@@ -85,3 +85,7 @@ impl Engine {
         self.shared.events.send(Event::Warning { message: crate::sanitize::line(&format!("cannot rewind: {error}")) });
     }
 }
+
+#[cfg(test)]
+#[path = "rewind_tests.rs"]
+mod tests;

@@ -286,6 +286,11 @@ pub(super) fn build(settings: Settings, tools: Tools, out: &Outputs) -> Result<S
         },
     };
 
+    // A store over its caps is collected in the background: the first prompt never waits.
+    if provider.is_some() {
+        let session = recorded.as_ref().map(|o| o.recorder.path().to_path_buf());
+        crate::rewind::retention::at_start(&paths.home, &workspace, &checkpoints, session);
+    }
     let sink = out.clone();
     let events = EventSink::to(move |event| {
         sink.send(Output::Event(event));

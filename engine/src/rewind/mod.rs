@@ -18,6 +18,7 @@
 
 pub mod apply;
 pub mod plan;
+pub mod retention;
 pub mod timeline;
 mod turns;
 

@@ -25,3 +25,26 @@ fn a_removed_checkpoint_reads_as_removed() {
     assert!(matches!(&error, RewindError::Removed(id) if id == "abc"));
     assert!(error.to_string().contains("was removed"), "{error}");
 }
+
+#[test]
+fn a_session_file_a_recorder_holds_cannot_be_locked_for_a_rewind() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = crate::session::Header::new(
+        "abc".into(),
+        "2026-11-28T12:00:00.000Z".into(),
+        "/w".into(),
+        "p".into(),
+        "m".into(),
+    );
+    let recorder = crate::session::Recorder::create(dir.path(), &header).unwrap();
+    let path = recorder.path().to_path_buf();
+    let busy = crate::session::exclusive(&path, "abc").unwrap_err();
+    assert!(busy.to_string().contains("in use by a running airlock"), "{busy}");
+    drop(recorder);
+    let lock = crate::session::exclusive(&path, "abc").unwrap();
+    // While `airlock rewind` holds it, a recorder still opens (a lock is no reason to stop
+    // recording), and the rewind keeps its lock.
+    let appended = crate::session::Recorder::append(&path, "abc", 0, crate::session::Tokens::default()).unwrap();
+    drop(appended);
+    drop(lock);
+}

@@ -27,7 +27,7 @@ pub struct Planned {
     /// What a person is shown.
     pub plan: RewindPlan,
     /// Each file to write or delete, and whether it was changed outside airlock.
-    pub(super) restores: Vec<Planned1>,
+    pub(super) restores: Vec<PlannedFile>,
     /// The roots of the rewind's own checkpoints.
     pub(super) roots: Vec<PathBuf>,
     /// The checkpoint of the files as they were when planned (code rewinds).
@@ -40,7 +40,7 @@ pub struct Planned {
 
 /// One file of a plan.
 #[derive(Debug, Clone)]
-pub(super) struct Planned1 {
+pub(super) struct PlannedFile {
     pub restore: Restore,
     pub shown: String,
     pub outside: bool,
@@ -218,7 +218,7 @@ fn code(
         if outside {
             planned.plan.changed_outside.push(shown.clone());
         }
-        planned.restores.push(Planned1 { restore: Restore { path, to: target }, shown, outside });
+        planned.restores.push(PlannedFile { restore: Restore { path, to: target }, shown, outside });
     }
     planned.plan.left_out = left_out;
     planned.roots = roots;

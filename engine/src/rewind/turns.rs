@@ -11,7 +11,9 @@ use airlock_checkpoint::{Change, Entry, Store};
 use airlock_protocol::{FileChangeKind, RewindFile, RewindTurn};
 
 /// The conversation's prompts, oldest first. Without a store (checkpoints off) the files
-/// are not listed; a checkpoint removed since counts no files either (the plan says why).
+/// are not listed; a prompt whose checkpoints retention removed lists none either — the
+/// list still offers it (its conversation can be rewound), and a plan of its code says why
+/// it cannot be restored.
 pub fn turns(context: &Context<'_>) -> Result<Vec<RewindTurn>, RewindError> {
     let timeline = Timeline::read(context.session)?;
     timeline

@@ -16,9 +16,9 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::CommandError;
-use airlock_checkpoint::{CheckpointId, Retention, Store};
+use airlock_checkpoint::{Retention, Store};
 use airlock_engine::audit::Trail;
-use airlock_engine::rewind::{self, Applied, Context, RewindError, Timeline};
+use airlock_engine::rewind::{self, Applied, Context, RewindError};
 use airlock_engine::session::{self, Recorder};
 use airlock_protocol::{FileChangeKind, RestoreWhat, RewindFile, RewindTarget, RewindTurn};
 
@@ -159,9 +159,7 @@ fn gc(
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let store = context.store.as_ref().ok_or_else(|| failed(RewindError::Off))?;
-    let timeline = Timeline::read(rewind.session).map_err(failed)?;
-    let keep: Vec<CheckpointId> =
-        timeline.writes.iter().flat_map(|write| write.before.iter().chain(write.after.as_ref())).cloned().collect();
+    let keep = rewind::retention::named_by(rewind.session).map_err(failed)?;
     let report = store.gc(&context.retention, &keep).map_err(failed)?;
     let left = store.list().map_err(failed)?.len();
     match format {

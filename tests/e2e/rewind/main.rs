@@ -256,3 +256,32 @@ fn bad_input_gets_clear_errors() {
     // Nothing was touched by any of them.
     assert_eq!(s.read("b.txt").as_deref(), Some("one\nTWO\n"));
 }
+
+#[test]
+fn what_the_checkpoints_left_out_is_listed_and_never_restored_or_deleted() {
+    let s = session();
+    s.write(".gitignore", "build/\n");
+    s.write("src.txt", "source\n");
+    s.write("build/old.o", "old object\n");
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call(
+        "run_shell_command",
+        json!({"command": "echo changed > src.txt && echo new > build/new.o && echo rebuilt > build/old.o"}),
+    )]));
+    mock.push_turn(Turn::text("built"));
+    prompt(&s, &mock, "build it", false);
+    let done = rewind(&s, &["--to", "1", "--code", "-o", "json"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let rewound: Value = serde_json::from_str(&done.stdout).unwrap();
+    assert_eq!(s.read("src.txt").as_deref(), Some("source\n"));
+    // The ignored folder is as the build left it, and said.
+    assert_eq!(s.read("build/new.o").as_deref(), Some("new\n"));
+    assert_eq!(s.read("build/old.o").as_deref(), Some("rebuilt\n"));
+    let left_out = rewound["left_out"].as_array().unwrap();
+    assert!(left_out.iter().any(|l| l["path"].as_str().unwrap().starts_with("build")), "{rewound}");
+    let text = rewind(&s, &["--undo"]);
+    assert_eq!(text.code, Some(0), "{}", text.stderr);
+    assert_eq!(s.read("src.txt").as_deref(), Some("changed\n"));
+    let again = rewind(&s, &["--to", "1", "--code"]);
+    assert!(again.stdout.contains("left out (never snapshotted, left as it is): build"), "{}", again.stdout);
+}

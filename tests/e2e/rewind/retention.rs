@@ -1,4 +1,5 @@
-//! Retention and the space used: `--gc` with a tiny cap, `sessions list`.
+//! Retention and the space used: `--gc` with a tiny cap, the collection a session start runs
+//! when the store is over its cap, `sessions list`.
 
 use airlock_tests::{MockModel, Turn, Wire, call};
 use serde_json::{Value, json};
@@ -6,11 +7,9 @@ use serde_json::{Value, json};
 use super::{prompt, rewind, two_prompts};
 use crate::{run_args, session};
 
-#[test]
-fn gc_with_a_tiny_cap_removes_other_sessions_checkpoints_and_the_rest_still_restore() {
-    let s = session();
-    // An older session of the workspace, whose checkpoints hold a file of 3 MiB that does
-    // not compress (a cap is at least 1 MiB), removed before the next session.
+/// An older session of the workspace, whose checkpoints hold a file of 3 MiB that does not
+/// compress (a cap is at least 1 MiB), removed before the next session.
+fn older_session(s: &airlock_tests::Session) {
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let noise: String = (0..3 << 20)
         .map(|_| {
@@ -24,9 +23,15 @@ fn gc_with_a_tiny_cap_removes_other_sessions_checkpoints_and_the_rest_still_rest
     let old = MockModel::start(Wire::OpenAi);
     old.push_turn(Turn::calls(vec![call("run_shell_command", json!({"command": "echo older > old.txt"}))]));
     old.push_turn(Turn::text("ok"));
-    prompt(&s, &old, "older session", false);
+    prompt(s, &old, "older session", false);
     std::fs::remove_file(s.workspace.join("big.bin")).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
+}
+
+#[test]
+fn gc_with_a_tiny_cap_removes_other_sessions_checkpoints_and_the_rest_still_restore() {
+    let s = session();
+    older_session(&s);
     let _mock = two_prompts(&s);
     s.write_config("[checkpoints]\nmax_size_mib = 1\nmax_age_days = 1\n");
 
@@ -49,9 +54,34 @@ fn gc_with_a_tiny_cap_removes_other_sessions_checkpoints_and_the_rest_still_rest
     assert_eq!(after[1]["checkpoints"], 0, "{}\n{after}", gc.stdout);
     assert_eq!(after[0]["checkpoints"], sessions[0]["checkpoints"], "{after}");
     assert!(after[0]["store_bytes"].as_u64().unwrap() < sessions[0]["store_bytes"].as_u64().unwrap(), "{after}");
+    // The older session's rewind is refused, and says why; nothing is written.
+    let old_id = after[1]["id"].as_str().unwrap();
+    let refused = rewind(&s, &["--session", old_id, "--to", "1", "--code"]);
+    assert_eq!(refused.code, Some(52), "{}{}", refused.stdout, refused.stderr);
+    assert!(refused.stderr.contains("was removed"), "{}", refused.stderr);
+    assert_eq!(s.read("old.txt").as_deref(), Some("older\n"));
     // The latest session's checkpoints are kept, and still restore.
     let done = rewind(&s, &["--to", "1", "--code"]);
     assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
     assert_eq!(s.read("a.txt").as_deref(), Some("alpha\nbeta\n"));
     assert_eq!(s.read("gone.txt").as_deref(), Some("doomed\n"));
+}
+
+#[test]
+fn a_session_start_over_the_cap_collects_in_the_background() {
+    let s = session();
+    older_session(&s);
+    s.write_config("[checkpoints]\nmax_size_mib = 1\n");
+    let listed = run_args(&s, &["sessions", "list", "--json"]);
+    let sessions: Value = serde_json::from_str(&listed.stdout).unwrap();
+    assert!(sessions[0]["checkpoints"].as_u64().unwrap() >= 2, "{sessions}");
+    // A new session whose prompt writes nothing: the collection still runs, off its way.
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::text("hello"));
+    prompt(&s, &mock, "just talk", false);
+    let listed = run_args(&s, &["sessions", "list", "--json"]);
+    let after: Value = serde_json::from_str(&listed.stdout).unwrap();
+    let older = after.as_array().unwrap().iter().find(|e| e["first_prompt"] == "older session").unwrap();
+    assert_eq!(older["checkpoints"], 0, "{after}");
+    assert!(s.log().contains("checkpoint retention at start"), "{}", s.log());
 }
