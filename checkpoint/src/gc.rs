@@ -7,7 +7,9 @@
 //! - Records go before objects, so a kill mid-collection leaves records whose objects are all
 //!   there, and objects no record names (removed by the next collection).
 //! - The stat index names objects, so a collection that removes any removes the index too.
-//! - A record that cannot be read is never collected on a guess: the collection stops.
+//! - A record that cannot be read (damaged, of a newer version, or a read that failed) is
+//!   never collected on a guess, nor are its objects: the collection stops before removing
+//!   anything, with an error naming the record.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -20,8 +22,10 @@ use crate::store::{Inner, store_error};
 use crate::tree::Kind;
 use crate::{Checkpoint, CheckpointError, CheckpointId, GcReport, Retention};
 
-/// Every readable record, oldest first; a damaged one is skipped with a warning.
-pub(crate) fn records(inner: &Inner) -> Result<Vec<Arc<Loaded>>, CheckpointError> {
+/// Every record, oldest first. A record that cannot be read (damaged, of a newer version, or
+/// a read that failed) is skipped with a warning, or with `strict` stops the answer with
+/// its error (which names it).
+pub(crate) fn records(inner: &Inner, strict: bool) -> Result<Vec<Arc<Loaded>>, CheckpointError> {
     let refs = inner.dir.join("refs");
     let mut out = Vec::new();
     for entry in std::fs::read_dir(&refs).map_err(|e| store_error(&refs, e))? {
@@ -29,7 +33,9 @@ pub(crate) fn records(inner: &Inner) -> Result<Vec<Arc<Loaded>>, CheckpointError
         let Some(name) = entry.file_name().to_str().map(str::to_owned) else { continue };
         match inner.load(&CheckpointId(name)) {
             Ok(loaded) => out.push(loaded),
+            // Not a record's name, or removed since it was listed.
             Err(CheckpointError::Unknown(_)) => {}
+            Err(e) if strict => return Err(e),
             Err(e) => tracing::warn!("{e}"),
         }
     }
@@ -38,7 +44,7 @@ pub(crate) fn records(inner: &Inner) -> Result<Vec<Arc<Loaded>>, CheckpointError
 }
 
 pub(crate) fn list(inner: &Inner) -> Result<Vec<Checkpoint>, CheckpointError> {
-    Ok(records(inner)?.into_iter().map(|l| l.checkpoint.clone()).collect())
+    Ok(records(inner, false)?.into_iter().map(|l| l.checkpoint.clone()).collect())
 }
 
 /// The size of every object, by hash.
@@ -116,7 +122,9 @@ fn kept_bytes(inner: &Inner, kept: &[&Loaded], sizes: &HashMap<Hash, u64>) -> Re
 pub(crate) fn gc(inner: &Inner, retention: &Retention, keep: &[CheckpointId]) -> Result<GcReport, CheckpointError> {
     let _lock = inner.lock()?;
     let before = usage(inner)?;
-    let all = records(inner)?;
+    // A record this store cannot read may still name objects (a newer airlock's, or one a
+    // failed read hid): collecting without it would remove what it needs.
+    let all = records(inner, true)?;
     let now = SystemTime::now();
     let kept_always = |l: &Loaded| keep.contains(&l.checkpoint.id);
     let young = |l: &Loaded| now.duration_since(l.checkpoint.created).map_or(true, |age| age <= retention.max_age);

@@ -51,6 +51,11 @@ pub enum CheckpointError {
     Unknown(CheckpointId),
     #[error("the checkpoint store is damaged at {path}: {reason}")]
     Damaged { path: PathBuf, reason: String },
+    #[error(
+        "the checkpoint record {path} was written by a newer airlock (record version {version}); this one \
+         neither reads it nor removes it or the files it names"
+    )]
+    Newer { path: PathBuf, version: u32 },
     #[error("cannot restore {path}: {reason}")]
     Restore { path: PathBuf, reason: String },
 }
@@ -171,7 +176,8 @@ pub struct LineCounts {
     pub binary: bool,
 }
 
-/// One file to put back: `to` its entry, or `None` to delete what is there.
+/// One file to put back: `to` its entry, or `None` to delete what is there (a folder there
+/// is removed only when empty).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Restore {
     pub path: PathBuf,
@@ -182,7 +188,10 @@ pub struct Restore {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Restored {
     pub written: u64,
+    /// Files, links and empty folders removed.
     pub deleted: u64,
+    /// Folders it was asked to remove that were not empty, left as they are.
+    pub folders_left: Vec<PathBuf>,
 }
 
 /// What a collection removed and kept.
@@ -286,6 +295,23 @@ impl Store {
 
     /// Puts each file back, each atomically, with its mode, through handles that follow no
     /// link; folders are made as needed. Stops at the first failure, saying which file.
+    ///
+    /// Every deletion goes first, deepest path first, then every write, shallowest first, so
+    /// a file that became a folder, or a folder that became a file, restores. A deletion
+    /// (`to: None`) whose path is a folder removes it only when it is empty (through its
+    /// parent's handle, never recursively): the rewind planner may pass the folders a call
+    /// made, after their files, to remove them; one that holds anything else is left as it
+    /// is, in [`Restored::folders_left`], and is not an error. A write whose path is an empty
+    /// folder now removes that folder first; a folder with anything in it fails the write.
+    ///
+    /// Before writing anything it checks every path it will touch: each parent folder opens
+    /// from `/` without following a link and can be written (or the nearest one that exists,
+    /// when folders are to be made, with no file in the way that this restore does not
+    /// delete), each target there now is a file, a link or a folder this restore leaves
+    /// empty, and every object a write needs is in the store. A restore that would fail for
+    /// those reasons fails before its first write. A failure midway remains possible (a full
+    /// disk, another program changing the folders meanwhile): the error names the file, and
+    /// every step before it in the order above is done (the error says how many).
     /// Refuses, before writing anything, a path in a `.git` folder or under
     /// [`Settings::never`] or the store.
     pub fn restore(&self, files: &[Restore]) -> Result<Restored, CheckpointError> {
@@ -294,13 +320,16 @@ impl Store {
         restore::restore(&self.inner, &never, files)
     }
 
-    /// Every checkpoint in the store, oldest first.
+    /// Every checkpoint in the store, oldest first (a record it cannot read is skipped, with
+    /// a warning in the log).
     pub fn list(&self) -> Result<Vec<Checkpoint>, CheckpointError> {
         gc::list(&self.inner)
     }
 
     /// Removes the checkpoints `retention` lets go (never those in `keep`) and the objects
-    /// no remaining checkpoint names.
+    /// no remaining checkpoint names. A record it cannot read (damaged, written by a newer
+    /// airlock, or a read that failed) stops the collection before it removes anything,
+    /// with an error naming that record: its objects are never removed on a guess.
     pub fn gc(&self, retention: &Retention, keep: &[CheckpointId]) -> Result<GcReport, CheckpointError> {
         gc::gc(&self.inner, retention, keep)
     }

@@ -6,7 +6,8 @@
 //! - A record is written last, by rename, after every object it names: a record that exists
 //!   is whole and everything it reaches is in the store (until a collection removes the
 //!   record first, then its objects).
-//! - Reading a record checks its bytes against its id.
+//! - Reading a record checks its bytes against its id, then its version: a record of a
+//!   newer version is refused ([`CheckpointError::Newer`]), never read as if it were this one.
 //! - Paths that are not UTF-8 are kept exactly (as hex), never lossily.
 
 use std::ffi::OsStr;
@@ -18,6 +19,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::objects::{Hash, parse_hash};
 use crate::{Checkpoint, CheckpointError, CheckpointId, Entry, Label, LeftOut};
+
+/// The version of the records this store writes and reads.
+pub(crate) const RECORD_VERSION: u32 = 1;
+
+/// A record's version, read before the rest so a newer record is named as such even when
+/// its other fields no longer parse as this version's.
+#[derive(Deserialize)]
+struct Versioned {
+    version: u32,
+}
 
 /// A path as the record keeps it: text when it is UTF-8, else its bytes in hex.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,6 +138,10 @@ impl Record {
         })?;
         if blake3::hash(&bytes).to_hex().as_str() != id.0 {
             return Err(damaged("the record does not match its name".into()));
+        }
+        let version = serde_json::from_slice::<Versioned>(&bytes).map_err(|e| damaged(e.to_string()))?.version;
+        if version > RECORD_VERSION {
+            return Err(CheckpointError::Newer { path: path.to_path_buf(), version });
         }
         let record: Record = serde_json::from_slice(&bytes).map_err(|e| damaged(e.to_string()))?;
         let bad = || damaged("the record names a path or hash it cannot hold".into());

@@ -26,7 +26,7 @@ use std::time::SystemTime;
 
 use crate::index::{Index, file_id};
 use crate::objects::{Hash, Objects, make_dir, temp_path, write_file};
-use crate::record::{Loaded, Node, Record, RecordPath, Root, RootNode, RootRecord, nanos, valid_id};
+use crate::record::{Loaded, Node, RECORD_VERSION, Record, RecordPath, Root, RootNode, RootRecord, nanos, valid_id};
 use crate::tree::Tree;
 use crate::walk::{Shared, Walk};
 use crate::{Checkpoint, CheckpointError, CheckpointId, Label, LeftOut, Settings};
@@ -208,7 +208,7 @@ impl Inner {
         result?;
         let created = SystemTime::now();
         let record = Record {
-            version: 1,
+            version: RECORD_VERSION,
             created: nanos(created),
             label: label.clone(),
             roots: records,

@@ -89,6 +89,10 @@ pub struct CallUpdate {
     /// else the error. Not in the JSON output.
     #[serde(skip)]
     pub full_output: Option<Arc<str>>,
+    /// On terminal states: the call holds a checkpoint ([`crate::scheduler::CompletedCall`]'s
+    /// `checkpoint`), so a front end can offer to undo it. Not in the JSON output.
+    #[serde(skip)]
+    pub undoable: bool,
 }
 
 /// Most bytes of a call's output kept for a pager ([`CallUpdate::full_output`]).
@@ -179,6 +183,7 @@ impl CallUpdate {
             command: None,
             shown: None,
             full_output: None,
+            undoable: false,
         }
     }
 }

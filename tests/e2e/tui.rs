@@ -7,6 +7,8 @@
 
 #[path = "tui_cards.rs"]
 mod cards;
+#[path = "tui_rewind.rs"]
+mod rewind;
 
 use std::process::Command;
 use std::time::Duration;

@@ -4,7 +4,9 @@
 //! verdict is at its end), the diff of an edit, and what its execution cost — for a call
 //! that ran commands, how the last one ended and the commands' own CPU time and memory.
 //! A card whose call failed, or whose last command failed, is marked failed (`x`, red).
-//! Lines left out are counted, with the key that shows them all ([`EXPAND_KEY`]).
+//! Lines left out are counted, with the key that shows them all ([`EXPAND_KEY`]). An ended
+//! card of a call that holds a checkpoint shows its number at the right of its head (`#4`),
+//! the number `/undo 4` takes.
 
 use std::time::Duration;
 
@@ -48,7 +50,12 @@ pub fn lines(card: &Card, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     }
     let tool = clean(&card.tool);
     let running = matches!(card.state, CallStatus::Executing | CallStatus::AwaitingApproval);
-    let right = if running { format!(" {}", duration(card.elapsed)) } else { String::new() };
+    // Once ended, the right of the head names a call that can be undone: `/undo N`.
+    let right = match (running, card.undo) {
+        (true, _) => format!(" {}", duration(card.elapsed)),
+        (false, Some(n)) if card.state.is_terminal() => format!(" #{n}"),
+        _ => String::new(),
+    };
     let used = 2 + UnicodeWidthStr::width(tool.as_str()) + 1 + UnicodeWidthStr::width(right.as_str());
     let description = cut(&clean(&card.description), w.saturating_sub(used));
     let pad = w.saturating_sub(used + UnicodeWidthStr::width(description.as_str()));

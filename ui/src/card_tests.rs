@@ -196,3 +196,18 @@ fn a_narrow_command_card_keeps_within_its_width() {
         let _ = lines(&c, w, &Theme::PLAIN);
     }
 }
+
+#[test]
+fn an_ended_card_that_can_be_undone_shows_its_number_at_the_right() {
+    let mut edited = card(CallStatus::Success);
+    edited.tool = "write_file".into();
+    edited.description = "notes.txt".into();
+    edited.undo = Some(4);
+    let head = text(&lines(&edited, 40, &Theme::PLAIN)[..1]);
+    assert_eq!(head, format!("✓ write_file notes.txt{}#4", " ".repeat(16)));
+    assert_eq!(lines(&edited, 40, &Theme::PLAIN)[0].width(), 40);
+    // While it runs the right shows its time, not the number.
+    edited.state = CallStatus::Executing;
+    let running = text(&lines(&edited, 40, &Theme::PLAIN)[..1]);
+    assert!(running.ends_with("1.2 s") && !running.contains("#4"), "{running}");
+}

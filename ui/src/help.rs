@@ -6,16 +6,18 @@ use ratatui::text::{Line, Span};
 use crate::dialog::clean;
 use crate::style::Theme;
 
-const KEYS: [(&str, &str); 11] = [
+const KEYS: [(&str, &str); 13] = [
     ("Enter", "send"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("↑ / ↓", "history"),
     ("@", "attach a file"),
     ("/", "commands"),
     ("Esc", "interrupt"),
+    ("Esc Esc", "rewind (idle, empty composer)"),
     ("Ctrl+C twice", "quit"),
     ("Shift+Tab", "cycle the approval mode"),
     ("Ctrl+O", "a tool's whole output"),
+    ("u (in the Ctrl+O pager)", "undo that call's changes"),
     ("PgUp / PgDn, Shift+↑ / ↓", "scroll a dialog"),
     ("↑ / ↓, Enter", "choose in a dialog"),
 ];
@@ -66,7 +68,7 @@ mod tests {
     ];
 
     fn render(theme: &Theme, commands: &[(&str, &str)]) -> Buffer {
-        let mut buf = Buffer::empty(Rect::new(0, 0, 60, 20));
+        let mut buf = Buffer::empty(Rect::new(0, 0, 60, 22));
         draw(lines(commands, theme), buf.area, &mut buf);
         buf
     }

@@ -17,6 +17,7 @@ pub mod markdown;
 pub mod pager;
 pub mod picker;
 pub mod plan;
+pub mod rewind;
 pub mod status;
 pub mod style;
 pub mod transcript;

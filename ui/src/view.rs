@@ -49,6 +49,8 @@ pub struct Card {
     pub cost: Option<Cost>,
     /// What hooks did to the call (`hook no-force-push denied: …`), one line each.
     pub hooks: Vec<Shown>,
+    /// The number `/undo N` names this call by, when it holds a checkpoint (shown `#N`).
+    pub undo: Option<u32>,
 }
 
 /// How a call's commands ended: the last one's exit, and what they all used (CPU time and
@@ -81,6 +83,7 @@ impl Card {
             command: None,
             cost: None,
             hooks: Vec::new(),
+            undo: None,
         }
     }
 

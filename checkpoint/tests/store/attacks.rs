@@ -86,8 +86,8 @@ fn a_deletion_never_empties_a_folder() {
     // Someone made `made.txt` a folder with work in it since.
     std::fs::remove_file(f.ws.join("made.txt")).unwrap();
     write(&f.ws.join("made.txt/work.rs"), "work");
-    let error = f.store.restore(&[Restore { path: change.path, to: None }]).unwrap_err();
-    assert!(error.to_string().contains("folder"), "{error}");
+    let done = f.store.restore(&[Restore { path: change.path.clone(), to: None }]).unwrap();
+    assert_eq!((done.deleted, done.folders_left), (0, vec![change.path]));
     assert_eq!(std::fs::read(f.ws.join("made.txt/work.rs")).unwrap(), b"work");
 }
 
@@ -137,4 +137,69 @@ fn restore_refuses_git_folders_and_airlocks_own_files_before_writing_anything() 
     }
     assert_eq!(std::fs::read(f.ws.join(".git/config")).unwrap(), b"[core]\n");
     assert!(!f.home.join("policy.toml").exists());
+}
+
+#[test]
+fn a_restore_that_would_fail_on_a_later_file_fails_before_the_first_write() {
+    let f = fixture();
+    let ssh = outside(&f);
+    write(&f.ws.join("a.txt"), "original\n");
+    write(&f.ws.join("zz/keys/authorized_keys"), "project key\n");
+    write(&f.ws.join("zz/busy"), "a file\n");
+    write(&f.ws.join("zz/plain"), "a file\n");
+    let a = f.checkpoint("before");
+    let at = |name: &str| f.store.entry(&a.id, &f.ws.join(name)).unwrap();
+    write(&f.ws.join("a.txt"), "changed\n");
+    write(&f.ws.join("zz/made.txt"), "made by the call\n");
+    // Late in the order, each of these cannot be restored.
+    std::fs::remove_dir_all(f.ws.join("zz/keys")).unwrap();
+    symlink(&ssh, f.ws.join("zz/keys")).unwrap();
+    std::fs::remove_file(f.ws.join("zz/busy")).unwrap();
+    write(&f.ws.join("zz/busy/work.rs"), "work\n");
+    let outside_before = state(&ssh);
+    let late = [
+        (Restore { path: f.ws.join("zz/keys/authorized_keys"), to: at("zz/keys/authorized_keys") }, "symbolic link"),
+        (Restore { path: f.ws.join("zz/busy"), to: at("zz/busy") }, "not empty"),
+        (Restore { path: f.ws.join("zz/plain/sub/new.txt"), to: at("a.txt") }, "not a folder"),
+        (Restore { path: f.ws.join("zz/keys/gone"), to: None }, "symbolic link"),
+    ];
+    for (step, said) in late {
+        let files = [
+            Restore { path: f.ws.join("a.txt"), to: at("a.txt") },
+            Restore { path: f.ws.join("zz/made.txt"), to: None },
+            step,
+        ];
+        // Without the later file's problem, the first ones would restore.
+        let error = f.store.restore(&files).unwrap_err();
+        assert!(error.to_string().contains(said), "{error}");
+        assert_eq!(std::fs::read(f.ws.join("a.txt")).unwrap(), b"changed\n", "written before the refusal");
+        assert!(f.ws.join("zz/made.txt").is_file(), "deleted before the refusal");
+    }
+    assert_eq!(state(&ssh), outside_before);
+    // A file in the way that this restore deletes first is no obstacle.
+    let files = [
+        Restore { path: f.ws.join("zz/plain/sub/new.txt"), to: at("a.txt") },
+        Restore { path: f.ws.join("zz/plain"), to: None },
+    ];
+    f.store.restore(&files).unwrap();
+    assert_eq!(std::fs::read(f.ws.join("zz/plain/sub/new.txt")).unwrap(), b"original\n");
+}
+
+#[test]
+fn a_restore_needing_content_the_store_lost_fails_before_the_first_write() {
+    let f = fixture();
+    write(&f.ws.join("a.txt"), "original\n");
+    write(&f.ws.join("b/c.txt"), "other\n");
+    let a = f.checkpoint("before");
+    let at = |name: &str| f.store.entry(&a.id, &f.ws.join(name)).unwrap().unwrap();
+    write(&f.ws.join("a.txt"), "changed\n");
+    let mut lost = at("b/c.txt");
+    lost.hash = "0".repeat(64);
+    let files = [
+        Restore { path: f.ws.join("a.txt"), to: Some(at("a.txt")) },
+        Restore { path: f.ws.join("b/c.txt"), to: Some(lost) },
+    ];
+    let error = f.store.restore(&files).unwrap_err();
+    assert!(matches!(error, CheckpointError::Damaged { .. }), "{error}");
+    assert_eq!(std::fs::read(f.ws.join("a.txt")).unwrap(), b"changed\n");
 }

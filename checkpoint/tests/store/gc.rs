@@ -87,3 +87,52 @@ fn gc_sweeps_objects_that_no_record_names() {
     let entry = f.store.entry(&again.id, &f.ws.join("orphan.bin")).unwrap().unwrap();
     assert_eq!(f.store.read(&entry).unwrap(), noise(9, 80_000));
 }
+
+/// Writes `bytes` as a record under the name a record of those bytes has.
+fn plant_record(f: &super::Fixture, bytes: &[u8]) -> String {
+    let id = blake3::hash(bytes).to_hex().to_string();
+    std::fs::write(f.store.path().join("refs").join(&id), bytes).unwrap();
+    id
+}
+
+#[test]
+fn gc_stops_at_a_record_of_a_newer_version_and_keeps_its_objects() {
+    let f = fixture();
+    write(&f.ws.join("data.bin"), noise(3, 80_000));
+    let old = f.checkpoint("before").id;
+    // A newer airlock wrote a record naming these objects; this one reads it as its own.
+    let refs = f.store.path().join("refs");
+    let text = std::fs::read_to_string(refs.join(&old.0)).unwrap();
+    assert!(text.contains("\"version\":1"), "{text}");
+    let newer = plant_record(&f, text.replace("\"version\":1", "\"version\":2").as_bytes());
+    std::fs::remove_file(refs.join(&old.0)).unwrap();
+    let before = f.store.usage().unwrap();
+    let everything = Retention { max_bytes: 0, max_age: Duration::ZERO };
+    let error = f.store.gc(&everything, &[]).unwrap_err();
+    assert!(matches!(error, airlock_checkpoint::CheckpointError::Newer { version: 2, .. }), "{error}");
+    assert!(error.to_string().contains(&newer), "{error}");
+    assert_eq!(f.store.usage().unwrap(), before, "the collection removed something");
+    assert!(refs.join(&newer).exists());
+    assert!(f.store.get(&CheckpointId(newer)).is_err(), "a newer record is not read as this version's");
+}
+
+#[test]
+fn gc_stops_at_a_record_it_cannot_parse_and_removes_nothing() {
+    let f = fixture();
+    write(&f.ws.join("data.bin"), noise(4, 80_000));
+    let kept = f.checkpoint("before").id;
+    write(&f.ws.join("data.bin"), noise(5, 80_000));
+    let hidden = f.checkpoint("before").id;
+    // The second record's file cannot be parsed now (a torn copy, a disk error): it still
+    // names its objects for all the collection knows.
+    let refs = f.store.path().join("refs");
+    std::fs::remove_file(refs.join(&hidden.0)).unwrap();
+    let torn = plant_record(&f, b"{\"version\":1,\"created\":");
+    let before = f.store.usage().unwrap();
+    let error = f.store.gc(&Retention { max_bytes: u64::MAX, max_age: FOREVER }, &[]).unwrap_err();
+    assert!(error.to_string().contains(&torn), "{error}");
+    assert_eq!(f.store.usage().unwrap(), before, "the collection removed something");
+    // The listing skips it and goes on.
+    let listed: Vec<CheckpointId> = f.store.list().unwrap().into_iter().map(|c| c.id).collect();
+    assert_eq!(listed, vec![kept]);
+}

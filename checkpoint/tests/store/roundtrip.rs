@@ -73,7 +73,7 @@ fn changes_and_restore_undo_every_kind_of_change_and_touch_nothing_else() {
     let done = f.store.restore(&files).unwrap();
     assert_eq!((done.written, done.deleted), (5, 3));
     let mut after_state = state(ws);
-    // A folder a restore emptied stays (a restore never removes folders).
+    // A folder a restore emptied stays (a restore removes only the folders it is given).
     assert_eq!(after_state.remove(&PathBuf::from("newdir")), Some(super::Seen::Dir { mode: 0o755 & !umask() }));
     assert_eq!(after_state, before_state);
     assert_eq!(inode(&ws.join("unrelated.txt")), unrelated_inode, "an unrelated file was rewritten");
@@ -161,4 +161,58 @@ fn restoring_a_checkpoint_twice_changes_nothing_the_second_time() {
     let again = f.rewind_to(&a.id);
     assert_eq!((again.written, again.deleted), (0, 0));
     assert_eq!(state(&f.ws).into_keys().collect::<BTreeSet<_>>(), seen);
+}
+
+#[test]
+fn a_file_that_became_a_folder_and_a_folder_that_became_a_file_restore() {
+    let f = fixture();
+    let ws = &f.ws;
+    write(&ws.join("config"), "key = 1\n");
+    write(&ws.join("pkg/lib.rs"), "pub fn f() {}\n");
+    let before = state(ws);
+    let a = f.checkpoint("before");
+    // `rm config && mkdir config && touch config/x`, and `rm -r pkg && echo > pkg`.
+    std::fs::remove_file(ws.join("config")).unwrap();
+    write(&ws.join("config/x"), "");
+    write(&ws.join("config/deeper/y"), "y\n");
+    std::fs::remove_dir_all(ws.join("pkg")).unwrap();
+    write(&ws.join("pkg"), "now a file\n");
+    let b = f.checkpoint("after");
+    // The planner's restores in path order (`config` sorts before `config/x`), with the
+    // folders the call made named after their files, to be removed once empty.
+    let mut files: Vec<Restore> =
+        f.store.changes(&a.id, &b.id).unwrap().into_iter().map(|c| Restore { path: c.path, to: c.before }).collect();
+    files.push(Restore { path: ws.join("config/deeper"), to: None });
+    files.sort_by(|x, y| x.path.cmp(&y.path));
+    let done = f.store.restore(&files).unwrap();
+    assert_eq!((done.written, done.deleted), (2, 4), "{done:?}");
+    assert!(done.folders_left.is_empty(), "{done:?}");
+    assert_eq!(state(ws), before);
+}
+
+#[test]
+fn a_folder_the_call_made_is_removed_only_when_empty() {
+    let f = fixture();
+    let ws = &f.ws;
+    let a = f.checkpoint("before");
+    // `mkdir -p newpkg/src && write newpkg/src/a.rs`; the user adds notes/ meanwhile.
+    write(&ws.join("newpkg/src/a.rs"), "fn a() {}\n");
+    write(&ws.join("notes/todo.md"), "mine\n");
+    let b = f.checkpoint("after");
+    let mut files: Vec<Restore> = f
+        .store
+        .changes(&a.id, &b.id)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.path.starts_with(ws.join("newpkg")))
+        .map(|c| Restore { path: c.path, to: c.before })
+        .collect();
+    for folder in ["newpkg", "newpkg/src", "notes"] {
+        files.insert(0, Restore { path: ws.join(folder), to: None });
+    }
+    let done = f.store.restore(&files).unwrap();
+    assert_eq!(done.deleted, 3, "{done:?}");
+    assert_eq!(done.folders_left, vec![ws.join("notes")]);
+    assert!(!ws.join("newpkg").exists());
+    assert_eq!(std::fs::read(ws.join("notes/todo.md")).unwrap(), b"mine\n");
 }

@@ -248,6 +248,7 @@ impl Scheduler {
             description: Some(description),
             live,
             witness,
+            undoable: taken.undoable(),
         };
         finish_with(&call, result, events, ending)
     }

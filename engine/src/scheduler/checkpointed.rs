@@ -74,6 +74,13 @@ pub(super) struct Taken {
     before: Vec<String>,
 }
 
+impl Taken {
+    /// Whether a checkpoint was taken before the call ran, so it can be undone.
+    pub(super) fn undoable(&self) -> bool {
+        !self.before.is_empty()
+    }
+}
+
 impl Scheduler {
     /// The checkpoint before a call's first run, of what `roots` computes; nothing when it
     /// holds no write access, and nothing is computed when checkpoints are off.

@@ -70,6 +70,8 @@ pub(super) struct Ending<'a> {
     pub live: Option<String>,
     /// What the audit trail records of it, and who decided it.
     pub witness: Witness,
+    /// A checkpoint was taken before it ran, so it can be undone ([`CallUpdate::undoable`]).
+    pub undoable: bool,
 }
 
 /// Emits the terminal event and builds the completed call.
@@ -79,7 +81,7 @@ pub(super) fn finish_with(
     events: &EventSink,
     ending: Ending<'_>,
 ) -> CompletedCall {
-    let Ending { started, executing, meter, description, live, witness } = ending;
+    let Ending { started, executing, meter, description, live, witness, undoable } = ending;
     let status = match &result {
         Ok(_) => CallStatus::Success,
         Err(error) if error.kind == ErrorKind::Cancelled => CallStatus::Cancelled,
@@ -96,6 +98,7 @@ pub(super) fn finish_with(
     };
     let command = meter.and_then(UsageMeter::commands);
     let mut update = CallUpdate::new(&call.id, &call.name, status);
+    update.undoable = undoable;
     update.duration = Some(duration);
     update.cost = Some(cost);
     update.run = run;

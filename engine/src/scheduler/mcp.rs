@@ -299,12 +299,19 @@ impl Scheduler {
         // checkpointed around the call.
         let live = prepared.live.clone();
         let taken = self.checkpoint_before(&prepared.call.id, || live.write_folders(), events).await;
-        let done = self.run_mcp(prepared, events, cancel).await;
+        let done = self.run_mcp(prepared, events, cancel, taken.undoable()).await;
         self.checkpoint_after(taken, done, events).await
     }
 
-    /// Runs an approved MCP call on its server's connection.
-    async fn run_mcp(&self, prepared: McpCall, events: &EventSink, cancel: &Cancellation) -> CompletedCall {
+    /// Runs an approved MCP call on its server's connection (`undoable`: a checkpoint was
+    /// taken before it).
+    async fn run_mcp(
+        &self,
+        prepared: McpCall,
+        events: &EventSink,
+        cancel: &Cancellation,
+        undoable: bool,
+    ) -> CompletedCall {
         let McpCall { call, live, tool, args, started, marker, witness } = prepared;
         let mut update = CallUpdate::new(&call.id, &call.name, CallStatus::Executing);
         update.description = Some(marker.clone());
@@ -331,6 +338,7 @@ impl Scheduler {
             description: Some(marker),
             live: live_text,
             witness,
+            undoable,
         };
         finish_with(&call, result, events, ending)
     }

@@ -56,9 +56,23 @@ pub enum Effect {
 /// A dialog waiting in the viewport.
 #[derive(Debug)]
 pub enum Dialog {
-    Approval { id: u64, dialog: Box<ApprovalDialog>, path: String, proposed: Option<String> },
-    Grant { id: u64, prompt: GrantPrompt },
-    Picker { purpose: Pick, picker: Picker, values: Vec<String> },
+    Approval {
+        id: u64,
+        dialog: Box<ApprovalDialog>,
+        path: String,
+        proposed: Option<String>,
+    },
+    Grant {
+        id: u64,
+        prompt: GrantPrompt,
+    },
+    Picker {
+        purpose: Pick,
+        picker: Picker,
+        values: Vec<String>,
+    },
+    /// A step of a rewind ([`super::rewind`]).
+    Rewind(Box<super::rewind::RewindDialog>),
 }
 
 /// What a picker chooses.
@@ -80,13 +94,32 @@ pub struct ToolStats {
     pub net_requests: u64,
 }
 
+/// Where the UI's orders go: the session's door, or in tests a list the test reads back.
+#[derive(Debug, Clone)]
+pub enum OrderSink {
+    Door(Orders),
+    #[cfg(test)]
+    Kept(std::rc::Rc<std::cell::RefCell<Vec<Order>>>),
+}
+
+impl OrderSink {
+    pub fn submit(&self, order: Order) {
+        match self {
+            Self::Door(orders) => orders.submit(order),
+            #[cfg(test)]
+            Self::Kept(kept) => kept.borrow_mut().push(order),
+        }
+    }
+}
+
 /// The whole UI state.
 #[derive(Debug)]
 pub struct App {
     pub theme: Theme,
     pub width: u16,
-    pub orders: Orders,
-    pub tools: Tools,
+    pub orders: OrderSink,
+    /// The session's tools (`None` only in tests, which have no session).
+    pub tools: Option<Tools>,
     /// The session's custom commands (`/NAME` past the built-ins).
     pub custom: Option<airlock_door::CustomCommands>,
     pub workspace: PathBuf,
@@ -114,13 +147,18 @@ pub struct App {
     pub turns_done: u64,
     pub spinner: usize,
     pub mode: ApprovalMode,
-    /// The whole outputs of the latest ended cards ([`KEPT_OUTPUTS`]), oldest first.
-    pub outputs: VecDeque<OutputView>,
+    /// The whole outputs of the latest ended cards ([`KEPT_OUTPUTS`]), oldest first, each
+    /// with its call's id.
+    pub outputs: VecDeque<(String, OutputView)>,
     /// The pager, when open over the screen.
     pub pager: Option<Pager>,
     /// Whether this session has a conversation to resume: a prompt was sent, or it was
     /// itself resumed.
     pub resumable: bool,
+    /// When a first Esc on an empty, idle composer was pressed (a second opens the rewind).
+    pub esc_armed: Option<Instant>,
+    /// The calls that hold a checkpoint, in the order they ended: `#N` is the N-th.
+    pub undo_calls: Vec<String>,
 }
 
 impl App {
@@ -128,6 +166,17 @@ impl App {
         info: &Info,
         tools: Tools,
         orders: Orders,
+        composer: Composer,
+        mode: ApprovalMode,
+        home: PathBuf,
+    ) -> Self {
+        Self::with(info, Some(tools), OrderSink::Door(orders), composer, mode, home)
+    }
+
+    pub(super) fn with(
+        info: &Info,
+        tools: Option<Tools>,
+        orders: OrderSink,
         composer: Composer,
         mode: ApprovalMode,
         home: PathBuf,
@@ -170,20 +219,22 @@ impl App {
             outputs: VecDeque::new(),
             pager: None,
             resumable: false,
+            esc_armed: None,
+            undo_calls: Vec::new(),
         }
     }
 
     /// Keeps an ended card's whole output for the pager.
-    pub fn keep_output(&mut self, view: OutputView) {
+    pub fn keep_output(&mut self, call_id: &str, view: OutputView) {
         if self.outputs.len() == KEPT_OUTPUTS {
             self.outputs.pop_front();
         }
-        self.outputs.push_back(view);
+        self.outputs.push_back((call_id.to_string(), view));
     }
 
     /// Opens the pager on the kept output `index`.
     fn open_pager(&mut self, index: usize) {
-        if let Some(view) = self.outputs.get(index) {
+        if let Some((_, view)) = self.outputs.get(index) {
             self.pager = Some(Pager::new(view.clone(), index, self.outputs.len()));
         }
     }
@@ -192,6 +243,15 @@ impl App {
     fn pager_key(&mut self, key: KeyEvent) -> Effect {
         let Some(pager) = self.pager.as_mut() else { return Effect::None };
         let index = pager.index();
+        // `u` undoes the call whose output the pager shows (a preview comes first).
+        if key.code == KeyCode::Char('u') && key.modifiers.is_empty() {
+            if let Some((call_id, _)) = self.outputs.get(index) {
+                let call_id = call_id.clone();
+                self.pager = None;
+                super::rewind::undo_call(self, call_id);
+            }
+            return Effect::None;
+        }
         match pager.handle_key(key) {
             None => {}
             Some(PagerAction::Close) => self.pager = None,
@@ -217,6 +277,7 @@ impl App {
             self.quit_armed = None;
             self.hint = None;
         }
+        super::rewind::tick(self);
     }
 
     pub fn notice(&mut self, text: &str, kind: NoticeKind) {
@@ -271,7 +332,7 @@ impl App {
             }
             Output::Withdrawn { id } => self.dialogs.retain(|d| match d {
                 Dialog::Approval { id: asked, .. } | Dialog::Grant { id: asked, .. } => *asked != id,
-                Dialog::Picker { .. } => true,
+                Dialog::Picker { .. } | Dialog::Rewind(_) => true,
             }),
             Output::TurnDone(report) => self.turn_done(&report),
             Output::Replay(replay) => {
@@ -372,6 +433,9 @@ impl App {
                     None => self.notice(&line, NoticeKind::Info),
                 }
             }
+            Event::RewindTurns(turns) => super::rewind::turns(self, turns),
+            Event::RewindPlan(plan) => super::rewind::plan(self, *plan),
+            Event::Rewound(done) => super::rewind::rewound(self, *done),
             #[allow(unreachable_patterns)]
             _ => {}
         }
@@ -382,8 +446,11 @@ impl App {
             self.flush_stream();
             self.cards.push(LiveCard::new(update));
         }
+        let number =
+            (update.undoable && update.status.is_terminal()).then(|| super::rewind::number(self, &update.call_id));
         if let Some(card) = self.cards.iter_mut().find(|c| c.card.call_id == update.call_id) {
             card.update(update);
+            card.card.undo = card.card.undo.or(number);
         }
         if update.status.is_terminal() {
             let stats = self.stats.entry(sanitize::line(&update.name)).or_default();
@@ -408,7 +475,7 @@ impl App {
             let done = self.cards.remove(0);
             self.history.extend(card::lines(&done.card, self.width, &self.theme));
             let full = done.full_output.as_deref().unwrap_or_default();
-            self.keep_output(views::output_view(&done.card, full));
+            self.keep_output(&done.card.call_id, views::output_view(&done.card, full));
         }
     }
 
@@ -462,6 +529,9 @@ impl App {
             return Effect::None;
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if key.code != KeyCode::Esc {
+            super::rewind::other_key(self);
+        }
         if self.pager.is_some() {
             // Ctrl-C closes the pager first, as it closes a dialog.
             if ctrl && key.code == KeyCode::Char('c') {
@@ -489,6 +559,8 @@ impl App {
                 if self.turns_running > 0 {
                     self.orders.submit(Order::Interrupt);
                     self.hint = Some("interrupting…".into());
+                } else if self.composer.is_empty() {
+                    super::rewind::esc(self, Instant::now());
                 }
                 Effect::None
             }
@@ -519,7 +591,10 @@ impl App {
         if let Some(dialog) = self.dialogs.front() {
             // Ctrl-C on a dialog is its "no": cancel the batch, refuse the grant, close the picker.
             let key = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
-            if matches!(dialog, Dialog::Approval { .. } | Dialog::Grant { .. } | Dialog::Picker { .. }) {
+            if matches!(
+                dialog,
+                Dialog::Approval { .. } | Dialog::Grant { .. } | Dialog::Picker { .. } | Dialog::Rewind(_)
+            ) {
                 return self.dialog_key(key);
             }
         }
@@ -591,6 +666,7 @@ impl App {
                     super::commands::picked(self, purpose, value);
                 }
             }
+            Dialog::Rewind(_) => super::rewind::key(self, key),
         }
         Effect::None
     }

@@ -28,6 +28,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("stats", "tokens, calls, time and cost per tool"),
     ("processes", "commands running in the background; /processes stop ends them"),
     ("add-dir", "let the tools read a folder outside the workspace: /add-dir DIR[:read-write]"),
+    ("rewind", "go back to before a prompt: its files, the conversation or both; /rewind undo"),
+    ("undo", "undo the last call that changed files, or call #N: /undo N"),
     ("quit", "leave airlock"),
 ];
 
@@ -113,6 +115,8 @@ pub fn run(app: &mut App, name: &str, args: &str) -> Effect {
         "stats" => stats(app),
         "processes" => processes(app, args),
         "add-dir" => add_dir(app, args),
+        "rewind" => super::rewind::command(app, args),
+        "undo" => super::rewind::undo(app, args),
         "quit" | "exit" => return Effect::Quit,
         other => custom(app, other, args),
     }
@@ -151,7 +155,7 @@ fn add_dir(app: &mut App, args: &str) {
         app.orders.submit(Order::AddDir { folder: args.to_string() });
         return;
     }
-    let added = app.tools.added_folders();
+    let added = app.tools.as_ref().map(airlock_door::Tools::added_folders).unwrap_or_default();
     if added.is_empty() {
         let usage = "no folder is added: /add-dir DIR lets the tools read one, /add-dir DIR:read-write write it too";
         app.notice(usage, NoticeKind::Info);
@@ -188,7 +192,7 @@ fn mode_detail(mode: ApprovalMode) -> &'static str {
 
 fn tools(app: &mut App) {
     let mut text = String::from("Tools the model can call:\n");
-    for tool in app.tools.tools() {
+    for tool in app.tools.as_ref().map(airlock_door::Tools::tools).unwrap_or_default() {
         text.push_str(&format!("  {} ({}, plugin {}): {}\n", tool.name, tool.kind, tool.plugin, tool.description));
     }
     app.notice(text.trim_end(), NoticeKind::Info);
@@ -196,7 +200,7 @@ fn tools(app: &mut App) {
 
 fn plugins(app: &mut App) {
     let mut text = String::from("Plugins and their grants:\n");
-    for plugin in app.tools.plugins() {
+    for plugin in app.tools.as_ref().map(airlock_door::Tools::plugins).unwrap_or_default() {
         let files: Vec<String> =
             plugin.files.iter().map(|f| format!("{} {}", f.path, if f.writable { "rw" } else { "r" })).collect();
         let network: Vec<String> = plugin.network.iter().map(ToString::to_string).collect();

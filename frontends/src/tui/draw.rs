@@ -41,6 +41,7 @@ pub fn frame(app: &mut App, screen: &mut Screen) -> std::io::Result<()> {
         Some(Dialog::Approval { dialog, .. }) => dialog.desired_height(width),
         Some(Dialog::Grant { prompt, .. }) => prompt.desired_height(width),
         Some(Dialog::Picker { picker, .. }) => picker.desired_height(width),
+        Some(Dialog::Rewind(dialog)) => dialog.desired_height(width),
         None => app.composer.desired_height(width),
     };
     let hint_rows = u16::from(app.hint.is_some());
@@ -64,6 +65,7 @@ pub fn frame(app: &mut App, screen: &mut Screen) -> std::io::Result<()> {
             Some(Dialog::Approval { dialog, .. }) => dialog.render(bottom_area, buf, &app.theme),
             Some(Dialog::Grant { prompt, .. }) => prompt.render(bottom_area, buf, &app.theme),
             Some(Dialog::Picker { picker, .. }) => picker.render(bottom_area, buf, &app.theme),
+            Some(Dialog::Rewind(dialog)) => dialog.render(bottom_area, buf, &app.theme),
             None => {
                 app.composer.render(bottom_area, buf, &app.theme);
                 cursor = app.composer.cursor(bottom_area);

@@ -17,6 +17,7 @@ pub(crate) mod attach;
 mod commands;
 mod draw;
 mod replay;
+mod rewind;
 mod screen;
 mod views;
 
@@ -160,7 +161,7 @@ async fn event_loop(
         last_frame = Instant::now();
         // For BENCHMARKS.md: `AIRLOCK_LOG=airlock::frontends::tui=debug` logs every frame's time.
         tracing::debug!(frame_us = (last_frame - drawing).as_micros() as u64, "frame");
-        let animating = app.animating() || app.quit_armed.is_some();
+        let animating = app.animating() || app.quit_armed.is_some() || app.esc_armed.is_some();
         let effect = tokio::select! {
             event = keys.next() => match event {
                 Some(Ok(TermEvent::Key(key))) => app.key(key),

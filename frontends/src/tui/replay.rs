@@ -57,10 +57,15 @@ pub fn replay(app: &mut App, replay: &Replay) {
                 }
                 (_, Part::FunctionCall(call)) => {
                     let response = responses.get(call.id.as_str()).copied();
-                    let card = card_of(call, recorded.get(call.id.as_str()).copied(), response);
+                    let record = recorded.get(call.id.as_str()).copied();
+                    let mut card = card_of(call, record, response);
+                    // A resumed session keeps its checkpoints: its calls can still be undone.
+                    if record.is_some_and(|r| r.checkpoint.is_some()) {
+                        card.undo = Some(super::rewind::number(app, &call.id));
+                    }
                     app.history.extend(card::lines(&card, app.width, &app.theme));
                     let told = response.map_or("", |r| r.content.as_str());
-                    app.keep_output(views::output_view(&card, told));
+                    app.keep_output(&call.id, views::output_view(&card, told));
                 }
                 (_, Part::Media(media)) => {
                     let label = attach::media_label(media.name.as_deref(), &media.mime_type, &media.data);

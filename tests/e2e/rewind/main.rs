@@ -3,7 +3,8 @@
 //! ID`, unrelated files untouched; the conversation only (the next `--resume` sends the
 //! model the history before prompt N), the code only, both; `--undo`; a file edited by the
 //! user after the checkpoint kept without `--yes` (exit 2) and overwritten with it; `--gc`
-//! with a tiny cap; `sessions list`'s space; `-o json`; bad input.
+//! with a tiny cap; `sessions list`'s space; `-o json`; bad input; what was left out; a file
+//! name that steers the terminal, shown sanitised.
 // Set-up helpers unwrap: a failed set-up step should fail the test loudly.
 #![allow(clippy::unwrap_used)]
 
@@ -284,4 +285,27 @@ fn what_the_checkpoints_left_out_is_listed_and_never_restored_or_deleted() {
     assert_eq!(s.read("src.txt").as_deref(), Some("changed\n"));
     let again = rewind(&s, &["--to", "1", "--code"]);
     assert!(again.stdout.contains("left out (never snapshotted, left as it is): build"), "{}", again.stdout);
+}
+
+#[test]
+fn a_file_name_that_steers_the_terminal_is_shown_sanitised() {
+    let s = session();
+    let mock = MockModel::start(Wire::OpenAi);
+    mock.push_turn(Turn::calls(vec![call(
+        "run_shell_command",
+        json!({"command": "printf 'x\\n' > $'evil\\e[2J\\e[31mred.txt'"}),
+    )]));
+    mock.push_turn(Turn::text("made it"));
+    prompt(&s, &mock, "make a file", false);
+    let made: Vec<_> = std::fs::read_dir(&s.workspace).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(made.iter().any(|name| name.to_string_lossy().contains('\u{1b}')), "{made:?}");
+    let listed = rewind(&s, &["--list"]);
+    assert_eq!(listed.code, Some(0), "{}", listed.stderr);
+    assert!(listed.stdout.contains("A evil"), "{}", listed.stdout);
+    assert!(!listed.stdout.contains('\u{1b}'), "{:?}", listed.stdout);
+    let done = rewind(&s, &["--to", "1"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(!done.stdout.contains('\u{1b}'), "{:?}", done.stdout);
+    let left: Vec<_> = std::fs::read_dir(&s.workspace).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.iter().all(|name| !name.to_string_lossy().starts_with("evil")), "{left:?}");
 }
