@@ -1,20 +1,70 @@
 //! Retention of the workspace's checkpoints (`[checkpoints] max_size_mib`, `max_age_days`):
-//! what a session keeps (the checkpoints its session file names), and the collection a
-//! session start runs in the background when the store is over its caps — on a blocking
-//! thread, never before the first prompt, and only for a store that exists already (a
-//! workspace never checkpointed gets no store from it).
+//! what a collection must keep ([`protected`]), and the collection a session start runs in
+//! the background when the store is over its caps — on a blocking thread, never before the
+//! first prompt, and only for a store that exists already (a workspace never checkpointed
+//! gets no store from it).
+//!
+//! Invariant: whatever the caps, a collection keeps the checkpoints the chosen session file
+//! names, every checkpoint of a session still running (its session file is locked: a live
+//! recorder's shared lock, or `airlock rewind`'s exclusive one), and every checkpoint younger
+//! than [`GRACE`] (a call in flight, a rewind between its plan and its record, a session
+//! that records nothing yet). A new session protects as much as a resumed one.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use super::{RewindError, Timeline};
 use crate::config::CheckpointSettings;
+use crate::session::{self, SessionError};
 use airlock_checkpoint::{CheckpointId, GcReport, Retention, Store};
+
+/// A checkpoint younger than this is never collected, whatever the caps.
+pub const GRACE: Duration = Duration::from_secs(60 * 60);
 
 /// Every checkpoint the session file at `path` names: its calls' and its rewinds'.
 pub fn named_by(path: &Path) -> Result<Vec<CheckpointId>, RewindError> {
     let timeline = Timeline::read(path)?;
     Ok(timeline.writes.iter().flat_map(|write| write.before.iter().chain(write.after.as_ref())).cloned().collect())
+}
+
+/// The checkpoints of `store` a collection must keep: those the session file `session`
+/// names, those labelled with the id of a session whose file in `$AIRLOCK_HOME` (`home`) is
+/// locked (running), and those younger than `grace`.
+pub fn protected(
+    home: &Path,
+    store: &Store,
+    session: Option<&Path>,
+    grace: Duration,
+) -> Result<Vec<CheckpointId>, RewindError> {
+    let mut keep = match session {
+        Some(path) => named_by(path)?,
+        None => Vec::new(),
+    };
+    let running = running(home)?;
+    let now = SystemTime::now();
+    for checkpoint in store.list()? {
+        let young = now.duration_since(checkpoint.created).map_or(true, |age| age < grace);
+        if young || running.contains(&checkpoint.label.session) {
+            keep.push(checkpoint.id);
+        }
+    }
+    keep.sort();
+    keep.dedup();
+    Ok(keep)
+}
+
+/// The ids of the sessions whose file is locked now. Trying the lock takes it for an
+/// instant when it is free; a recorder starting in that instant records unlocked, as it
+/// does whenever a lock cannot be taken.
+fn running(home: &Path) -> Result<HashSet<String>, RewindError> {
+    let mut ids = HashSet::new();
+    for summary in session::list(&session::dir(home))? {
+        if let Err(SessionError::Busy { .. }) = session::exclusive(&summary.path, &summary.id) {
+            ids.insert(summary.id);
+        }
+    }
+    Ok(ids)
 }
 
 /// Whether `store` holds more than `retention` lets it: too many bytes, or a checkpoint
@@ -40,8 +90,8 @@ pub fn collect_if_over(
 }
 
 /// At a session's start: collects the workspace's store in the background when it is over
-/// its caps, keeping the checkpoints the session file at `session` names (a resumed
-/// session's). What came of it goes to the log.
+/// its caps, keeping what [`protected`] keeps (with `session`, the file this session records
+/// to). What came of it goes to the log.
 pub fn at_start(home: &Path, workspace: &Path, settings: &CheckpointSettings, session: Option<PathBuf>) {
     if !settings.enabled() || !airlock_checkpoint::store_dir(home, workspace).is_dir() {
         return;
@@ -50,10 +100,7 @@ pub fn at_start(home: &Path, workspace: &Path, settings: &CheckpointSettings, se
     let (store_settings, retention) = (settings.store_settings(&home), settings.retention());
     let collect = move || -> Result<Option<GcReport>, RewindError> {
         let store = Store::open(&home, &workspace, store_settings)?;
-        let keep = match &session {
-            Some(path) => named_by(path)?,
-            None => Vec::new(),
-        };
+        let keep = protected(&home, &store, session.as_deref(), GRACE)?;
         collect_if_over(&store, &retention, &keep)
     };
     let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
@@ -68,3 +115,7 @@ pub fn at_start(home: &Path, workspace: &Path, settings: &CheckpointSettings, se
         Err(error) => tracing::warn!("checkpoint retention at start: {error}"),
     });
 }
+
+#[cfg(test)]
+#[path = "retention_tests.rs"]
+mod tests;

@@ -118,7 +118,8 @@ impl Timeline {
             if let Some(undone) = self.rewinds.pop()
                 && undone.record.what.conversation()
             {
-                self.prompts.retain(|mark| mark.prompt.prompt <= record.prompts);
+                // The prompts typed after the undone rewind leave with it.
+                self.prompts.retain(|mark| mark.prompt.prompt <= undone.record.prompts);
                 self.prompts.extend(undone.dropped);
             }
         } else {

@@ -143,3 +143,24 @@ fn replay_takes_a_conversation_rewind_as_its_base() {
         .collect();
     assert_eq!(texts, ["one", "again"]);
 }
+
+#[test]
+fn undoing_a_conversation_rewind_after_a_new_prompt_drops_that_prompt() {
+    let rewound = r#"{"type":"rewound","turn":5,"target":{"kind":"prompt","prompt":3},"what":"both","undo":"s1","after":"s1a","prompts":2,"history":[]}"#;
+    let undo = r#"{"type":"rewound","turn":6,"target":{"kind":"undo"},"what":"both","undo":"s2","after":"s2a","prompts":5,"history":[]}"#;
+    let mut lines: Vec<String> = Vec::new();
+    for n in 1..=5 {
+        lines.push(prompt(n, 2 * n as usize - 2));
+        lines.push(calls(&format!("c{n}"), n, &format!("b{n}"), &format!("a{n}")));
+    }
+    lines.extend([rewound.to_owned(), prompt(3, 4), calls("c3bis", 3, "b3bis", "a3bis"), undo.to_owned()]);
+    let file = file(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let timeline = Timeline::read(file.path()).unwrap();
+    assert_eq!(numbers(&timeline), [1, 2, 3, 4, 5]);
+    assert_eq!(timeline.count, 5);
+    // Prompt 3 is the original one: a rewind to before it undoes the writes from its own on.
+    let third = timeline.prompt(3).unwrap();
+    assert_eq!(third.line, 6);
+    let firsts: Vec<_> = timeline.writes_after(third.line).map(|w| w.before[0].0.clone()).take(3).collect();
+    assert_eq!(firsts, ["b3", "b4", "b5"]);
+}

@@ -55,7 +55,8 @@ pub struct RewindArgs {
     #[arg(long)]
     pub yes: bool,
     /// Remove the checkpoints the retention settings let go (`[checkpoints] max_size_mib`,
-    /// `max_age_days`), keeping the session's own.
+    /// `max_age_days`), keeping the session's own, every running session's and those of
+    /// the last hour.
     #[arg(long, conflicts_with = "what")]
     pub gc: bool,
     /// How results are printed.
@@ -150,8 +151,8 @@ fn record(path: &Path, id: &str, applied: &Applied) -> Result<(), CommandError> 
     Ok(())
 }
 
-/// `--gc`: what retention removed and what the store keeps; the session's own checkpoints
-/// stay.
+/// `--gc`: what retention removed and what the store keeps; the session's own checkpoints,
+/// those of every running session and those younger than an hour stay.
 fn gc(
     context: &Checkpoints<'_>,
     rewind: &Context<'_>,
@@ -159,7 +160,8 @@ fn gc(
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let store = context.store.as_ref().ok_or_else(|| failed(RewindError::Off))?;
-    let keep = rewind::retention::named_by(rewind.session).map_err(failed)?;
+    let keep = rewind::retention::protected(context.home, store, Some(rewind.session), rewind::retention::GRACE)
+        .map_err(failed)?;
     let report = store.gc(&context.retention, &keep).map_err(failed)?;
     let left = store.list().map_err(failed)?.len();
     match format {
@@ -188,7 +190,7 @@ fn gc(
             )?;
             writeln!(
                 out,
-                "the checkpoints of session {} were kept",
+                "the checkpoints of session {}, of running sessions and of the last hour were kept",
                 airlock_engine::sanitize::line(rewind.session_id)
             )?;
         }

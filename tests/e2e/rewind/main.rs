@@ -49,6 +49,17 @@ fn session_file(s: &Session) -> PathBuf {
     files[0].clone()
 }
 
+/// The session file of session `id`.
+fn session_file_of(s: &Session, id: &str) -> PathBuf {
+    let dir = s.airlock_home().join("sessions");
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(&format!("-{id}.jsonl")))
+        .unwrap()
+}
+
 fn records(s: &Session) -> Vec<Value> {
     let text = std::fs::read_to_string(session_file(s)).unwrap();
     text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
