@@ -76,7 +76,13 @@ impl Engine {
                 self.agent.rewound(&applied, &self.shared.events);
                 self.shared.events.send(Event::Rewound(Box::new(applied.rewound)));
             }
-            Ok(Err(error)) => self.rewind_failed(&error),
+            Ok(Err(error)) => {
+                // Stopped partway: recorded all the same, so `/rewind undo` reaches it.
+                if let Some(applied) = error.applied() {
+                    self.agent.rewound(applied, &self.shared.events);
+                }
+                self.rewind_failed(&error);
+            }
             Err(error) => self.shared.events.send(Event::Warning { message: format!("rewind failed: {error}") }),
         }
     }

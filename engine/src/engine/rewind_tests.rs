@@ -144,3 +144,73 @@ async fn a_running_session_lists_previews_rewinds_and_undoes() {
     assert!(warning.contains("no prompt 9"), "{warning}");
     session.shutdown().await;
 }
+
+/// The rewind's warning, skipping other events.
+async fn cannot_rewind(outputs: &mut UnboundedReceiver<Output>) -> String {
+    loop {
+        match tokio::time::timeout(PATIENCE, outputs.recv()).await.expect("quiet").expect("ended") {
+            Output::Event(Event::Warning { message }) if message.starts_with("cannot rewind") => return message,
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restore_that_stops_partway_is_recorded_and_undone() {
+    let setup = Setup::new(&[]);
+    std::fs::write(setup.workspace.join("a.txt"), "alpha\n").unwrap();
+    std::fs::create_dir(setup.workspace.join("sub")).unwrap();
+    // Over 1 MiB: a preview counts no lines in it, so only the restore reads its content.
+    let big = vec![b'x'; 1_100_000];
+    std::fs::write(setup.workspace.join("sub/x.txt"), &big).unwrap();
+    let mock = MockModel::start(Wire::Gemini);
+    let (session, mut outputs) = start(&setup, &mock).await;
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "a.txt", "content": "ALPHA\n"}))]));
+    mock.push_turn(Turn::calls(vec![call("write_file", json!({"file_path": "sub/x.txt", "content": "X\n"}))]));
+    mock.push_turn(Turn::text("done"));
+    prompt(&session, &mut outputs, "prompt one").await;
+    // The store loses the content `sub/x.txt` goes back to: its restore fails, after
+    // `a.txt` (which sorts first) may already be back.
+    let hash = blake3::hash(&big).to_hex().to_string();
+    let store = airlock_checkpoint::store_dir(setup.home.path(), &setup.workspace);
+    std::fs::remove_file(store.join("objects").join(&hash[..2]).join(&hash[2..])).unwrap();
+
+    let target = RewindTarget::Prompt { prompt: 1 };
+    session.submit(Op::Rewind {
+        target: target.clone(),
+        what: RestoreWhat::Both,
+        apply: false,
+        overwrite_changed: false,
+    });
+    let plan = until(&mut outputs, |e| if let Event::RewindPlan(p) = e { Some(p) } else { None }).await;
+    assert_eq!(plan.files.len(), 2, "{plan:?}");
+    session.submit(Op::Rewind { target, what: RestoreWhat::Both, apply: true, overwrite_changed: false });
+    let warning = cannot_rewind(&mut outputs).await;
+    assert!(warning.contains("stopped at") && warning.contains("/rewind undo"), "{warning}");
+    let file = std::fs::read_dir(setup.home.path().join("sessions"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".jsonl") && !p.to_string_lossy().ends_with(".audit.jsonl"))
+        .unwrap();
+    let text = std::fs::read_to_string(file).unwrap();
+    let rewound: serde_json::Value = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .find(|r: &serde_json::Value| r["type"] == "rewound")
+        .unwrap();
+    // The conversation stays: only the code part was (partly) done.
+    assert_eq!(rewound["what"], "code", "{rewound}");
+    assert!(rewound["failed_at"].as_str().is_some_and(|at| at.contains("missing")), "{rewound}");
+    assert!(rewound.get("history").is_none(), "{rewound}");
+
+    session.submit(Op::Rewind {
+        target: RewindTarget::Undo,
+        what: RestoreWhat::Both,
+        apply: true,
+        overwrite_changed: false,
+    });
+    until(&mut outputs, |e| if let Event::Rewound(d) = e { Some(d) } else { None }).await;
+    assert_eq!(std::fs::read_to_string(setup.workspace.join("a.txt")).unwrap(), "ALPHA\n");
+    session.shutdown().await;
+}

@@ -4,6 +4,11 @@
 //! then checkpoint what it left (`after`, so a later rewind does not take these restores
 //! for changes made outside airlock). The caller records the [`RewoundLine`] this returns,
 //! then the audit record, then gives the conversation its new history.
+//!
+//! A restore that stops partway still yields its [`Applied`], inside
+//! [`RewindError::Partial`]: the caller records it all the same (`failed_at` set, the
+//! conversation left as it is), so `/rewind undo` or `airlock rewind --undo` puts back
+//! what it wrote and retention keeps its checkpoint.
 
 use super::plan::plan_as;
 use super::{Context, RewindError};
@@ -52,18 +57,34 @@ pub fn apply(
         }
     }
     let mut after = None;
-    if let Some(safety) = &planned.safety {
+    let mut failed = None;
+    if planned.safety.is_some() {
         let store = context.store()?;
-        store.restore(&files).map_err(|error| restore_failed(context, error, &safety.0))?;
-        after = Some(left(context, store, &planned.roots, planned.prompts)?);
+        if let Err(error) = store.restore(&files) {
+            failed = Some(stopped_at(context, error));
+        }
+        // Taken even when the restore stopped partway: a later rewind compares against
+        // what this one left, whatever it managed to write.
+        after = match left(context, store, &planned.roots, planned.prompts) {
+            Ok(id) => Some(id),
+            Err(_) if failed.is_some() => None,
+            Err(error) => return Err(error),
+        };
     }
+    // A restore that stopped partway rewound no conversation: the record says it restored
+    // code (its undo puts back what it wrote), and the conversation stays as it is.
+    let (what, prompts, history) = match (&failed, planned.plan.what) {
+        (Some(_), what) if what.code() => (RestoreWhat::Code, planned.count, None),
+        _ => (planned.plan.what, planned.prompts, planned.history),
+    };
     let record = RewoundLine {
         target: target.clone(),
-        what: planned.plan.what,
+        what,
         undo: planned.safety.as_ref().map(|id| id.0.clone()),
         after,
-        prompts: planned.prompts,
-        history: planned.history,
+        prompts,
+        history,
+        failed_at: failed.as_ref().map(|(path, reason)| format!("{path}: {reason}")),
     };
     let rewound = Rewound {
         plan: planned.plan,
@@ -71,7 +92,11 @@ pub fn apply(
         kept,
         undo: record.undo.clone(),
     };
-    Ok(Applied { rewound, record, restored })
+    let applied = Applied { rewound, record, restored };
+    match failed {
+        Some((path, reason)) => Err(RewindError::Partial { applied: Box::new(applied), path, reason }),
+        None => Ok(applied),
+    }
 }
 
 /// The checkpoint of what the rewind left over its roots.
@@ -85,11 +110,10 @@ fn left(
     Ok(store.checkpoint(roots, label)?.id.0)
 }
 
-fn restore_failed(context: &Context<'_>, error: CheckpointError, undo: &str) -> RewindError {
+/// Where a restore stopped and why, as a person reads it.
+fn stopped_at(context: &Context<'_>, error: CheckpointError) -> (String, String) {
     match error {
-        CheckpointError::Restore { path, reason } => {
-            RewindError::Restore { path: context.shown(&path), reason, undo: undo.to_owned() }
-        }
-        other => other.into(),
+        CheckpointError::Restore { path, reason } => (context.shown(&path), airlock_protocol::shown::line(&reason)),
+        other => (String::from("a file"), airlock_protocol::shown::line(&other.to_string())),
     }
 }

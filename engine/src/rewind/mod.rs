@@ -59,15 +59,27 @@ pub enum RewindError {
         "checkpoints are off (`[checkpoints] enabled = false`, or the store cannot be opened): files cannot be restored"
     )]
     Off,
+    /// The restore stopped partway. `applied` is the rewind as far as it went: record it
+    /// (its `failed_at` is set), so undoing it puts back what it wrote.
     #[error(
-        "restoring stopped at {path}: {reason}; the files before it were restored, nothing after it was written \
-         (the rewind's own checkpoint {undo} holds what was there)"
+        "restoring stopped at {path}: {reason}; some files were restored and the rest were not \
+         (the conversation was left as it is): `/rewind undo` or `airlock rewind --undo` puts back what was there"
     )]
-    Restore { path: String, reason: String, undo: String },
+    Partial { applied: Box<Applied>, path: String, reason: String },
     #[error(transparent)]
     Store(CheckpointError),
     #[error(transparent)]
     Session(#[from] crate::session::SessionError),
+}
+
+impl RewindError {
+    /// The rewind as far as it went, when it stopped partway: the caller records it.
+    pub fn applied(&self) -> Option<&Applied> {
+        match self {
+            Self::Partial { applied, .. } => Some(applied),
+            _ => None,
+        }
+    }
 }
 
 impl From<CheckpointError> for RewindError {

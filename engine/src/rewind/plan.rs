@@ -36,6 +36,8 @@ pub struct Planned {
     pub history: Option<Vec<Message>>,
     /// The prompts the conversation holds after it.
     pub prompts: u32,
+    /// The prompts it holds now (what stays when the restore stops partway).
+    pub(super) count: u32,
 }
 
 /// One file of a plan.
@@ -82,6 +84,7 @@ pub(super) fn plan_as(
         safety: None,
         history: None,
         prompts: timeline.count,
+        count: timeline.count,
     };
     let (writes, line): (Vec<Write>, usize) = match target {
         RewindTarget::Prompt { prompt } => {

@@ -214,6 +214,10 @@ pub struct RewoundLine {
     /// The whole kept conversation, when the conversation was rewound: a new base for replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<Message>>,
+    /// Set when the restore stopped partway: the file it stopped at and why (the files
+    /// before it were written; `undo` puts them back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_at: Option<String>,
 }
 
 impl RecordedCall {
