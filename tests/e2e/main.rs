@@ -26,6 +26,7 @@ mod headless;
 #[path = "hooks/main.rs"]
 mod hooks;
 mod hostile;
+mod ignored_gigabyte;
 mod kits;
 #[path = "mcp_client/main.rs"]
 mod mcp_client;
@@ -49,6 +50,8 @@ mod prompts;
 mod providers;
 #[path = "rewind/main.rs"]
 mod rewind;
+mod rewind_crash;
+mod rewind_crash_store;
 mod runtime_limits;
 mod scheduling;
 mod search;

@@ -11,6 +11,7 @@ pub mod mock_model;
 pub mod otel;
 pub mod pty;
 pub mod session;
+pub mod trees;
 pub mod variants;
 
 pub use mock_model::{
