@@ -128,7 +128,16 @@ pub fn run(context: &Checkpoints<'_>, args: &RewindArgs, out: &mut impl Write) -
     };
     // Held until the record is written: a running session of this file is refused.
     let _lock = session::exclusive(&path, &id).map_err(failed)?;
-    let applied = rewind::apply(&rewind, &target, args.what(), args.yes).map_err(rewind_failed)?;
+    let applied = match rewind::apply(&rewind, &target, args.what(), args.yes) {
+        Ok(applied) => applied,
+        Err(error) => {
+            // A restore that stopped partway is recorded too, so `--undo` puts back what it wrote.
+            if let Some(applied) = error.applied() {
+                record(&path, &id, applied)?;
+            }
+            return Err(rewind_failed(error));
+        }
+    };
     record(&path, &id, &applied)?;
     match args.output_format {
         Format::Json => writeln!(out, "{}", to_json(&applied.rewound)?)?,
