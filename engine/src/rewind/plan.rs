@@ -135,7 +135,7 @@ fn conversation(
     let at = timeline::history_before(context.session, line)?;
     // After a compression the history now is short: what the conversation loses is every
     // message it gained since the line, however it is held now.
-    let dropped = at.now.saturating_sub(at.kept.len()).max(messages_since(context.session, line, at.kept.len())?);
+    let dropped = at.now.saturating_sub(at.kept.len()).max(at.since);
     planned.plan.messages_dropped = u32::try_from(dropped).unwrap_or(u32::MAX);
     match target {
         RewindTarget::Prompt { prompt } => {
@@ -153,27 +153,6 @@ fn conversation(
     }
     planned.history = Some(at.kept);
     Ok(())
-}
-
-/// The messages the conversation gained after line `line` (a conversation rewind's new
-/// base after it counts as its messages past the `kept` it started from).
-fn messages_since(session: &Path, line: usize, kept: usize) -> Result<usize, RewindError> {
-    let mut count = 0usize;
-    crate::session::read_forward(session, true, |number, record| {
-        if number > line {
-            match record {
-                crate::session::Line::Message(_) => count += 1,
-                crate::session::Line::Rewound(rewound) => {
-                    if let Some(base) = rewound.history {
-                        count = base.len().saturating_sub(kept);
-                    }
-                }
-                _ => {}
-            }
-        }
-        std::ops::ControlFlow::Continue(())
-    })?;
-    Ok(count)
 }
 
 /// The text a person typed in `message`, sanitised.

@@ -246,6 +246,10 @@ pub struct HistoryAt {
     pub next: Option<Message>,
     /// The history's length at the end of the file.
     pub now: usize,
+    /// The messages the conversation gained after the line (a conversation rewind's new
+    /// base after it counts as its messages past `kept`): what a compression since cannot
+    /// hide.
+    pub since: usize,
 }
 
 /// The conversation as it stood just before line `line` of the session file at `path`.
@@ -259,14 +263,20 @@ pub fn history_before(path: &Path, line: usize) -> Result<HistoryAt, SessionErro
         }
         match record {
             Line::Message(message) => {
-                if number > line && at.next.is_none() {
-                    at.next = Some(message.clone());
+                if number > line {
+                    at.since += 1;
+                    if at.next.is_none() {
+                        at.next = Some(message.clone());
+                    }
                 }
                 history.push(message);
             }
             Line::Compressed(base) => history = base,
             Line::Rewound(rewound) => {
                 if let Some(base) = rewound.history {
+                    if number > line {
+                        at.since = base.len().saturating_sub(kept.as_ref().map_or(0, Vec::len));
+                    }
                     history = base;
                 }
             }
