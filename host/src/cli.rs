@@ -146,6 +146,10 @@ enum Command {
         #[command(subcommand)]
         command: commands::config_show::ConfigCommand,
     },
+    /// Print a shell completion script: `airlock completions bash > ~/.local/share/bash-completion/completions/airlock`.
+    Completions(commands::completions::CompletionsArgs),
+    /// Print the manual page (roff), generated from the same definitions as `--help`.
+    Man(commands::completions::ManArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -217,6 +221,16 @@ pub async fn run(cli: Cli) -> u8 {
 }
 
 async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
+    // Generated from the command line's own definitions: nothing is read or loaded first.
+    match &cli.command {
+        Some(Command::Completions(args)) => {
+            return command_done(commands::completions::completions(args, &mut std::io::stdout().lock()));
+        }
+        Some(Command::Man(args)) => {
+            return command_done(commands::completions::man(args, &mut std::io::stdout().lock()));
+        }
+        _ => {}
+    }
     let mut paths = Paths::from_env().map_err(|e| Fatal::new(ExitCode::Config, e))?;
     paths.profile = cli.profile.clone();
     let workspace = workspace_root(cli.workspace.as_deref())?;
@@ -365,6 +379,8 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
             | Command::Commands { .. }
             | Command::Skills { .. }
             | Command::Config { .. }
+            | Command::Completions(_)
+            | Command::Man(_)
             | Command::Mcp { command: McpCommand::Manage(_) },
         )
         | None => {}

@@ -34,6 +34,32 @@ pub struct Entry {
     pub sha256: String,
     /// When, as seconds since the Unix epoch.
     pub installed_at: u64,
+    /// For a plugin installed from an OCI registry: what the reference resolved to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oci: Option<OciPin>,
+    /// What was verified of its signature when it was installed; `None`: unsigned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<SignatureRecord>,
+}
+
+/// What an OCI reference (`oci://HOST/REPO:TAG` or `…@sha256:…`) resolved to when a plugin
+/// was installed from it: installing it again from a tag that has moved since is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OciPin {
+    /// The reference as given, without `oci://`: `HOST/REPO:TAG` or `HOST/REPO@sha256:…`.
+    pub reference: String,
+    /// The digest of the manifest it resolved to (`sha256:…`).
+    pub manifest_digest: String,
+}
+
+/// Who signed a plugin and what was verified, when it was installed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignatureRecord {
+    /// Who signed it: a key's fingerprint (`sha256:…` of its public key) and the name it has
+    /// in the policy, or a keyless identity (`subject` from `issuer`).
+    pub signer: String,
+    /// What was verified, in a sentence: "cosign signature with key …, over sha-256 …".
+    pub verified: String,
 }
 
 /// A folder's lock file: entries by file name.

@@ -9,6 +9,8 @@ fn entry(sha256: &str) -> Entry {
         source: "/src/csv_query.wasm".into(),
         sha256: sha256.into(),
         installed_at: 1,
+        oci: None,
+        signature: None,
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod acp;
 pub mod audit;
+pub mod completions;
 pub mod config_show;
 pub mod hooks;
 pub mod json;

@@ -12,20 +12,18 @@
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use super::{Context, find, show, write_request_hint};
+use super::{Context, InstallArgs, diff, fetch, find, show, signed, write_request_hint};
 use crate::commands::CommandError;
 use airlock_engine::paths::{WORKSPACE_DIR, open_workspace_dir};
 use airlock_engine::registry::lock::{self, Entry, Lock};
-use airlock_engine::registry::{MAX_PLUGIN_BYTES, Origin, Registry, is_reserved};
+use airlock_engine::registry::{Origin, Registry, is_reserved};
 use airlock_engine::sanitize::line;
 use airlock_files::{self as files, DirHandle, FileError, Replace, Staged};
 
 /// Before the grant command, after `check` and `install`.
 const REQUEST_LEAD: &str = "it gets nothing it requests until you run";
-/// How long a download may take.
-const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A plugin folder `install` and `remove` work on: its path (for messages, and to compare
 /// with the paths plugins were loaded from) and a handle on it, through which every read
@@ -134,101 +132,16 @@ fn expected_digest(text: &str) -> Result<String, CommandError> {
     Ok(digest)
 }
 
-/// Whether `source` names a URL rather than a file.
-fn is_url(source: &str) -> bool {
-    source.starts_with("https://") || source.starts_with("http://")
-}
-
-/// Most redirects one download follows.
-const MAX_REDIRECTS: usize = 10;
-
-/// Whether a download may come from `url`: `https`, or plain `http` from this machine only.
-fn fetchable(url: &reqwest::Url) -> bool {
-    let loopback = match url.host_str() {
-        Some(host) if host.eq_ignore_ascii_case("localhost") => true,
-        Some(host) => host.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()),
-        None => false,
-    };
-    url.scheme() == "https" || (url.scheme() == "http" && loopback)
-}
-
-/// The bytes at `url` (at most [`MAX_PLUGIN_BYTES`]) and the URL they were fetched from:
-/// the request and every redirect it follows must be `https`, or `http` to this machine
-/// only, so a local or https address cannot hand the download to a plain-http host.
-async fn download(url: &str) -> Result<(Vec<u8>, String), CommandError> {
-    let parsed = reqwest::Url::parse(url).map_err(|e| CommandError::Usage(format!("{url}: not a URL: {e}")))?;
-    if !fetchable(&parsed) {
-        return Err(CommandError::Usage(format!(
-            "{url}: plain http is accepted only from this machine (localhost); use https"
-        )));
-    }
-    // Checked before each hop is requested: a refused hop sends nothing to its host.
-    let redirects = reqwest::redirect::Policy::custom(|attempt| {
-        if attempt.previous().len() > MAX_REDIRECTS {
-            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
-        } else if fetchable(attempt.url()) {
-            attempt.follow()
-        } else {
-            let to = attempt.url().to_string();
-            attempt.error(format!(
-                "it redirects to {to}: plain http is accepted only from this machine (localhost); nothing was installed"
-            ))
-        }
-    });
-    let failed = |e: String| CommandError::Unloadable(format!("{url}: {e}"));
-    // reqwest's own message hides its cause ("error sending request"): say the whole chain.
-    let chain = |e: reqwest::Error| {
-        let mut text = e.to_string();
-        let mut source = std::error::Error::source(&e);
-        while let Some(cause) = source {
-            text.push_str(&format!(": {cause}"));
-            source = cause.source();
-        }
-        text
-    };
-    let client = reqwest::Client::builder()
-        .redirect(redirects)
-        .timeout(DOWNLOAD_TIMEOUT)
-        .user_agent(concat!("airlock/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| failed(e.to_string()))?;
-    let mut response = client.get(parsed).send().await.map_err(|e| failed(chain(e)))?;
-    let fetched = response.url().clone();
-    // The policy above checked every hop; the last one is checked again before any byte
-    // of it is used.
-    if !fetchable(&fetched) {
-        return Err(failed(format!("it was fetched from {fetched}, which is not https or this machine")));
-    }
-    if !response.status().is_success() {
-        return Err(failed(format!("the server answered {}", response.status())));
-    }
-    let mut bytes = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| failed(chain(e)))? {
-        if (bytes.len() + chunk.len()) as u64 > MAX_PLUGIN_BYTES {
-            return Err(failed(format!("larger than {} MiB, the most a plugin may have", MAX_PLUGIN_BYTES >> 20)));
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok((bytes, fetched.to_string()))
-}
-
 pub(super) async fn install(
     context: &Context<'_>,
-    source: &str,
-    sha256: Option<&str>,
-    in_workspace: bool,
+    args: &InstallArgs,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
-    let expected = sha256.map(expected_digest).transpose()?;
-    let (bytes, recorded_source) = if is_url(source) {
-        download(source).await?
-    } else {
-        let path = Path::new(source);
-        let bytes = files::read_user_file(path, MAX_PLUGIN_BYTES)
-            .map_err(|e| CommandError::Unloadable(format!("{source}: cannot read: {e}")))?;
-        (bytes, files::canonical_lenient(path).display().to_string())
-    };
-    let digest = files::content_hash(&bytes);
+    let source = args.source.as_str();
+    let in_workspace = args.in_workspace;
+    let expected = args.sha256.as_deref().map(expected_digest).transpose()?;
+    let fetched = fetch::fetch(context, source, in_workspace).await?;
+    let digest = files::content_hash(&fetched.bytes);
     if let Some(expected) = &expected
         && *expected != digest
     {
@@ -236,13 +149,16 @@ pub(super) async fn install(
             "{source}: its sha-256 is {digest}, not the {expected} given with --sha256; nothing was installed"
         )));
     }
+    let signature =
+        signed::check(context, in_workspace, &fetched, args.signature.as_deref(), args.bundle.as_deref()).await?;
+    let (bytes, recorded_source) = (&fetched.bytes, &fetched.recorded_source);
     let folder = folder(context, in_workspace, true)?
         .ok_or_else(|| CommandError::Unloadable("the plugin folder vanished while it was made".into()))?;
     let cannot_write =
         |e: std::io::Error| CommandError::Unloadable(format!("cannot write in {}: {e}", folder.path.display()));
     // Written whole into the folder under no name a session loads (an anonymous file where
     // the file system has one), checked from there, then named in place.
-    let mut staged = Staged::write(&folder.dir, OsStr::new("install"), &bytes).map_err(cannot_write)?;
+    let mut staged = Staged::write(&folder.dir, OsStr::new("install"), bytes).map_err(cannot_write)?;
     announce(Path::new(source.rsplit('/').next().unwrap_or(source)), bytes.len());
     // Read back through the staged file itself (its links are the host's own).
     let mut plugin = Registry::inspect(context.runtime, &staged.reading_path())
@@ -286,6 +202,9 @@ pub(super) async fn install(
         )));
     }
     let replaced = present.map(|p| p.info.version.clone());
+    if let Some(old) = present {
+        diff::before_replace(context, old, &plugin, out)?;
+    }
     let lock_path = lock::path_in(&folder.path);
     let mut lock = Lock::read_in(&folder.dir, &folder.path).map_err(CommandError::Unloadable)?;
     staged
@@ -301,6 +220,8 @@ pub(super) async fn install(
             source: recorded_source.clone(),
             sha256: digest.clone(),
             installed_at,
+            oci: fetched.oci.clone(),
+            signature,
         },
     );
     lock.write_in(&folder.dir).map_err(|e| {
@@ -327,13 +248,14 @@ pub(super) async fn install(
         )?,
     }
     let asked = reqwest::Url::parse(source).map(|url| url.to_string());
-    if is_url(source) && asked.is_ok_and(|asked| asked != recorded_source) {
-        writeln!(out, "  from    {} (redirected from {})", line(&recorded_source), line(source))?;
+    if fetch::is_url(source) && asked.is_ok_and(|asked| asked != *recorded_source) {
+        writeln!(out, "  from    {} (redirected from {})", line(recorded_source), line(source))?;
     } else {
-        writeln!(out, "  from    {}", line(&recorded_source))?;
+        writeln!(out, "  from    {}", line(recorded_source))?;
     }
     writeln!(out, "  sha-256 {digest} (recorded in {})", line(&lock_path.display().to_string()))?;
     show::write_tools(&plugin, false, out)?;
+    diff::after_install(context, present.map(|p| &**p), &plugin, args.approve, out)?;
     show::write_gets(context, &plugin, out)?;
     if context.policy.grant(&plugin).grant.is_empty() {
         write_request_hint(&plugin, REQUEST_LEAD, out)?;

@@ -1,4 +1,5 @@
-use super::{expected_digest, fetchable, is_url};
+use super::expected_digest;
+use crate::commands::plugins::fetch::{fetchable, is_url};
 
 #[test]
 fn a_digest_is_64_hex_digits_in_either_case_with_an_optional_prefix() {

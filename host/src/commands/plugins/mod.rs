@@ -13,9 +13,14 @@
 //! the `--json` outputs are data.
 
 mod change;
+mod diff;
+mod fetch;
 mod lifecycle;
 pub mod new;
+pub mod publish;
+pub mod search;
 mod show;
+mod signed;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -58,18 +63,31 @@ pub enum PluginsCommand {
         /// The component file (`.wasm`).
         file: PathBuf,
     },
-    /// Install a plugin from a file or an https URL into your plugin folder (checked first,
-    /// its source and sha-256 recorded in plugins.lock).
-    Install {
-        /// A `.wasm` file, or an `https://` URL.
-        source: String,
-        /// The sha-256 the file must have (64 hex digits); nothing is installed otherwise.
-        #[arg(long, value_name = "HEX")]
-        sha256: Option<String>,
-        /// Install into the workspace's `.airlock/plugins/` instead of `$AIRLOCK_HOME/plugins/`.
+    /// Install a plugin from a file, an https URL or an OCI registry (`oci://HOST/REPO:TAG`,
+    /// `oci://HOST/REPO@sha256:…`) into your plugin folder (checked first, its source and
+    /// digests recorded in plugins.lock). Installing over an installed plugin shows what the
+    /// new version requests beyond the old; those new requests get nothing until approved.
+    Install(InstallArgs),
+    /// Fetch a newer version of an installed plugin from where it was installed from, showing
+    /// first what it requests beyond the installed one (new requests get nothing until approved).
+    Update {
+        /// The plugin: its name, one of its tools, or its file name.
+        name: String,
+        /// Approve what the new version requests beyond the old one.
         #[arg(long)]
-        in_workspace: bool,
+        approve: bool,
     },
+    /// Approve a plugin's current requests: what it requested beyond the version its grant was
+    /// given for starts to get what the grant covers.
+    Approve {
+        /// The plugin: its name, one of its tools, or its file name.
+        name: String,
+    },
+    /// Push a component to an OCI registry as a WebAssembly artifact: `airlock plugins publish
+    /// tool.wasm oci://HOST/REPO:TAG`.
+    Publish(publish::PublishArgs),
+    /// Search the configured plugin index; each result shows what the plugin requests.
+    Search(search::SearchArgs),
     /// Remove an installed plugin: its file, its lock entry and its grant.
     Remove {
         /// The plugin: its name, one of its tools, or its file name.
@@ -106,6 +124,30 @@ pub enum PluginsCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `airlock plugins install`.
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    /// A `.wasm` file, an `https://` URL, or `oci://HOST/REPO:TAG` / `oci://HOST/REPO@sha256:DIGEST`.
+    pub source: String,
+    /// The sha-256 the file must have (64 hex digits); nothing is installed otherwise.
+    #[arg(long, value_name = "HEX")]
+    pub sha256: Option<String>,
+    /// Install into the workspace's `.airlock/plugins/` instead of `$AIRLOCK_HOME/plugins/`.
+    #[arg(long)]
+    pub in_workspace: bool,
+    /// A cosign signature of the file (`cosign sign-blob --key`, base64), checked against the
+    /// folder's trusted keys.
+    #[arg(long, value_name = "FILE")]
+    pub signature: Option<PathBuf>,
+    /// A Sigstore bundle of the file (`cosign sign-blob --bundle`), checked against the
+    /// folder's trusted keys or identities.
+    #[arg(long, value_name = "FILE")]
+    pub bundle: Option<PathBuf>,
+    /// Approve what the new version requests beyond the installed one.
+    #[arg(long)]
+    pub approve: bool,
 }
 
 /// Capabilities named on the command line.
@@ -208,9 +250,11 @@ pub async fn run(context: &Context<'_>, command: PluginsCommand) -> Result<(), C
         PluginsCommand::List { json } => show::list(context, json, &mut out),
         PluginsCommand::Inspect { file, json } => inspect(context, &file, json, &mut out).await,
         PluginsCommand::Check { file } => lifecycle::check(context, &file, &mut out).await,
-        PluginsCommand::Install { source, sha256, in_workspace } => {
-            lifecycle::install(context, &source, sha256.as_deref(), in_workspace, &mut out).await
-        }
+        PluginsCommand::Install(args) => lifecycle::install(context, &args, &mut out).await,
+        PluginsCommand::Update { name, approve } => diff::update(context, &name, approve, &mut out).await,
+        PluginsCommand::Approve { name } => diff::approve(context, &name, &mut out),
+        PluginsCommand::Publish(args) => publish::run(&args, &mut out).await,
+        PluginsCommand::Search(args) => search::run(context, &args, &mut out).await,
         PluginsCommand::Remove { name, keep_grant } => lifecycle::remove(context, &name, keep_grant, &mut out),
         // Handled before any plugin is loaded (cli.rs): it needs no runtime.
         PluginsCommand::New(args) => new::run(&args, &context.policy.roots().workspace, &mut out),
