@@ -9,6 +9,7 @@
 //! access whatever was granted. Network: scheme, host and port rules ([`net`]). Environment
 //! and processes: exact names and command prefixes present on both sides.
 
+pub mod diff;
 mod file_grant;
 pub mod net;
 pub mod search;
@@ -219,6 +220,10 @@ pub struct Effective {
     /// Requests that were not granted, each as the flag of `airlock plugins grant` that
     /// would grant it, its value shell-quoted (`--read '~/notes'`, `--net https://api.example.com`).
     pub missing: Vec<String>,
+    /// Requests the grant's record does not approve ([`diff`]): new since the version the
+    /// grant was given for. They get nothing, whatever the grant covers, until the user
+    /// approves them (`airlock plugins approve`).
+    pub unapproved: diff::Requests,
     /// Values the host sets for variables of `env` instead of its own environment's (the
     /// search API's settings for `web_search`).
     pub provided_env: Vec<(String, String)>,

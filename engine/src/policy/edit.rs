@@ -170,6 +170,22 @@ impl Editor {
         }
     }
 
+    /// Sets the record of the requests a plugin's grant was given for
+    /// (`[grants.NAME.approved]`), replacing what it held; every list is written, an empty
+    /// one too (an empty record approves nothing, a missing one what the plugin requests).
+    pub fn set_approved(&mut self, plugin: &str, record: &crate::capability::diff::Requests) {
+        let Some(table) = self.grant_table(plugin) else { return };
+        let mut approved = toml_edit::Table::new();
+        for key in super::file::Parts::KEYS {
+            let mut array = toml_edit::Array::new();
+            for entry in record.entries(key) {
+                array.push(entry);
+            }
+            approved.insert(key, toml_edit::value(array));
+        }
+        table.insert("approved", toml_edit::Item::Table(approved));
+    }
+
     /// Removes a plugin's whole grant.
     pub fn remove_grant(&mut self, plugin: &str) {
         if let Some(grants) = self.document.get_mut("grants").and_then(|g| g.as_table_mut()) {

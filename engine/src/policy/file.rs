@@ -11,6 +11,10 @@
 //! timeout_secs = 30
 //! max_output_bytes = 200000
 //!
+//! [grants.weather.approved]              # the requests this grant was given for
+//! network = ["https://api.weather.example"]
+//! env = ["WEATHER_TOKEN"]
+//!
 //! [[rule]]
 //! tool = "write_file"   # or "*" (the default)
 //! path = "docs/**"      # optional glob on the path the call touches
@@ -40,6 +44,7 @@ use super::rules::{PathGlob, Rule, RuleDecision, RuleSource};
 
 /// The most `[[rule]]`s one policy file may hold.
 const MAX_RULES: usize = 1000;
+use crate::capability::diff::Requests;
 use crate::capability::net::NetRule;
 use crate::capability::{self, FileGrant, Grant};
 
@@ -68,6 +73,10 @@ pub struct GrantTable {
     pub key: String,
     /// The line of its header.
     pub line: usize,
+    /// `[grants.NAME.approved]`: the requests the grant was given for
+    /// ([`crate::capability::diff`]); a request outside it gets nothing. `None` in a table
+    /// written before records existed, which approves what the plugin requests now.
+    pub approved: Option<Requests>,
 }
 
 /// The list parts of a grant.
@@ -126,6 +135,21 @@ struct RawGrant {
     memory_mb: Option<Spanned<usize>>,
     timeout_secs: Option<Spanned<u64>>,
     max_output_bytes: Option<Spanned<usize>>,
+    approved: Option<RawApproved>,
+}
+
+/// `[grants.NAME.approved]`: requests, in the syntax the plugin declares them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawApproved {
+    #[serde(default)]
+    files: Vec<Spanned<String>>,
+    #[serde(default)]
+    network: Vec<Spanned<String>>,
+    #[serde(default)]
+    env: Vec<Spanned<String>>,
+    #[serde(default)]
+    processes: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -264,7 +288,34 @@ fn parse_grant(key: Spanned<String>, raw: RawGrant, text: &str, invalid: &Invali
         positive(raw.timeout_secs, "timeout_secs", capability::MAX_TIMEOUT_SECS).map_err(|(at, e)| invalid(at, e))?;
     grant.max_output_bytes = positive(raw.max_output_bytes, "max_output_bytes", capability::MAX_OUTPUT_BYTES)
         .map_err(|(at, e)| invalid(at, e))?;
+    table.approved = raw.approved.map(|raw| parse_approved(raw, invalid)).transpose()?;
     Ok(table)
+}
+
+/// A table's record of approved requests. A request a plugin may declare never names a
+/// variable no plugin may be given, but an old record might: such an entry approves nothing,
+/// so it is kept rather than refused.
+fn parse_approved(raw: RawApproved, invalid: &Invalid) -> Result<Requests, PolicyError> {
+    let mut record = Requests::default();
+    for file in &raw.files {
+        record.files.push(FileGrant::parse(file.get_ref()).map_err(|e| invalid(file.span().start, e))?);
+    }
+    for rule in &raw.network {
+        record.network.push(NetRule::parse(rule.get_ref()).map_err(|e| invalid(rule.span().start, e))?);
+    }
+    for var in &raw.env {
+        if !is_env_name(var.get_ref()) {
+            return Err(invalid(var.span().start, format!("{:?} is not an environment variable name", var.get_ref())));
+        }
+        record.env.push(var.get_ref().clone());
+    }
+    for prefix in &raw.processes {
+        if prefix.get_ref().trim().is_empty() {
+            return Err(invalid(prefix.span().start, "an approved process request needs a command prefix".into()));
+        }
+        record.processes.push(prefix.get_ref().trim().to_string());
+    }
+    Ok(record)
 }
 
 /// One `[[rule]]`, the `index`-th of its file.

@@ -22,6 +22,7 @@ use std::path::Path;
 
 use super::file::{GrantTable, Parts, PolicyFile};
 use super::{Policy, PolicyError};
+use crate::capability::diff::Requests;
 use crate::capability::{self, Effective, Grant};
 use crate::contract::ToolInfo;
 use crate::registry::names::{self, How, NameError};
@@ -103,6 +104,39 @@ impl Policy {
         }
     }
 
+    /// The record of the requests `plugin`'s grant was given for (`[grants.NAME.approved]`
+    /// of the user's table), which narrows what it gets; `None` approves what it requests.
+    /// Only user-folder plugins have one: a built-in keeps its default, and a workspace
+    /// plugin's requests are approved by trusting the folder, which pins its digest.
+    pub fn approved(&self, plugin: &Plugin) -> Option<&Requests> {
+        match plugin.source.origin {
+            Origin::User if !is_reserved(&plugin.info.name) => {
+                self.user.grants.get(&plugin.info.name)?.approved.as_ref()
+            }
+            Origin::User | Origin::Builtin | Origin::Workspace => None,
+        }
+    }
+
+    /// What to say about `plugin`'s requests its grant's record does not approve: each one,
+    /// as new and unapproved, and the command that approves them; `None` when there is none.
+    pub fn unapproved_hint(&self, plugin: &Plugin, unapproved: &Requests) -> Option<String> {
+        if unapproved.is_empty() {
+            return None;
+        }
+        let lines: Vec<String> = unapproved.lines().iter().map(|l| format!("`{l}`")).collect();
+        let (these, get, them) = if lines.len() == 1 {
+            ("this request is", "it gets", "it")
+        } else {
+            ("these requests are", "they get", "them")
+        };
+        Some(format!(
+            "{these} new since the version its grant was given for, and not approved: {}; {get} nothing, even \
+             where the grant covers {them}, until you run `airlock plugins approve {}`",
+            lines.join(", "),
+            crate::sanitize::shell_word(&plugin.info.name)
+        ))
+    }
+
     /// What a built-in gets unless the user's policy says otherwise: what it requests; for
     /// `web_search`, the configured search API's origin and its three variables, or nothing
     /// while none is configured.
@@ -159,6 +193,15 @@ impl Policy {
                 "it reaches only the search API of [tools.web_search] in config.toml{}",
                 if self.search().is_none() { ", and none is configured" } else { "" }
             );
+        }
+        let unapproved = self.unapproved_hint(plugin, &effective.unapproved);
+        if effective.missing.is_empty() {
+            return unapproved.unwrap_or_default();
+        }
+        if let Some(unapproved) = unapproved {
+            let mut rest = effective.clone();
+            rest.unapproved = Requests::default();
+            return format!("{}; {unapproved}", self.grant_hint(plugin, tool, &rest, what));
         }
         let name = crate::sanitize::shell_word(&plugin.info.name);
         let command = |missing: &[String]| format!("airlock plugins grant {name} {}", missing.join(" "));

@@ -347,7 +347,21 @@ impl Policy {
         } else {
             tool
         };
+        // A request the grant's record does not approve gets nothing, whatever the grant
+        // covers: it is new since the version the grant was given for.
+        let approved_only;
+        let mut unapproved = capability::diff::Requests::default();
+        let tool = match self.approved(plugin) {
+            Some(record) => {
+                let (narrowed, rest) = record.narrow(tool);
+                approved_only = narrowed;
+                unapproved = rest;
+                &approved_only
+            }
+            None => tool,
+        };
         let mut effective = capability::effective(tool, grant, &self.roots);
+        effective.unapproved = unapproved;
         self.add_added_folders(plugin, tool, &mut effective);
         // The memory folder stays writable only through a grant that names it (`@memory`),
         // from the user's own policy or a built-in's default — never through a grant of a
