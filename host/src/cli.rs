@@ -247,7 +247,7 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
 
     if let Some(Command::Trust(args)) = &cli.command {
-        return command_done(commands::trust::run(&paths, &workspace, args));
+        return command_done(commands::trust::run(&paths, &workspace, args).await);
     }
     if let Some(Command::Plugins { command: commands::plugins::PluginsCommand::New(args) }) = &cli.command {
         return command_done(commands::plugins::new::run(args, &workspace, &mut std::io::stdout().lock()));

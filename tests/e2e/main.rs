@@ -13,6 +13,7 @@ mod acp;
 mod audit;
 mod bindings;
 mod bound_edits;
+mod capability_diff;
 mod checkpoints;
 mod command_line;
 #[path = "commands/main.rs"]

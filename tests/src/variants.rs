@@ -1,6 +1,6 @@
 //! Variants of fixture components made by editing their bytes, so one build gives many
-//! plugins with distinct digests: the `trust_probe` fixture configured through its
-//! `CONFIG` block, and any component with a custom section appended (same code and
+//! plugins with distinct digests: the `trust_probe` and `net_probe` fixtures configured
+//! through their `CONFIG` blocks, and any component with a custom section appended (same code and
 //! behaviour, new digest — what a replaced plugin looks like).
 
 use crate::fixtures;
@@ -20,6 +20,23 @@ pub fn trust_probe(config: &str) -> Vec<u8> {
     assert!(block.len() <= CONFIG_LEN, "configuration too long: {config}");
     block.resize(CONFIG_LEN, b' ');
     bytes[at..at + CONFIG_LEN].copy_from_slice(&block);
+    bytes
+}
+
+/// The `net_probe` component with its configuration set to `config` (`key=value;` pairs:
+/// `net` — its network requests, comma-separated —, `version`; see the fixture).
+pub fn net_probe(config: &str) -> Vec<u8> {
+    const NET_MARKER: &[u8] = b"AIRLOCK-NET-PROBE:";
+    const NET_CONFIG_LEN: usize = 128;
+    let mut bytes = std::fs::read(fixtures::NET_PROBE).unwrap_or_else(|e| panic!("read net_probe: {e}"));
+    let at = bytes
+        .windows(NET_MARKER.len())
+        .position(|w| w == NET_MARKER)
+        .unwrap_or_else(|| panic!("net_probe has no configuration block"));
+    let mut block = format!("AIRLOCK-NET-PROBE:{config};").into_bytes();
+    assert!(block.len() <= NET_CONFIG_LEN, "configuration too long: {config}");
+    block.resize(NET_CONFIG_LEN, b' ');
+    bytes[at..at + NET_CONFIG_LEN].copy_from_slice(&block);
     bytes
 }
 

@@ -132,6 +132,28 @@ impl Requests {
         lines.extend(self.processes.iter().map(|p| format!("process {p}")));
         lines
     }
+
+    /// Each request (as [`Self::lines`] names it) with the entry of `grant` that already
+    /// covers it wholly, as the policy file writes it (`https://*`, `~:read-write`).
+    pub fn covered_by(&self, grant: &Grant) -> Vec<(String, Option<String>)> {
+        let lines = self.lines();
+        let mut covering: Vec<Option<String>> = Vec::new();
+        covering.extend(self.files.iter().map(|request| {
+            grant.files.iter().find(|g| file_covered(std::slice::from_ref(*g), request)).map(FileGrant::to_text)
+        }));
+        covering.extend(
+            self.network
+                .iter()
+                .map(|request| grant.network.iter().find(|g| g.covers(request)).map(ToString::to_string)),
+        );
+        covering.extend(self.env.iter().map(|var| grant.env.contains(var).then(|| var.clone())));
+        covering.extend(
+            self.processes
+                .iter()
+                .map(|p| grant.processes.iter().find(|g| process_covered(std::slice::from_ref(*g), p)).cloned()),
+        );
+        lines.into_iter().zip(covering).collect()
+    }
 }
 
 /// What a new version of a plugin requests compared with the old one.

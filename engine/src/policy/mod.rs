@@ -295,10 +295,27 @@ impl Policy {
 
     /// Notices about workspace plugins that the trusted policy does not arm because they
     /// changed or appeared since the folder was trusted.
+    /// Also, for each plugin whose grant's record leaves requests unapproved, which ones and
+    /// the command that approves them.
     pub fn plugin_notices(&self, registry: &Registry) -> Vec<String> {
+        let mut notices: Vec<String> = registry
+            .plugins()
+            .into_iter()
+            .filter_map(|plugin| {
+                let record = self.approved(plugin)?;
+                let unapproved = capability::diff::Requests::of(&plugin.info.tools).beyond(record);
+                let hint = self.unapproved_hint(plugin, &unapproved)?;
+                Some(format!("plugin {}: {hint}", plugin.label()))
+            })
+            .collect();
         if self.workspace.is_none() {
-            return Vec::new();
+            return notices;
         }
+        notices.extend(self.changed_workspace_plugins(registry));
+        notices
+    }
+
+    fn changed_workspace_plugins(&self, registry: &Registry) -> Vec<String> {
         registry
             .plugins()
             .into_iter()
@@ -335,7 +352,28 @@ impl Policy {
         (self.effective_under(plugin, &grant, tool), limits)
     }
 
+    /// [`Policy::effective`] with `record` standing for the grant's record of approved
+    /// requests (one written after this policy was loaded; `None`: no record).
+    pub fn effective_recorded(
+        &self,
+        plugin: &Plugin,
+        tool: &ToolInfo,
+        record: Option<&capability::diff::Requests>,
+    ) -> Effective {
+        self.effective_with(plugin, &self.grant(plugin).grant, tool, record)
+    }
+
     fn effective_under(&self, plugin: &Plugin, grant: &Grant, tool: &ToolInfo) -> Effective {
+        self.effective_with(plugin, grant, tool, self.approved(plugin))
+    }
+
+    fn effective_with(
+        &self,
+        plugin: &Plugin,
+        grant: &Grant,
+        tool: &ToolInfo,
+        record: Option<&capability::diff::Requests>,
+    ) -> Effective {
         // A request of a variable no plugin may be given is ignored (and warned about once,
         // by `bind`): it is neither granted nor offered at a grant prompt.
         let without_reserved;
@@ -351,7 +389,7 @@ impl Policy {
         // covers: it is new since the version the grant was given for.
         let approved_only;
         let mut unapproved = capability::diff::Requests::default();
-        let tool = match self.approved(plugin) {
+        let tool = match record {
             Some(record) => {
                 let (narrowed, rest) = record.narrow(tool);
                 approved_only = narrowed;

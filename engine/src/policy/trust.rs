@@ -9,6 +9,10 @@
 //! the MCP servers of `.airlock/config.toml`: trust pins that file's hash, and a server list
 //! changed since starts nothing; and for the scripts under `.airlock/hooks/`: a workspace's
 //! command hooks run only while every one of them is as it was trusted.
+//!
+//! Beside each plugin's digest, trust records what the plugin requested: when a plugin
+//! changed, the next `airlock trust` shows what it requests beyond the version trusted
+//! before it trusts it (trusting again is the approval of those requests).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +20,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::PolicyError;
+use crate::capability::FileGrant;
+use crate::capability::diff::Requests;
+use crate::capability::net::NetRule;
 use airlock_files::write_atomically;
 
 /// Whether a workspace's policy may be used.
@@ -44,6 +51,23 @@ struct Folder {
     /// to it: the workspace's command hooks run only while these are unchanged.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     hooks: BTreeMap<String, String>,
+    /// What each pinned plugin requested when trusted, by file name, in the request syntax:
+    /// what a changed plugin's capability diff is taken against at the next `airlock trust`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    requests: BTreeMap<String, RecordedRequests>,
+}
+
+/// A plugin's requests as the trust file records them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct RecordedRequests {
+    #[serde(default)]
+    files: Vec<String>,
+    #[serde(default)]
+    network: Vec<String>,
+    #[serde(default)]
+    env: Vec<String>,
+    #[serde(default)]
+    processes: Vec<String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -119,6 +143,48 @@ impl TrustStore {
         }
     }
 
+    /// What each plugin pinned when `workspace` was trusted requested (file name → its
+    /// requests); an entry that no longer parses is left out (its diff shows every request
+    /// as new).
+    pub fn pinned_requests(&self, workspace: &Path) -> BTreeMap<String, Requests> {
+        let Some(folder) = self.file.folder.iter().find(|f| f.path == workspace) else { return BTreeMap::new() };
+        folder
+            .requests
+            .iter()
+            .filter_map(|(file, recorded)| {
+                let mut requests = Requests::default();
+                for text in &recorded.files {
+                    requests.files.push(FileGrant::parse(text).ok()?);
+                }
+                for text in &recorded.network {
+                    requests.network.push(NetRule::parse(text).ok()?);
+                }
+                requests.env = recorded.env.clone();
+                requests.processes = recorded.processes.clone();
+                Some((file.clone(), requests))
+            })
+            .collect()
+    }
+
+    /// Records what each pinned plugin of a trusted `workspace` requests (file name → its
+    /// requests).
+    pub fn pin_requests(&mut self, workspace: &Path, requests: &BTreeMap<String, Requests>) {
+        if let Some(folder) = self.file.folder.iter_mut().find(|f| f.path == workspace) {
+            folder.requests = requests
+                .iter()
+                .map(|(file, r)| {
+                    let recorded = RecordedRequests {
+                        files: r.entries("files"),
+                        network: r.entries("network"),
+                        env: r.entries("env"),
+                        processes: r.entries("processes"),
+                    };
+                    (file.clone(), recorded)
+                })
+                .collect();
+        }
+    }
+
     /// Trusts `workspace` with its policy and its plugins (file name → sha-256) as they
     /// are now.
     pub fn trust(&mut self, workspace: &Path, policy_hash: &str, plugins: BTreeMap<String, String>) {
@@ -129,6 +195,7 @@ impl TrustStore {
             plugins,
             config_sha256: None,
             hooks: BTreeMap::new(),
+            requests: BTreeMap::new(),
         });
     }
 

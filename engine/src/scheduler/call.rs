@@ -335,7 +335,8 @@ impl Scheduler {
     /// Tells the user, once per tool and session, which requests were not granted and the
     /// command that would grant them.
     pub(super) fn warn_missing(&self, tool: &RegisteredTool, effective: &Effective, events: &EventSink) {
-        if effective.missing.is_empty() || !self.first_warning(format!("missing:{}", tool.info.name)) {
+        let lacking = !effective.missing.is_empty() || !effective.unapproved.is_empty();
+        if !lacking || !self.first_warning(format!("missing:{}", tool.info.name)) {
             return;
         }
         let plugin = &tool.plugin.info.name;
@@ -343,7 +344,11 @@ impl Scheduler {
             message: format!(
                 "`{}` (plugin {plugin}) runs without {} it asked for; {}",
                 tool.info.name,
-                if effective.missing.len() == 1 { "a capability" } else { "capabilities" },
+                if effective.missing.len() + effective.unapproved.lines().len() == 1 {
+                    "a capability"
+                } else {
+                    "capabilities"
+                },
                 self.policy.grant_hint(&tool.plugin, &tool.info, effective, "it")
             ),
         });
@@ -354,9 +359,29 @@ impl Scheduler {
     fn warn_network_denials(&self, tool: &RegisteredTool, instance: &Instance, events: &EventSink) -> Vec<NetRule> {
         let plugin = &tool.plugin.info.name;
         let mut grantable = Vec::new();
+        // The requests its grant's record does not approve: a grant would not reach them.
+        let unapproved = self.policy.approved(&tool.plugin).map(|record| record.narrow(&tool.info).1.network);
         for denial in instance.network_denials() {
             let requested: Vec<NetRule> =
                 tool.info.capabilities.network.iter().filter_map(|r| NetRule::parse(r).ok()).collect();
+            let new_request = denial
+                .grant
+                .as_ref()
+                .and_then(|rule| unapproved.iter().flatten().find(|request| request.covers(rule)).cloned());
+            if let Some(request) = new_request {
+                if self.first_warning(format!("net:{plugin}:{}", denial.url)) {
+                    events.send(Event::Warning {
+                        message: format!(
+                            "plugin {plugin} was denied {}: it requests {request}, a new request since the version \
+                             its grant was given for, and not approved, so it gets nothing even where the grant \
+                             covers it; to approve it: airlock plugins approve {}",
+                            denial.url,
+                            crate::sanitize::shell_word(plugin)
+                        ),
+                    });
+                }
+                continue;
+            }
             if let Some(rule) = &denial.grant
                 && !net::intersect(&requested, std::slice::from_ref(rule)).is_empty()
                 && !grantable.contains(rule)

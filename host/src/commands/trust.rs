@@ -3,16 +3,25 @@
 //! workspace plugin file and of every file under `.airlock/hooks/` (the scripts of its
 //! command hooks) as they are now; the command prints what the file grants and the
 //! plugins it pins, so the user sees what they trust.
+//!
+//! Trust records what each pinned plugin requests beside its digest. A plugin that changed
+//! since the folder was last trusted gets nothing from the workspace's policy until it is
+//! trusted again (its digest is not pinned); `airlock trust` prints its capability diff —
+//! what it requests beyond the version trusted before, and what it no longer requests —
+//! before anything is trusted, so running it is approving what the diff shows.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::CommandError;
+use airlock_engine::capability::diff::Requests;
 use airlock_engine::paths::Paths;
 use airlock_engine::policy::rules::RuleSource;
 use airlock_engine::policy::trust::TrustStore;
 use airlock_engine::policy::{PolicyError, WorkspacePolicy, file, read_workspace_policy, workspace_policy_path};
-use airlock_engine::registry::workspace_digests;
+use airlock_engine::registry::{Origin, Registry, workspace_digests};
+use airlock_engine::runtime::Runtime;
 use airlock_engine::sanitize::line;
 
 #[derive(Debug, clap::Args)]
@@ -27,7 +36,7 @@ pub struct TrustArgs {
     list: bool,
 }
 
-pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), CommandError> {
+pub async fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), CommandError> {
     let mut out = std::io::stdout().lock();
     let mut store = TrustStore::load(&paths.trust_file())?;
     if args.list {
@@ -70,7 +79,9 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
     let hook_folder = airlock_engine::hooks::command::pins::hooks_folder(&folder);
     let hook_files = airlock_engine::hooks::command::pins::digests(&folder)
         .map_err(|reason| PolicyError::Read { path: hook_folder.clone(), reason })?;
+    let requests = plugin_requests(paths, &plugin_dir, &plugins, &store, &folder, &mut out).await?;
     store.trust(&folder, &policy.hash, plugins.clone());
+    store.pin_requests(&folder, &requests);
     store.pin_config(&folder, &config_hash);
     store.pin_hooks(&folder, hook_files.clone());
     store.save()?;
@@ -117,5 +128,68 @@ pub fn run(paths: &Paths, workspace: &Path, args: &TrustArgs) -> Result<(), Comm
         line(&policy_path.display().to_string()),
         line(&plugin_dir.display().to_string())
     )?;
+    Ok(())
+}
+
+/// What each workspace plugin requests now (file name → requests; a file that does not load,
+/// or changed while it was read, is left out), after printing, for each one that changed
+/// or appeared since the folder was last trusted, what it requests beyond what was trusted.
+async fn plugin_requests(
+    paths: &Paths,
+    plugin_dir: &Path,
+    plugins: &BTreeMap<String, String>,
+    store: &TrustStore,
+    folder: &Path,
+    out: &mut impl Write,
+) -> Result<BTreeMap<String, Requests>, CommandError> {
+    let mut requests = BTreeMap::new();
+    if plugins.is_empty() {
+        return Ok(requests);
+    }
+    let runtime = Runtime::with_key(paths.cache.clone(), &paths.cache_key())
+        .map_err(|e| CommandError::Unloadable(format!("cannot load the workspace's plugins: {e}")))?;
+    let pinned = store.pinned_plugins(folder).cloned();
+    let before = store.pinned_requests(folder);
+    for (name, digest) in plugins {
+        let Ok(plugin) = Registry::inspect_from(&runtime, &plugin_dir.join(name), Origin::Workspace).await else {
+            continue;
+        };
+        if plugin.source.content_hash != *digest {
+            continue;
+        }
+        let now = Requests::of(&plugin.info.tools);
+        let shown = line(&plugin_dir.join(name).display().to_string());
+        match (pinned.as_ref().and_then(|p| p.get(name)), before.get(name)) {
+            (Some(old), _) if old == digest => {}
+            (Some(_), Some(old)) => {
+                writeln!(out, "{shown} changed since you last trusted this folder; capability diff:")?;
+                write_change(&now.beyond(old), &old.beyond(&now), out)?;
+            }
+            (Some(_), None) => {
+                writeln!(out, "{shown} changed since you last trusted this folder; it requests:")?;
+                write_change(&now, &Requests::default(), out)?;
+            }
+            (None, _) if pinned.is_some() => {
+                writeln!(out, "{shown} is new since you last trusted this folder; it requests:")?;
+                write_change(&now, &Requests::default(), out)?;
+            }
+            (None, _) => {}
+        }
+        requests.insert(name.clone(), now);
+    }
+    Ok(requests)
+}
+
+/// The requests `added` (`+`) and `removed` (`-`), one a line.
+fn write_change(added: &Requests, removed: &Requests, out: &mut impl Write) -> std::io::Result<()> {
+    if added.is_empty() && removed.is_empty() {
+        return writeln!(out, "  requests: unchanged");
+    }
+    for request in added.lines() {
+        writeln!(out, "  + {}  (new: the workspace's grant applies to it once trusted)", line(&request))?;
+    }
+    for request in removed.lines() {
+        writeln!(out, "  - {}", line(&request))?;
+    }
     Ok(())
 }

@@ -15,6 +15,7 @@ use std::io::Write;
 
 use super::{Context, GrantFlags, editor, find, policy_path, source};
 use crate::commands::CommandError;
+use airlock_engine::capability::diff::Requests;
 use airlock_engine::capability::net::NetRule;
 use airlock_engine::capability::{FileGrant, Grant};
 use airlock_engine::policy::Granted;
@@ -69,6 +70,9 @@ pub(super) fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revo
         if value.is_some() {
             editor.set_number(&key, number, if revoke { None } else { value });
         }
+    }
+    if !revoke && plugin.source.origin == Origin::User {
+        editor.set_approved(&key, &approved_after_grant(context, plugin, flags)?);
     }
     let edited = editor.read_hash().to_string();
     let written = editor.save(source(plugin))?;
@@ -157,6 +161,25 @@ fn repin(context: &Context<'_>, plugin: &Plugin, edited: &str, written: &str) ->
         store.save()?;
     }
     Ok(())
+}
+
+/// The grant's record of approved requests after `grant` with `flags`: what the plugin
+/// requests now when the table has no record yet (it is the version the user grants to);
+/// else the record, plus the requests the flags name (the part of each the flags cover) —
+/// granting a new request by name approves it, a grant that covers none adds nothing.
+fn approved_after_grant(
+    context: &Context<'_>,
+    plugin: &std::sync::Arc<Plugin>,
+    flags: &GrantFlags,
+) -> Result<Requests, CommandError> {
+    let now = Requests::of(&plugin.info.tools);
+    let record = match context.policy.table_of(plugin).and_then(|t| t.approved.as_ref()) {
+        Some(record) => record,
+        None => return Ok(now),
+    };
+    let named = flags_as_grant(flags)?;
+    let named = Requests { files: named.files, network: named.network, env: named.env, processes: named.processes };
+    Ok(record.union(&now.intersection(&named)))
 }
 
 fn flags_as_grant(flags: &GrantFlags) -> Result<Grant, CommandError> {

@@ -137,10 +137,23 @@ pub(super) async fn install(
     args: &InstallArgs,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
+    let expected = args.sha256.as_deref().map(expected_digest).transpose()?;
+    let fetched = fetch::fetch(context, &args.source, args.in_workspace).await?;
+    install_fetched(context, args, expected, fetched, out).await
+}
+
+/// `install` from the fetched bytes on: the digest and signature checks, the staged check,
+/// the capability diff, the commit and the lock entry (`plugins update` fetches first, to
+/// compare digests, then comes here).
+pub(super) async fn install_fetched(
+    context: &Context<'_>,
+    args: &InstallArgs,
+    expected: Option<String>,
+    fetched: fetch::Fetched,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
     let source = args.source.as_str();
     let in_workspace = args.in_workspace;
-    let expected = args.sha256.as_deref().map(expected_digest).transpose()?;
-    let fetched = fetch::fetch(context, source, in_workspace).await?;
     let digest = files::content_hash(&fetched.bytes);
     if let Some(expected) = &expected
         && *expected != digest
@@ -255,8 +268,8 @@ pub(super) async fn install(
     }
     writeln!(out, "  sha-256 {digest} (recorded in {})", line(&lock_path.display().to_string()))?;
     show::write_tools(&plugin, false, out)?;
+    // Prints what each tool gets, under the grant's record as it now is.
     diff::after_install(context, present.map(|p| &**p), &plugin, args.approve, out)?;
-    show::write_gets(context, &plugin, out)?;
     if context.policy.grant(&plugin).grant.is_empty() {
         write_request_hint(&plugin, REQUEST_LEAD, out)?;
     }

@@ -8,6 +8,7 @@ use super::{Context, find};
 use crate::commands::CommandError;
 use crate::commands::json;
 use airlock_engine::capability::Grant;
+use airlock_engine::capability::diff::Requests;
 use airlock_engine::contract::Access;
 use airlock_engine::policy::Granted;
 use airlock_engine::policy::file::Parts;
@@ -186,18 +187,24 @@ pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl
     writeln!(out, "{}", header(plugin))?;
     writeln!(out, "granted ({}): {}", line(&granted_by(plugin, &granted)), describe_granted(&granted))?;
     write_tools(plugin, false, out)?;
-    write_gets(context, plugin, out)?;
+    write_gets(context, plugin, None, out)?;
     Ok(())
 }
 
 /// What each tool of `plugin` gets under the policy, and the grant command for the rest.
+/// `record`, when given, stands for the grant's record of approved requests (one written
+/// after the policy was loaded).
 pub(super) fn write_gets(
     context: &Context<'_>,
     plugin: &std::sync::Arc<Plugin>,
+    record: Option<&Requests>,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
     for tool in &plugin.info.tools {
-        let effective = context.policy.effective(plugin, tool);
+        let effective = match record {
+            Some(record) => context.policy.effective_recorded(plugin, tool, Some(record)),
+            None => context.policy.effective(plugin, tool),
+        };
         let mut gets: Vec<String> = effective
             .files
             .iter()
@@ -214,7 +221,7 @@ pub(super) fn write_gets(
         }));
         let gets = if gets.is_empty() { "nothing".into() } else { gets.join(", ") };
         writeln!(out, "  {} gets: {gets}", line(&tool.name))?;
-        if !effective.missing.is_empty() {
+        if !effective.missing.is_empty() || !effective.unapproved.is_empty() {
             // The hint's values are quoted shell words (capability::effective).
             writeln!(out, "    {}", line(&context.policy.grant_hint(plugin, tool, &effective, "the rest")))?;
         }
