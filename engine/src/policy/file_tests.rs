@@ -113,3 +113,22 @@ fn the_system_file_holds_rules_only() {
     let message = load_system(&path).unwrap_err().to_string();
     assert!(message.contains("policy.toml:2") && message.contains("[[rule]]s only"), "{message}");
 }
+
+#[test]
+fn reads_the_record_of_approved_requests_and_refuses_a_bad_entry_at_its_line() {
+    let (_dir, path) = write(
+        "[grants.weather]\nnetwork = [\"https://*\"]\n\n[grants.weather.approved]\nnetwork = [\"https://a.com\"]\n\
+         files = [\"src:read\"]\n",
+    );
+    let policy = load(&path, RuleSource::User).unwrap();
+    let record = policy.grants["weather"].approved.as_ref().expect("a record");
+    assert_eq!(record.network, [NetRule::parse("https://a.com").unwrap()]);
+    assert_eq!(record.files, [FileGrant::parse("src:read").unwrap()]);
+    assert!(record.env.is_empty());
+    // A table without one approves what is requested: no record at all.
+    let (_dir, path) = write("[grants.weather]\nnetwork = [\"https://*\"]\n");
+    assert!(load(&path, RuleSource::User).unwrap().grants["weather"].approved.is_none());
+    let (_dir, path) = write("[grants.weather]\n\n[grants.weather.approved]\nnetwork = [\"ftp://a.com\"]\n");
+    let error = load(&path, RuleSource::User).unwrap_err().to_string();
+    assert!(error.contains(":4:") && error.contains("ftp"), "{error}");
+}
