@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the release binary where there is no Rust, no libc, no shell: an empty root holding
-# only the binary, /dev/null, /tmp, a home and a workspace, entered with a user and mount
-# namespace and chroot. There it runs `airlock --version` and a headless session against a
+# only the binary, /dev/null, /proc, /tmp, a home and a workspace, entered with a user, mount
+# and PID namespace and chroot. There it runs `airlock --version` and a headless session against a
 # model played on 127.0.0.1 (dist/fixtures/mock_model.py, outside the root), whose first
 # turn calls list_directory: the built-in components compile or load and run in the root.
 # The check fails unless the tool's result, naming the workspace's file, reached the model.
@@ -44,7 +44,7 @@ case "$(file -b "$binary")" in
 esac
 
 jail="$work/root"
-mkdir -p "$jail/bin" "$jail/dev" "$jail/tmp" "$jail/home" "$jail/work"
+mkdir -p "$jail/bin" "$jail/dev" "$jail/proc" "$jail/tmp" "$jail/home" "$jail/work"
 chmod 1777 "$jail/tmp"
 cp "$binary" "$jail/bin/airlock"
 : >"$jail/dev/null"
@@ -70,14 +70,16 @@ echo "== the root (everything in it)"
 (cd "$jail" && find . | sort)
 
 # `in_root CMD...`: CMD run in the root, with a clean environment. /dev/null is the host's,
-# bound over the empty file; nothing else of the host is visible.
+# bound over the empty file, and /proc is the new PID namespace's own (airlock reopens the
+# files it holds through /proc/self/fd); nothing else of the host is visible.
 in_root() {
     # shellcheck disable=SC2016 # $1 and $jail expand in the inner shell, by design
     env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-        unshare --user --map-root-user --mount --fork \
-        sh -c 'jail=$1; shift; mount --bind /dev/null "$jail/dev/null" && exec env -i HOME=/home \
-            AIRLOCK_HOME=/home/.airlock TMPDIR=/tmp OPENAI_API_KEY=not-needed chroot "$jail" "$@"' \
-        sh "$jail" "$@"
+        unshare --user --map-root-user --mount --pid --fork \
+        sh -c 'jail=$1; chroot=$(command -v chroot); shift; mount --bind /dev/null "$jail/dev/null" &&
+            mount -t proc proc "$jail/proc" &&
+            exec env -i HOME=/home AIRLOCK_HOME=/home/.airlock TMPDIR=/tmp OPENAI_API_KEY=not-needed \
+            "$chroot" "$jail" "$@"' sh "$jail" "$@"
 }
 
 echo "== airlock --version, in the root"
