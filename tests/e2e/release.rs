@@ -4,6 +4,8 @@
 //! naming the archive `dist/release.sh` builds. The archive here is a small fake (a shell
 //! script named `airlock`), so no musl build runs in the suite; `dist/release.sh` and
 //! `dist/check-static.sh` build and try the real one (BENCHMARKS.md, "Issue 30: release").
+// The helpers set up files and servers a test cannot go on without; a skip is said on stdout.
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
