@@ -126,6 +126,12 @@ impl Precompiler {
 /// Whether code generated for `host` runs on `target`: the same triple, or two Linux triples
 /// that differ only in their C library (`x86_64-unknown-linux-gnu`, `…-musl`).
 fn same_machine(target: &str, host: &str) -> bool {
-    let without_libc = |triple: &str| triple.rsplit_once("-linux-").map(|(machine, _)| machine.to_owned());
+    // Only the two C libraries: `gnux32`, `gnueabihf` and the like change pointers or floats.
+    let without_libc = |triple: &str| {
+        triple
+            .rsplit_once("-linux-")
+            .filter(|(_, libc)| matches!(*libc, "gnu" | "musl"))
+            .map(|(machine, _)| machine.to_owned())
+    };
     target == host || (without_libc(target).is_some() && without_libc(target) == without_libc(host))
 }
