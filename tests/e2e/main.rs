@@ -48,6 +48,7 @@ mod policy;
 #[path = "prompts/main.rs"]
 mod prompts;
 mod providers;
+mod release;
 #[path = "rewind/main.rs"]
 mod rewind;
 mod rewind_crash;
