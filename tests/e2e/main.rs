@@ -17,6 +17,7 @@ mod checkpoints;
 mod command_line;
 #[path = "commands/main.rs"]
 mod commands;
+mod completions;
 mod escapes;
 mod finish_reasons;
 mod folders;
@@ -27,6 +28,7 @@ mod headless;
 mod hooks;
 mod hostile;
 mod ignored_gigabyte;
+mod impossible_requests;
 mod kits;
 #[path = "mcp_client/main.rs"]
 mod mcp_client;
@@ -56,6 +58,7 @@ mod rewind_crash_store;
 mod runtime_limits;
 mod scheduling;
 mod search;
+mod search_index;
 mod seed_tools;
 mod sessions;
 #[path = "settings/main.rs"]
