@@ -4,11 +4,17 @@
 //! Each built-in is also precompiled to native code with the runtime's own engine settings
 //! (`src/runtime/code_config.rs`), so a first run loads it in a millisecond instead of
 //! compiling it (the runtime checks that the code fits its engine, and compiles otherwise).
+//!
+//! A packaged crate (`cargo package`, crates.io) has no `../plugins` to build: it carries
+//! the exact bytes a checkout built, in `builtins/`, checked against `builtins/SHA256SUMS`
+//! before they are embedded (`build/packaged.rs`, written by `dist/package.sh`).
 
 #[path = "src/runtime/code_config.rs"]
 mod code_config;
 #[path = "build/guest.rs"]
 mod guest;
+#[path = "build/packaged.rs"]
+mod packaged;
 
 use std::env;
 use std::fmt::Write as _;
@@ -37,11 +43,17 @@ const BUILTINS: &[&str] = &[
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = manifest_dir.parent().map(Path::to_path_buf).unwrap_or_default();
-    guest::watch_sources(&["plugins", "plugin-sdk", "wit", "rust-toolchain.toml"].map(|p| root.join(p)));
-    let target_dir = root.join("target").join("wasm");
-    let wasm_dir = guest::build_workspace(&root.join("plugins").join("Cargo.toml"), &target_dir);
-
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap_or_default());
+    let guests = root.join("plugins").join("Cargo.toml");
+    let wasm_dir = if guests.is_file() {
+        guest::watch_sources(&["plugins", "plugin-sdk", "wit", "rust-toolchain.toml"].map(|p| root.join(p)));
+        guest::build_workspace(&guests, &root.join("target").join("wasm"))
+    } else {
+        let packaged = manifest_dir.join("builtins");
+        println!("cargo:rerun-if-changed={}", packaged.display());
+        packaged::checked_builtins(&packaged, BUILTINS, &out_dir.join("builtins")).unwrap_or_else(|e| guest::fail(&e))
+    };
+
     let precompiler = Precompiler::new();
     let mut generated = String::from(
         "/// A built-in tool component.\n\
@@ -82,12 +94,15 @@ struct Precompiler {
 }
 
 impl Precompiler {
-    /// `None` when the binary is built for another target than the build's own: the code
-    /// would be for the wrong machine (the runtime then compiles on first use, as for any
-    /// plugin).
+    /// `None` when the binary is built for another machine than the build's own: the code
+    /// would be for the wrong one (the runtime then compiles on first use, as for any plugin).
+    /// Another C library on the same machine (a musl build on a glibc host) is the same
+    /// machine: the generated code calls no libc, and wasmtime checks only the architecture
+    /// and the operating system of a triple when it loads the code.
     fn new() -> Option<Self> {
         println!("cargo:rerun-if-changed=src/runtime/code_config.rs");
-        if env::var("TARGET").ok() != env::var("HOST").ok() {
+        let (target, host) = (env::var("TARGET").unwrap_or_default(), env::var("HOST").unwrap_or_default());
+        if !same_machine(&target, &host) {
             println!("cargo:warning=cross build: the built-in tools are compiled on first use, not at build time");
             return None;
         }
@@ -106,4 +121,17 @@ impl Precompiler {
         fs::write(&path, native).unwrap_or_else(|e| guest::fail(&format!("cannot write {}: {e}", path.display())));
         path
     }
+}
+
+/// Whether code generated for `host` runs on `target`: the same triple, or two Linux triples
+/// that differ only in their C library (`x86_64-unknown-linux-gnu`, `…-musl`).
+fn same_machine(target: &str, host: &str) -> bool {
+    // Only the two C libraries: `gnux32`, `gnueabihf` and the like change pointers or floats.
+    let without_libc = |triple: &str| {
+        triple
+            .rsplit_once("-linux-")
+            .filter(|(_, libc)| matches!(*libc, "gnu" | "musl"))
+            .map(|(machine, _)| machine.to_owned())
+    };
+    target == host || (without_libc(target).is_some() && without_libc(target) == without_libc(host))
 }

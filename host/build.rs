@@ -1,6 +1,11 @@
 //! Embeds what `airlock plugins new` writes: each language kit's template and the kit files
 //! a new project needs (`$OUT_DIR/templates.rs`). The built-in tools are the engine's
 //! (`engine/build.rs`).
+//!
+//! A checkout reads them from `../plugin-sdk`. A packaged crate (`cargo package`) has no
+//! `..`: `dist/package.sh` copies the folder's tracked files into `plugin-sdk/` beside this
+//! script first, each `Cargo.toml` renamed `Cargo.toml.packaged` (cargo leaves any folder
+//! holding a `Cargo.toml` out of a package, as another package); the names are put back here.
 
 use std::env;
 use std::fmt::Write as _;
@@ -10,7 +15,16 @@ use std::path::{Path, PathBuf};
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = manifest_dir.parent().map(Path::to_path_buf).unwrap_or_default();
-    write_templates(&root.join("plugin-sdk"));
+    let checkout = root.join("plugin-sdk");
+    let sdk = if checkout.is_dir() { checkout } else { manifest_dir.join("plugin-sdk") };
+    if !sdk.join("wit").is_dir() {
+        fail(&format!(
+            "{} is missing: a packaged airlock carries the kits `airlock plugins new` writes; package it with \
+             dist/package.sh",
+            sdk.display()
+        ));
+    }
+    write_templates(&sdk);
 }
 
 /// The languages `airlock plugins new` knows, by kit folder.
@@ -54,7 +68,7 @@ fn write_templates(sdk: &Path) {
         let Ok(text) = fs::read_to_string(&list) else { continue };
         for entry in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
             let (from, to) = entry.split_once("->").map_or((entry, entry), |(f, t)| (f.trim(), t.trim()));
-            let source = kit.join(from);
+            let source = packaged_as(&kit.join(from));
             if source.is_dir() {
                 for (path, relative) in files_below(&source) {
                     add(lang, &path, &format!("{to}/{relative}"), false);
@@ -90,12 +104,25 @@ fn files_below(dir: &Path) -> Vec<(PathBuf, String)> {
             if path.is_dir() {
                 pending.push(path);
             } else if let Ok(relative) = path.strip_prefix(dir) {
-                found.push((path.clone(), relative.display().to_string()));
+                let relative = relative.display().to_string();
+                let relative = relative.strip_suffix(PACKAGED).unwrap_or(&relative).to_owned();
+                found.push((path.clone(), relative));
             }
         }
     }
     found.sort();
     found
+}
+
+/// The suffix a packaged copy of `plugin-sdk` gives each `Cargo.toml`.
+const PACKAGED: &str = ".packaged";
+
+/// `path`, or its packaged name when only that exists.
+fn packaged_as(path: &Path) -> PathBuf {
+    let mut packaged = path.as_os_str().to_owned();
+    packaged.push(PACKAGED);
+    let packaged = PathBuf::from(packaged);
+    if !path.exists() && packaged.exists() { packaged } else { path.to_path_buf() }
 }
 
 /// Stops the build with one clear line.

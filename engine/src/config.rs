@@ -9,6 +9,7 @@ pub mod hooks;
 pub mod layers;
 pub mod mcp;
 mod merge;
+mod plugins;
 mod prompts;
 mod providers;
 mod telemetry;
@@ -27,6 +28,7 @@ use crate::policy::ApprovalMode;
 pub use checkpoints::{CheckpointSettings, DEFAULTS as CHECKPOINT_DEFAULTS};
 pub use layers::{Layer, LayerState, Row, Settings, Source, check_workspace_file, load_settings, system_config_file};
 use merge::Role;
+pub use plugins::PluginSettings;
 pub use prompts::{ContextSettings, DEFAULT_FILE_NAMES, SkillSettings};
 pub use providers::{ProviderFlags, ProviderTable, RetrySettings, check_base_url, resolve_provider};
 pub use telemetry::TelemetrySettings;
@@ -91,6 +93,9 @@ pub struct FileConfig {
     /// never from a workspace's file).
     #[serde(default)]
     pub checkpoints: CheckpointSettings,
+    /// `[plugins]`: the index `plugins search` reads (never from a workspace's file).
+    #[serde(default)]
+    pub plugins: PluginSettings,
 }
 
 /// `[audit]`. Only the user's and the system's file may set it: a repository must not be able

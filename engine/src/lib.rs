@@ -117,6 +117,10 @@ pub(crate) mod scheduler;
 pub mod session;
 #[cfg(test)]
 mod testing;
+// The build script's check of a packaged crate's built-ins, tested as a module of its own.
+#[cfg(test)]
+#[path = "../build/packaged.rs"]
+mod build_packaged;
 
 #[cfg(test)]
 #[path = "lib_tests.rs"]

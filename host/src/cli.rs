@@ -252,6 +252,10 @@ async fn run_inner(cli: Cli) -> Result<ExitCode, Fatal> {
     if let Some(Command::Plugins { command: commands::plugins::PluginsCommand::New(args) }) = &cli.command {
         return command_done(commands::plugins::new::run(args, &workspace, &mut std::io::stdout().lock()));
     }
+    if let Some(Command::Plugins { command: commands::plugins::PluginsCommand::Search(args) }) = &cli.command {
+        let index = file.plugins.index.as_deref();
+        return command_done(commands::plugins::search::run(&paths, index, args, &mut std::io::stdout().lock()).await);
+    }
     if let Some(Command::Sessions { command: SessionsCommand::List { json } }) = &cli.command {
         return list_sessions(&paths, *json);
     }

@@ -18,6 +18,7 @@ mod checkpoints;
 mod command_line;
 #[path = "commands/main.rs"]
 mod commands;
+mod completions;
 mod escapes;
 mod finish_reasons;
 mod folders;
@@ -28,6 +29,7 @@ mod headless;
 mod hooks;
 mod hostile;
 mod ignored_gigabyte;
+mod impossible_requests;
 mod kits;
 #[path = "mcp_client/main.rs"]
 mod mcp_client;
@@ -49,6 +51,7 @@ mod policy;
 #[path = "prompts/main.rs"]
 mod prompts;
 mod providers;
+mod release;
 #[path = "rewind/main.rs"]
 mod rewind;
 mod rewind_crash;
@@ -56,6 +59,7 @@ mod rewind_crash_store;
 mod runtime_limits;
 mod scheduling;
 mod search;
+mod search_index;
 mod seed_tools;
 mod sessions;
 #[path = "settings/main.rs"]

@@ -11,6 +11,7 @@
 
 pub mod diff;
 mod file_grant;
+pub mod kinds;
 pub mod net;
 pub mod search;
 
@@ -315,10 +316,12 @@ pub fn effective(tool: &ToolInfo, grant: &Grant, roots: &Roots) -> Effective {
         let Some(wanted) = roots.resolve(&request.path) else {
             continue;
         };
+        // A read-only kind is never given a write ([`kinds`]): its write request is a read.
+        let asked = kinds::usable_access(tool.kind, request.access);
         let mut granted = false;
         for file in &grant.files {
             let Some(given) = roots.resolve(&file.path) else { continue };
-            let access = if request.access == Access::ReadWrite && file.access == Access::ReadWrite {
+            let access = if asked == Access::ReadWrite && file.access == Access::ReadWrite {
                 Access::ReadWrite
             } else {
                 Access::Read
@@ -330,7 +333,7 @@ pub fn effective(tool: &ToolInfo, grant: &Grant, roots: &Roots) -> Effective {
             } else {
                 continue;
             };
-            granted |= folder == wanted && (access == request.access);
+            granted |= folder == wanted && (access == asked);
             match result.files.iter_mut().find(|(host, _)| *host == folder) {
                 Some((_, existing)) if access == Access::ReadWrite => *existing = Access::ReadWrite,
                 Some(_) => {}
@@ -338,7 +341,7 @@ pub fn effective(tool: &ToolInfo, grant: &Grant, roots: &Roots) -> Effective {
             }
         }
         if !granted {
-            let flag = if request.access == Access::ReadWrite { "--write" } else { "--read" };
+            let flag = if asked == Access::ReadWrite { "--write" } else { "--read" };
             result.missing.push(crate::sanitize::grant_flag(flag, &request.path));
         }
     }

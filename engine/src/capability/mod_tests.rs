@@ -89,6 +89,19 @@ fn read_only_tools_and_checks_never_write() {
     assert!(e.preopens(&editor, Phase::Execute)[0].writable);
 }
 
+#[test]
+fn a_read_only_kind_gets_and_misses_a_write_request_as_a_read() {
+    // What it gets says read (never a write it cannot use), and a missing grant suggests
+    // `--read`, never `--write`.
+    let d = dirs();
+    let fetcher = tool(Kind::Fetch, &[(".", Access::ReadWrite)]);
+    let e = effective(&fetcher, &grant(&[".:read-write"]), &d.roots);
+    assert_eq!(e.files, [(d.roots.workspace.clone(), Access::Read)]);
+    assert!(e.missing.is_empty(), "{:?}", e.missing);
+    let e = effective(&fetcher, &Grant::default(), &d.roots);
+    assert_eq!(e.missing, ["--read ."]);
+}
+
 #[cfg(unix)]
 #[test]
 fn a_workspace_symlink_that_leads_outside_is_not_granted() {

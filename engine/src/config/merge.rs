@@ -181,6 +181,7 @@ pub fn workspace_refusal(path: &[String], value: &DeValue<'_>) -> Option<&'stati
         "telemetry" => "it could send your prompts and tool calls to a collector of the repository's choosing",
         "audit" => "only the user's or the system's file may turn the audit trail off",
         "checkpoints" => "only the user's or the system's file may turn off or limit the undo of what tools do",
+        "plugins" => "a repository must not choose where you discover plugins to install",
         _ if path.iter().any(|part| part == "web_search") => "it chooses where search requests and their key go",
         _ if last.ends_with("_env") || last.ends_with("_variable") || last == "env" || last == "headers" => {
             "it names variables or headers that carry secrets"

@@ -88,6 +88,7 @@ fn a_workspace_may_not_widen_reach_nor_choose_where_requests_go() {
         ("[audit]\nenabled = false\n", "audit"),
         ("[checkpoints]\nenabled = false\n", "checkpoints"),
         ("checkpoints = { max_file_mib = 1 }\n", "checkpoints"),
+        ("[plugins]\nindex = \"https://evil.example/index.json\"\n", "plugins"),
         ("[hooks.component.pack]\nenabled = true\n", "hooks.component"),
         ("[hooks]\ncomponent = { pack = { timeout_ms = 1 } }\n", "hooks.component"),
     ] {

@@ -17,7 +17,7 @@
 pub mod v1 {
     wasmtime::component::bindgen!({
         world: "airlock:tool/plugin",
-        path: "../wit/since_v0.1.0",
+        path: "wit/since_v0.1.0",
         exports: { default: async },
     });
 }
@@ -26,7 +26,7 @@ pub mod v1 {
 pub mod v2 {
     wasmtime::component::bindgen!({
         world: "airlock:tool/plugin",
-        path: "../wit/since_v0.2.0",
+        path: "wit/since_v0.2.0",
         exports: { default: async },
         imports: { "airlock:host/process.[method]child.next": async | trappable, "airlock:host/process": trappable },
         with: {
@@ -40,7 +40,7 @@ pub mod v2 {
 pub mod hook {
     wasmtime::component::bindgen!({
         world: "airlock:hook/hook",
-        path: "../wit/since_v0.3.0",
+        path: "wit/since_v0.3.0",
         exports: { default: async },
         with: {
             "airlock:host/log": super::v2::airlock::host::log,

@@ -16,9 +16,10 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Context, InstallArgs, diff, fetch, find, show, signed, write_request_hint};
 use crate::commands::CommandError;
+use airlock_engine::capability::kinds;
 use airlock_engine::paths::{WORKSPACE_DIR, open_workspace_dir};
 use airlock_engine::registry::lock::{self, Entry, Lock};
-use airlock_engine::registry::{Origin, Registry, is_reserved};
+use airlock_engine::registry::{Origin, Plugin, Registry, is_reserved};
 use airlock_engine::sanitize::line;
 use airlock_files::{self as files, DirHandle, FileError, Replace, Staged};
 
@@ -79,7 +80,12 @@ pub(super) async fn check(context: &Context<'_>, file: &Path, out: &mut impl Wri
         .await
         .map(|c| c.contract_version())
         .map_err(|e| CommandError::Unloadable(format!("{}: {e}", file.display())))?;
-    writeln!(out, "{}: a valid airlock plugin", line(&file.display().to_string()))?;
+    let verdict = if impossible_requests(&plugin).is_ok() {
+        "a valid airlock plugin"
+    } else {
+        "loads, but requests what its tools can never be given (below)"
+    };
+    writeln!(out, "{}: {verdict}", line(&file.display().to_string()))?;
     writeln!(out, "  contract   airlock:tool@{version}")?;
     writeln!(out, "  plugin     {} {}", line(&plugin.info.name), line(&plugin.info.version))?;
     writeln!(out, "  size       {size} bytes, sha-256 {}", plugin.source.content_hash)?;
@@ -105,7 +111,18 @@ pub(super) async fn check(context: &Context<'_>, file: &Path, out: &mut impl Wri
     }
     show::write_tools(&plugin, true, out)?;
     write_request_hint(&plugin, REQUEST_LEAD, out)?;
-    Ok(())
+    impossible_requests(&plugin).map_err(|why| CommandError::Unloadable(format!("{}: {why}", file.display())))
+}
+
+/// Refuses a plugin that requests what its tools' kinds can never be given (a `fetch` tool
+/// asking to write): its description contradicts itself, so `check` and `install` refuse it
+/// alike, naming each such request and what to do ([`kinds::impossible`]).
+fn impossible_requests(plugin: &Plugin) -> Result<(), String> {
+    let found: Vec<String> = plugin.info.tools.iter().flat_map(kinds::impossible).map(|i| i.to_string()).collect();
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(format!("it requests what its tools can never be given:\n  {}", found.join("\n  ")))
 }
 
 /// Says on stderr that a large component is being loaded: its first compile takes seconds
@@ -188,6 +205,8 @@ pub(super) async fn install_fetched(
             "{source}: its plugin name `{name}` is a built-in's; nothing was installed (rename the plugin)"
         )));
     }
+    impossible_requests(&plugin)
+        .map_err(|why| CommandError::Unloadable(format!("{source}: {why}; nothing was installed")))?;
     let file_name = format!("{name}.wasm");
     let target = folder.path.join(&file_name);
     let origin = if in_workspace { Origin::Workspace } else { Origin::User };

@@ -15,6 +15,8 @@
 mod change;
 mod diff;
 mod fetch;
+mod index;
+mod index_git;
 mod lifecycle;
 pub mod new;
 pub mod publish;
@@ -254,7 +256,9 @@ pub async fn run(context: &Context<'_>, command: PluginsCommand) -> Result<(), C
         PluginsCommand::Update { name, approve } => diff::update(context, &name, approve, &mut out).await,
         PluginsCommand::Approve { name } => diff::approve(context, &name, &mut out),
         PluginsCommand::Publish(args) => publish::run(&args, &mut out).await,
-        PluginsCommand::Search(args) => search::run(context, &args, &mut out).await,
+        // cli.rs runs it first, before any plugin loads, with `[plugins] index`; here only
+        // `--index` can name one.
+        PluginsCommand::Search(args) => search::run(context.paths, None, &args, &mut out).await,
         PluginsCommand::Remove { name, keep_grant } => lifecycle::remove(context, &name, keep_grant, &mut out),
         // Handled before any plugin is loaded (cli.rs): it needs no runtime.
         PluginsCommand::New(args) => new::run(&args, &context.policy.roots().workspace, &mut out),
@@ -294,7 +298,9 @@ async fn inspect(context: &Context<'_>, file: &Path, json: bool, out: &mut impl 
 
 /// The command that grants what `plugin` requests, after `lead`; or that it needs none.
 fn write_request_hint(plugin: &Plugin, lead: &str, out: &mut impl Write) -> std::io::Result<()> {
-    let mut requested = Grant::requested_by(&plugin.info.tools);
+    // What the tools can be given: a read-only kind's write request is suggested as a read.
+    let usable: Vec<_> = plugin.info.tools.iter().map(capability::kinds::usable).collect();
+    let mut requested = Grant::requested_by(&usable);
     // A variable no plugin may be given is never suggested (the grant would be refused).
     requested.env.retain(|var| airlock_engine::policy::reserved_variable(var).is_none());
     let flags = grant_flags(&requested);

@@ -7,8 +7,8 @@ use std::io::Write;
 use super::{Context, find};
 use crate::commands::CommandError;
 use crate::commands::json;
-use airlock_engine::capability::Grant;
 use airlock_engine::capability::diff::Requests;
+use airlock_engine::capability::{Grant, kinds};
 use airlock_engine::contract::Access;
 use airlock_engine::policy::Granted;
 use airlock_engine::policy::file::Parts;
@@ -89,7 +89,13 @@ pub(super) fn write_tools(plugin: &Plugin, schemas: bool, out: &mut impl Write) 
             .iter()
             .map(|f| {
                 let access = if f.access == Access::ReadWrite { "write" } else { "read" };
-                format!("{access} {}", airlock_engine::sanitize::shell_word(&line(&f.path)))
+                let request = format!("{access} {}", airlock_engine::sanitize::shell_word(&line(&f.path)));
+                // Shown as asked, and said what it can be: a read-only kind never writes.
+                if f.access == Access::ReadWrite && !kinds::writes_files(tool.kind) {
+                    format!("{request} (never given: `{}` tools only read, so at most read)", tool.kind.as_str())
+                } else {
+                    request
+                }
             })
             .collect();
         requests.extend(caps.network.iter().map(|n| format!("net {}", line(n))));
