@@ -253,7 +253,7 @@ pub async fn run(context: &Context<'_>, command: PluginsCommand) -> Result<(), C
         PluginsCommand::Install(args) => lifecycle::install(context, &args, &mut out).await,
         PluginsCommand::Update { name, approve } => diff::update(context, &name, approve, &mut out).await,
         PluginsCommand::Approve { name } => diff::approve(context, &name, &mut out),
-        PluginsCommand::Publish(args) => publish::run(&args, &mut out).await,
+        PluginsCommand::Publish(args) => publish::run(context, &args, &mut out).await,
         PluginsCommand::Search(args) => search::run(context, &args, &mut out).await,
         PluginsCommand::Remove { name, keep_grant } => lifecycle::remove(context, &name, keep_grant, &mut out),
         // Handled before any plugin is loaded (cli.rs): it needs no runtime.
