@@ -12,6 +12,9 @@ use airlock_tests::{Session, fixtures};
 
 use crate::session;
 
+/// The exit code of a management command that fails (a bad command line is 2).
+const REFUSED: Option<i32> = Some(52);
+
 /// `airlock plugins ARGS` with no model.
 fn plugins(s: &Session, args: &[&str]) -> airlock_tests::Finished {
     let mut command = s.bare_command();
@@ -54,16 +57,29 @@ fn a_published_component_installs_by_tag_and_by_digest_with_its_digests_in_the_l
     let manifest = publish(&s, fixtures::ECHO_TOOLS, &tagged);
     let pasted = format!("oci://{}/tools/echo:v1@{manifest}", registry.host());
     let published = plugins(&s, &["publish", fixtures::ECHO_TOOLS, &tagged]);
-    assert!(published.stdout.contains(&format!("install it with: airlock plugins install {pasted}")), "{}", published.stdout);
+    assert!(
+        published.stdout.contains(&format!("install it with: airlock plugins install {pasted}")),
+        "{}",
+        published.stdout
+    );
     // The registry holds the CNCF Wasm layout: one application/wasm layer, the wasm config.
-    let stored = registry.request("GET", &format!("/v2/tools/echo/manifests/{manifest}"), &[("Accept", airlock_oci::MANIFEST_MEDIA_TYPE)], &[]).unwrap();
+    let stored = registry
+        .request(
+            "GET",
+            &format!("/v2/tools/echo/manifests/{manifest}"),
+            &[("Accept", airlock_oci::MANIFEST_MEDIA_TYPE)],
+            &[],
+        )
+        .unwrap();
     let body: serde_json::Value = serde_json::from_slice(&stored.body).unwrap();
     assert_eq!(body["config"]["mediaType"], "application/vnd.wasm.config.v0+json", "{body}");
     assert_eq!(body["layers"].as_array().map(Vec::len), Some(1), "{body}");
     assert_eq!(body["layers"][0]["mediaType"], "application/wasm");
     let component_digest = sha256_digest(&read(fixtures::ECHO_TOOLS));
     assert_eq!(body["layers"][0]["digest"], component_digest.as_str());
-    let config = registry.request("GET", &format!("/v2/tools/echo/blobs/{}", body["config"]["digest"].as_str().unwrap()), &[], &[]).unwrap();
+    let config = registry
+        .request("GET", &format!("/v2/tools/echo/blobs/{}", body["config"]["digest"].as_str().unwrap()), &[], &[])
+        .unwrap();
     let config: serde_json::Value = serde_json::from_slice(&config.body).unwrap();
     assert_eq!((config["architecture"].as_str(), config["os"].as_str()), (Some("wasm"), Some("wasip2")), "{config}");
     assert_eq!(config["layerDigests"][0], component_digest.as_str());
@@ -96,7 +112,7 @@ fn a_published_component_installs_by_tag_and_by_digest_with_its_digests_in_the_l
     assert_eq!(plugins(&s, &["remove", "echo_tools"]).code, Some(0));
     let other = format!("oci://{}/tools/echo@sha256:{}", registry.host(), "0".repeat(64));
     let refused = plugins(&s, &["install", &other]);
-    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert_eq!(refused.code, REFUSED, "{}", refused.stderr);
     assert!(refused.stderr.contains("not found in the registry"), "{}", refused.stderr);
     assert!(!folder(&s).join("echo_tools.wasm").exists());
 }
@@ -113,8 +129,10 @@ fn a_tag_moved_after_the_lock_is_refused_naming_both_digests_and_nothing_changes
     let new = publish(&s, fixtures::FS_PROBE, &tagged);
     assert_ne!(old, new);
     let refused = plugins(&s, &["install", &tagged]);
-    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
-    for expected in [old.as_str(), new.as_str(), "the tag moved", "airlock plugins update echo_tools", "nothing was installed"] {
+    assert_eq!(refused.code, REFUSED, "{}", refused.stderr);
+    for expected in
+        [old.as_str(), new.as_str(), "the tag moved", "airlock plugins update echo_tools", "nothing was installed"]
+    {
         assert!(refused.stderr.contains(expected), "{expected}: {}", refused.stderr);
     }
     assert_eq!(lock_text(&s), lock_before);
@@ -141,12 +159,13 @@ fn a_blob_whose_bytes_do_not_match_its_digest_is_refused_and_nothing_is_written(
     bytes[middle] ^= 0xff;
     std::fs::write(&blob, &bytes).unwrap();
     let refused = plugins(&s, &["install", &tagged]);
-    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert_eq!(refused.code, REFUSED, "{}", refused.stderr);
     assert!(refused.stderr.contains("do not match its digest"), "{}", refused.stderr);
     assert!(refused.stderr.contains(&digest), "{}", refused.stderr);
     assert!(!folder(&s).join("echo_tools.wasm").exists());
     assert_eq!(lock_text(&s), "");
-    let leftovers: Vec<_> = std::fs::read_dir(folder(&s)).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
+    let leftovers: Vec<_> =
+        std::fs::read_dir(folder(&s)).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -181,7 +200,7 @@ fn an_artifact_over_the_cap_is_refused_before_its_blob_is_requested() {
         .put_manifest("tools/big", "v1", airlock_oci::MANIFEST_MEDIA_TYPE, manifest.to_string().as_bytes())
         .unwrap();
     let refused = plugins(&s, &["install", &format!("oci://{}/tools/big:v1", registry.host())]);
-    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert_eq!(refused.code, REFUSED, "{}", refused.stderr);
     assert!(refused.stderr.contains(&format!("{len} bytes")), "{}", refused.stderr);
     assert!(refused.stderr.contains("refused before downloading it"), "{}", refused.stderr);
     // The registry's access log: the manifest was fetched, the blob never.
@@ -208,11 +227,11 @@ fn bad_references_an_unreachable_registry_and_a_container_image_get_clear_errors
     // Nothing listens there.
     let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap();
     let unreachable = plugins(&s, &["install", &format!("oci://127.0.0.1:{port}/tools/echo:v1")]);
-    assert_eq!(unreachable.code, Some(1), "{}", unreachable.stderr);
+    assert_eq!(unreachable.code, REFUSED, "{}", unreachable.stderr);
     assert!(unreachable.stderr.contains(&format!("127.0.0.1:{port}")), "{}", unreachable.stderr);
     assert!(unreachable.stderr.to_lowercase().contains("connect"), "{}", unreachable.stderr);
     let missing = plugins(&s, &["install", &format!("oci://{}/tools/none:v1", registry.host())]);
-    assert_eq!(missing.code, Some(1));
+    assert_eq!(missing.code, REFUSED);
     assert!(missing.stderr.contains("not found in the registry"), "{}", missing.stderr);
 
     // A container image: an image config and a tar layer.
@@ -225,21 +244,32 @@ fn bad_references_an_unreachable_registry_and_a_container_image_get_clear_errors
         "config": { "mediaType": "application/vnd.oci.image.config.v1+json", "digest": config_digest, "size": config.len() },
         "layers": [{ "mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": layer, "size": 19 }],
     });
-    registry.put_manifest("library/app", "latest", airlock_oci::MANIFEST_MEDIA_TYPE, manifest.to_string().as_bytes()).unwrap();
+    registry
+        .put_manifest("library/app", "latest", airlock_oci::MANIFEST_MEDIA_TYPE, manifest.to_string().as_bytes())
+        .unwrap();
     let image = plugins(&s, &["install", &format!("oci://{}/library/app:latest", registry.host())]);
-    assert_eq!(image.code, Some(1), "{}", image.stderr);
+    assert_eq!(image.code, REFUSED, "{}", image.stderr);
     assert!(image.stderr.contains("not a WebAssembly component artifact"), "{}", image.stderr);
     assert!(image.stderr.contains("application/vnd.oci.image.config.v1+json"), "{}", image.stderr);
-    assert!(!registry.log().contains(&format!("GET /v2/library/app/blobs/{layer}")), "the layer of an image is never fetched");
+    assert!(
+        !registry.log().contains(&format!("GET /v2/library/app/blobs/{layer}")),
+        "the layer of an image is never fetched"
+    );
 
     // Publishing: a reference without a tag, and a file that is not a component.
-    let untagged = plugins(&s, &["publish", fixtures::ECHO_TOOLS, &format!("oci://{}/tools/echo@sha256:{}", registry.host(), "0".repeat(64))]);
+    let untagged = plugins(
+        &s,
+        &["publish", fixtures::ECHO_TOOLS, &format!("oci://{}/tools/echo@sha256:{}", registry.host(), "0".repeat(64))],
+    );
     assert_eq!(untagged.code, Some(2), "{}", untagged.stderr);
     assert!(untagged.stderr.contains("publish takes a tag"), "{}", untagged.stderr);
     let junk = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(junk.path(), b"\0asm junk").unwrap();
-    let refused = plugins(&s, &["publish", &junk.path().display().to_string(), &format!("oci://{}/tools/junk:v1", registry.host())]);
-    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    let refused = plugins(
+        &s,
+        &["publish", &junk.path().display().to_string(), &format!("oci://{}/tools/junk:v1", registry.host())],
+    );
+    assert_eq!(refused.code, REFUSED, "{}", refused.stderr);
     assert!(refused.stderr.contains("nothing was published"), "{}", refused.stderr);
     let tags = registry.request("GET", "/v2/tools/junk/tags/list", &[], &[]).unwrap();
     assert_eq!(tags.status, 404, "nothing was pushed: {}", tags.body_text());
@@ -268,7 +298,14 @@ fn cosign_signatures_are_stored_under_the_sig_tag_and_read_back() {
     });
     let tag = airlock_oci::signature_tag(&manifest);
     assert_eq!(tag, format!("sha256-{}.sig", &manifest[7..]));
-    let stored = registry.request("GET", &format!("/v2/tools/echo/manifests/{tag}"), &[("Accept", airlock_oci::MANIFEST_MEDIA_TYPE)], &[]).unwrap();
+    let stored = registry
+        .request(
+            "GET",
+            &format!("/v2/tools/echo/manifests/{tag}"),
+            &[("Accept", airlock_oci::MANIFEST_MEDIA_TYPE)],
+            &[],
+        )
+        .unwrap();
     assert_eq!(stored.status, 200, "{}", stored.body_text());
     assert!(stored.body_text().contains(airlock_oci::SIMPLE_SIGNING_MEDIA_TYPE));
     // The plugin still installs by its tag (the .sig tag is beside it, not over it).

@@ -14,8 +14,8 @@ use std::time::Duration;
 use super::Context;
 use super::lifecycle;
 use crate::commands::CommandError;
-use airlock_engine::registry::{MAX_PLUGIN_BYTES, Origin, Plugin};
 use airlock_engine::registry::lock::{Lock, OciPin};
+use airlock_engine::registry::{MAX_PLUGIN_BYTES, Origin, Plugin};
 use airlock_engine::sanitize::line;
 use airlock_files as files;
 use airlock_oci::Reference;
@@ -84,7 +84,10 @@ async fn pull(context: &Context<'_>, source: &str, in_workspace: bool, moving: b
             None => Lock::default(),
         };
         let moved = lock.plugins.values().find(|entry| {
-            entry.oci.as_ref().is_some_and(|oci| oci.reference == pinned && oci.manifest_digest != resolved.manifest_digest)
+            entry
+                .oci
+                .as_ref()
+                .is_some_and(|oci| oci.reference == pinned && oci.manifest_digest != resolved.manifest_digest)
         });
         if let Some(entry) = moved {
             let old = entry.oci.as_ref().map_or("", |oci| oci.manifest_digest.as_str());

@@ -39,7 +39,9 @@ pub(super) async fn run(context: &Context<'_>, args: &PublishArgs, out: &mut imp
         .await
         .map_err(|p| CommandError::Unloadable(format!("{}: {}; nothing was published", p.path, p.reason)))?;
     if plugin.source.content_hash != digest {
-        return Err(CommandError::Unloadable(format!("{shown}: the file changed while it was checked; nothing was published")));
+        return Err(CommandError::Unloadable(format!(
+            "{shown}: the file changed while it was checked; nothing was published"
+        )));
     }
     let client = airlock_oci::Client::new(&reference).map_err(|e| CommandError::Unloadable(e.to_string()))?;
     let published = client
