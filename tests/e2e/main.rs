@@ -40,6 +40,7 @@ mod mcp_serve_rust;
 mod mcp_source;
 #[path = "media/main.rs"]
 mod media;
+mod oci;
 mod output_schema;
 #[path = "paths/main.rs"]
 mod paths;

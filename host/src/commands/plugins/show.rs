@@ -129,6 +129,9 @@ pub(super) fn list(context: &Context<'_>, json: bool, out: &mut impl Write) -> R
     }
     for plugin in plugins {
         writeln!(out, "{}", header(plugin))?;
+        if let Some(pin) = super::fetch::oci_pin(context, plugin) {
+            writeln!(out, "  from: {}", super::fetch::describe_pin(&pin))?;
+        }
         let tools: Vec<&str> = plugin.info.tools.iter().map(|t| t.name.as_str()).collect();
         writeln!(out, "  tools: {}", line(&tools.join(", ")))?;
         writeln!(out, "  granted: {}", describe_granted(&context.policy.grant(plugin)))?;
@@ -176,6 +179,7 @@ fn plugin_json<'a>(context: &Context<'_>, plugin: &'a Plugin) -> json::PluginVie
         granted: granted.grant,
         granted_by,
         name: &plugin.info.name,
+        oci: super::fetch::oci_pin(context, plugin),
         origin: plugin.source.origin,
         tools,
         version: &plugin.info.version,
@@ -190,6 +194,9 @@ pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl
     }
     let granted = context.policy.grant(plugin);
     writeln!(out, "{}", header(plugin))?;
+    if let Some(pin) = super::fetch::oci_pin(context, plugin) {
+        writeln!(out, "from {}", super::fetch::describe_pin(&pin))?;
+    }
     writeln!(out, "granted ({}): {}", line(&granted_by(plugin, &granted)), describe_granted(&granted))?;
     write_tools(plugin, false, out)?;
     write_gets(context, plugin, out)?;
