@@ -64,6 +64,7 @@ mod seed_tools;
 mod sessions;
 #[path = "settings/main.rs"]
 mod settings;
+mod signing;
 mod startup_budget;
 mod telemetry;
 mod terminal;
