@@ -28,6 +28,7 @@ mod hooks;
 mod hostile;
 mod ignored_gigabyte;
 mod kits;
+mod kits_outside;
 #[path = "mcp_client/main.rs"]
 mod mcp_client;
 mod mcp_http;
