@@ -93,3 +93,8 @@ fn the_rust_kits_http_and_process_reach_out_only_when_granted() {
 fn the_javascript_kits_http_and_process_reach_out_only_when_granted() {
     reaches_out_only_when_granted("js");
 }
+
+#[test]
+fn the_python_kits_http_and_process_reach_out_only_when_granted() {
+    reaches_out_only_when_granted("python");
+}
