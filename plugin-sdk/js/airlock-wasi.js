@@ -126,7 +126,7 @@ function http(request) {
   const method = request.method.toLowerCase();
   const known = ['get', 'head', 'post', 'put', 'delete', 'connect', 'options', 'trace', 'patch'];
   outgoing.setMethod(known.includes(method) ? { tag: method } : { tag: 'other', val: request.method });
-  outgoing.setScheme({ tag: request.scheme });
+  outgoing.setScheme({ tag: request.scheme.toUpperCase() });
   outgoing.setAuthority(request.authority);
   outgoing.setPathWithQuery(request.pathWithQuery);
   const body = outgoing.body();
