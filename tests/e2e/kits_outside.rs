@@ -67,7 +67,8 @@ fn both_calls(s: &Session, example: &Example, url: &str) -> (String, String) {
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert_eq!(done.stdout.trim(), "done", "{}", done.stdout);
     let requests = mock.requests();
-    let sent: Vec<String> = requests.get(1).map(function_responses).unwrap_or_default().into_iter().map(|(_, t)| t).collect();
+    let sent: Vec<String> =
+        requests.get(1).map(function_responses).unwrap_or_default().into_iter().map(|(_, t)| t).collect();
     assert_eq!(sent.len(), expected, "{sent:?}\n{}", done.stderr);
     match sent.as_slice() {
         [fetched, ran] => (fetched.clone(), ran.clone()),

@@ -96,7 +96,13 @@ pub struct Request {
 impl Request {
     /// A request with `method` (`GET`, `POST`, …) for `url`.
     pub fn new(method: &str, url: impl Into<String>) -> Self {
-        Self { method: method.to_string(), url: url.into(), headers: Vec::new(), body: None, max_body: DEFAULT_MAX_BODY }
+        Self {
+            method: method.to_string(),
+            url: url.into(),
+            headers: Vec::new(),
+            body: None,
+            max_body: DEFAULT_MAX_BODY,
+        }
     }
 
     pub fn get(url: impl Into<String>) -> Self {
@@ -206,7 +212,9 @@ mod imp {
         if let Some(bytes) = &request.body {
             let stream = body.write().map_err(|()| failed("the request body stream was already taken"))?;
             for chunk in bytes.chunks(4096) {
-                stream.blocking_write_and_flush(chunk).map_err(|e| failed(&format!("sending the body failed: {e:?}")))?;
+                stream
+                    .blocking_write_and_flush(chunk)
+                    .map_err(|e| failed(&format!("sending the body failed: {e:?}")))?;
             }
         }
         OutgoingBody::finish(body, None).map_err(|code| explain(&code))?;
@@ -283,7 +291,10 @@ mod imp {
     use super::{HttpError, Request, Response, Url};
 
     pub(super) fn send(request: &Request, _url: &Url<'_>) -> Result<Response, HttpError> {
-        Err(HttpError::Failed(format!("{} was not sent: HTTP goes through wasi:http, inside a component only", request.url)))
+        Err(HttpError::Failed(format!(
+            "{} was not sent: HTTP goes through wasi:http, inside a component only",
+            request.url
+        )))
     }
 }
 
