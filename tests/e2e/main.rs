@@ -30,6 +30,7 @@ mod hostile;
 mod ignored_gigabyte;
 mod impossible_requests;
 mod kits;
+mod kits_outside;
 #[path = "mcp_client/main.rs"]
 mod mcp_client;
 mod mcp_http;
