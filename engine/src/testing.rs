@@ -42,7 +42,11 @@ impl Setup {
     }
 
     pub fn dirs(&self) -> PluginDirs {
-        PluginDirs { user: self.home.path().join("plugins"), workspace: self.workspace.join(".airlock/plugins") }
+        PluginDirs {
+            user: self.home.path().join("plugins"),
+            workspace: self.workspace.join(".airlock/plugins"),
+            ..PluginDirs::default()
+        }
     }
 
     pub async fn registry(&self, runtime: &Runtime) -> Arc<Registry> {

@@ -44,7 +44,7 @@ fn main() {
     let workspace = home.path().canonicalize().expect("canonical");
     let tokio = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio");
     let runtime = Arc::new(Runtime::new(home.path().join("cache")).expect("runtime"));
-    let dirs = PluginDirs { user: plugins, workspace: workspace.join(".airlock/plugins") };
+    let dirs = PluginDirs { user: plugins, workspace: workspace.join(".airlock/plugins"), ..PluginDirs::default() };
     let registry = tokio.block_on(Registry::load(&runtime, &dirs));
     assert!(registry.problems.is_empty(), "{:?}", registry.problems);
     let policy_path = home.path().join("policy.toml");

@@ -182,7 +182,8 @@ async fn subjects(runtime: &Runtime, workspace: &Path) -> Vec<Subject> {
     let bytes = std::fs::read(fixtures::ECHO_TOOLS).expect("echo_tools fixture");
     let (echo, _) = runtime.load(&content_hash(&bytes), || Ok(bytes.clone())).expect("load echo_tools");
     let none = PathBuf::from("/nonexistent-airlock-bench");
-    let registry = Registry::load(runtime, &PluginDirs { user: none.clone(), workspace: none }).await;
+    let registry =
+        Registry::load(runtime, &PluginDirs { user: none.clone(), workspace: none, ..PluginDirs::default() }).await;
     assert!(registry.problems.is_empty(), "{:?}", registry.problems);
     let read_file =
         registry.get("read_file").expect("built-in read_file").plugin.component(runtime).await.expect("load");

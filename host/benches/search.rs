@@ -228,7 +228,8 @@ async fn components(runtime: &Runtime) -> Vec<(&'static str, LoadedComponent)> {
         return tools;
     }
     let none = PathBuf::from("/nonexistent-airlock-bench");
-    let registry = Registry::load(runtime, &PluginDirs { user: none.clone(), workspace: none }).await;
+    let registry =
+        Registry::load(runtime, &PluginDirs { user: none.clone(), workspace: none, ..PluginDirs::default() }).await;
     assert!(registry.problems.is_empty(), "{:?}", registry.problems);
     for name in ["grep_search", "glob"] {
         tools.push((name, registry.get(name).expect("built-in").plugin.component(runtime).await.expect("load")));

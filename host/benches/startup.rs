@@ -80,7 +80,7 @@ fn main() {
 fn first_run_both_ways(scratch: &Path, runs: usize) {
     let tokio = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio");
     let none = scratch_path("airlock-bench-no-plugins");
-    let dirs = PluginDirs { user: none.clone(), workspace: none };
+    let dirs = PluginDirs { user: none.clone(), workspace: none, ..PluginDirs::default() };
     let mut round = 0;
     let samples = support::sample(1, runs, || {
         round += 1;
@@ -129,7 +129,7 @@ fn in_process_phases(warm_cache: &Path, runs: usize) {
     report("    Runtime::new (engine, linker, epoch ticker)", &Summary::of(&samples));
     let runtime = Runtime::new(warm_cache.to_path_buf()).expect("runtime");
     let none = scratch_path("airlock-bench-no-plugins");
-    let dirs = PluginDirs { user: none.clone(), workspace: none };
+    let dirs = PluginDirs { user: none.clone(), workspace: none, ..PluginDirs::default() };
     let samples = support::sample(3, runs, || {
         let registry = tokio.block_on(Registry::load(&runtime, &dirs));
         assert!(registry.problems.is_empty(), "{:?}", registry.problems);

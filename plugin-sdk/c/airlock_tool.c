@@ -1237,6 +1237,66 @@ bool exports_airlock_tool_tool_execute(plugin_string_t *tool, plugin_string_t *a
     return true;
 }
 
+/* Words joined by NUL characters, as airlock:host/process takes an argv. */
+static char *join_argv(const char *const *argv, size_t *len) {
+    airlock_buf b = {0};
+    for (size_t i = 0; argv[i]; i++) {
+        if (i > 0) airlock_buf_append(&b, "", 1);
+        airlock_buf_puts(&b, argv[i]);
+    }
+    *len = b.len;
+    return b.data ? b.data : xstrdup("");
+}
+
+airlock_result airlock_run(const char *const *argv, airlock_run_output *out) {
+    memset(out, 0, sizeof *out);
+    if (!argv || !argv[0]) return airlock_err_invalid_params("airlock_run: no program given");
+    size_t len = 0;
+    char *joined = join_argv(argv, &len);
+    airlock_host_process_spawn_options_t options = {0};
+    options.command.tag = AIRLOCK_HOST_PROCESS_COMMAND_ARGV;
+    options.command.val.argv.ptr = (uint8_t *)joined; /* borrowed for the call */
+    options.command.val.argv.len = len;
+    airlock_host_process_own_child_t child;
+    airlock_host_process_spawn_error_t refusal;
+    bool started = airlock_host_process_spawn(&options, &child, &refusal);
+    free(joined);
+    if (!started) {
+        airlock_status status = refusal.tag == AIRLOCK_HOST_PROCESS_SPAWN_ERROR_DENIED    ? AIRLOCK_ERR_PERMISSION_DENIED
+                                : refusal.tag == AIRLOCK_HOST_PROCESS_SPAWN_ERROR_INVALID ? AIRLOCK_ERR_INVALID_PARAMS
+                                                                                          : AIRLOCK_ERR_EXECUTION;
+        plugin_string_t *message = &refusal.val.denied; /* every case holds one string */
+        airlock_result r = airlock_err(status, "%.*s", (int)message->len, (const char *)message->ptr);
+        airlock_host_process_spawn_error_free(&refusal);
+        return r;
+    }
+    airlock_buf stdout_buf = {0}, stderr_buf = {0};
+    airlock_host_process_borrow_child_t borrowed = airlock_host_process_borrow_child(child);
+    for (;;) {
+        airlock_host_process_event_t event;
+        airlock_host_process_method_child_next(borrowed, 1000, &event);
+        if (event.tag == AIRLOCK_HOST_PROCESS_EVENT_STDOUT) {
+            airlock_buf_append(&stdout_buf, (const char *)event.val.stdout_.ptr, event.val.stdout_.len);
+        } else if (event.tag == AIRLOCK_HOST_PROCESS_EVENT_STDERR) {
+            airlock_buf_append(&stderr_buf, (const char *)event.val.stderr_.ptr, event.val.stderr_.len);
+        } else if (event.tag == AIRLOCK_HOST_PROCESS_EVENT_EXITED) {
+            airlock_host_process_exit_status_t *status = &event.val.exited;
+            out->exited = status->code.is_some;
+            out->code = status->code.val;
+            out->signaled = status->signal.is_some;
+            out->signal = status->signal.val;
+            out->timed_out = status->timed_out;
+            airlock_host_process_event_free(&event);
+            break;
+        }
+        airlock_host_process_event_free(&event);
+    }
+    airlock_host_process_child_drop_own(child);
+    out->stdout_text = stdout_buf.data ? stdout_buf.data : xstrdup("");
+    out->stderr_text = stderr_buf.data ? stderr_buf.data : xstrdup("");
+    return airlock_ok();
+}
+
 #else
 /* ==== Host: native stand-ins (unit tests) ========================================== */
 
@@ -1261,4 +1321,18 @@ static void host_log(airlock_log_level level, const char *message, size_t len) {
 void airlock_emit(const char *chunk) {
     if (getenv("AIRLOCK_LOG")) fprintf(stderr, "%s", chunk);
 }
+
+airlock_result airlock_run(const char *const *argv, airlock_run_output *out) {
+    memset(out, 0, sizeof *out);
+    if (!argv || !argv[0]) return airlock_err_invalid_params("airlock_run: no program given");
+    return airlock_err_execution("%s was not run: programs start through airlock:host/process, inside a component only",
+                                 argv[0]);
+}
 #endif
+
+void airlock_run_output_free(airlock_run_output *out) {
+    free(out->stdout_text);
+    free(out->stderr_text);
+    out->stdout_text = NULL;
+    out->stderr_text = NULL;
+}

@@ -334,6 +334,28 @@ void airlock_log(airlock_log_level level, const char *fmt, ...) __attribute__((f
 /* Live output to the user (only shown for tools with .streams_output). */
 void airlock_emit(const char *chunk);
 
+/* ---- Programs (airlock:host/process, contract 0.2.0) ------------------------------ */
+
+/* What a finished program wrote and how it ended. stdout_text and stderr_text are malloc'd
+ * and NUL-terminated; free them with airlock_run_output_free. */
+typedef struct {
+    bool exited;     /* it exited by itself: code holds its exit code */
+    int32_t code;
+    bool signaled;   /* a signal ended it (9 when the host killed it) */
+    int32_t signal;
+    bool timed_out;
+    char *stdout_text;
+    char *stderr_text;
+} airlock_run_output;
+
+/* Runs argv (NULL-terminated, the program first; no shell) in the workspace root through
+ * the host and waits for its end, filling *out. The host starts only a program the tool
+ * requests (.processes = AIRLOCK_LIST("git")) and the user granted; a refusal comes back as
+ * the error result (permission-denied, invalid-params or execution) with the host's reason,
+ * to return to the model as is. Natively (unit tests) nothing runs: an execution error. */
+airlock_result airlock_run(const char *const *argv, airlock_run_output *out);
+void airlock_run_output_free(airlock_run_output *out);
+
 #ifdef __cplusplus
 }
 #endif

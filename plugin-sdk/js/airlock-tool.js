@@ -71,6 +71,10 @@ const defaultHost = {
   readDir: noHost('the file system'),
   // Whether the instance can see `path` at all (a preopen holds it); undefined: unknown.
   granted: () => undefined,
+  // One wasi:http request (see httpRequest); throws { code } with the wasi:http error code.
+  http: noHost('wasi:http'),
+  // Runs a program through airlock:host/process (see runProcess); throws { refused, message }.
+  run: noHost('airlock:host/process'),
 };
 
 let host = defaultHost;
@@ -78,6 +82,104 @@ let host = defaultHost;
 /** Installs the host functions (done by airlock-wasi.js in the component, by tests in Node). */
 export function setHost(impl) {
   host = { ...defaultHost, ...impl };
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP and programs
+
+/** Bytes of a response body httpRequest reads unless given `maxBody`. */
+export const DEFAULT_MAX_BODY = 8 << 20;
+
+// What a wasi:http error code means, for the model.
+function httpError(url, code) {
+  switch (code) {
+    case 'HTTP-request-denied':
+      return new PermissionDenied(`${url}: the request was denied: no network grant allows this destination`);
+    case 'destination-IP-prohibited':
+      return new PermissionDenied(
+        `${url}: the host is at an address that is not public (loopback, private, link-local), which is reached only when the user's grant names that address`,
+      );
+    case 'DNS-error':
+    case 'destination-not-found':
+      return new ExecutionError(`${url}: the host name could not be resolved`);
+    case 'connection-refused':
+      return new ExecutionError(`${url}: the connection was refused`);
+    default:
+      return new ExecutionError(`${url}: the request failed (${code})`);
+  }
+}
+
+/**
+ * Sends one request through the host's `wasi:http` and reads the response:
+ * `httpRequest({ url, method = 'GET', headers = {}, body, maxBody })` →
+ * `{ status, headers: { name: value }, body: Uint8Array, text(), truncated }`.
+ * The host sends it only to a destination the tool requests (`network: ['https://api.example.com']`)
+ * and the user granted; otherwise it throws `PermissionDenied`, which the model is told.
+ * Redirects are returned as they are, never followed.
+ */
+export function httpRequest({ url, method = 'GET', headers = {}, body, maxBody = DEFAULT_MAX_BODY }) {
+  const match = /^(https?):\/\/([^/?#@\s]+)([^#]*)/i.exec(String(url ?? ''));
+  if (!match) throw new InvalidParams(`${safeJson(url)} is not an http:// or https:// URL with a host`);
+  const tail = match[3] === '' ? '/' : match[3].startsWith('/') ? match[3] : `/${match[3]}`;
+  const encoded = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  let response;
+  try {
+    response = host.http({
+      method,
+      scheme: match[1].toLowerCase(),
+      authority: match[2],
+      pathWithQuery: tail,
+      headers: Object.entries(headers).map(([name, value]) => [name, String(value)]),
+      body: encoded,
+      maxBody,
+    });
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
+    throw httpError(url, error && error.code ? error.code : String(error));
+  }
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: response.body,
+    truncated: response.truncated,
+    text() {
+      return new TextDecoder().decode(response.body);
+    },
+  };
+}
+
+/** `httpRequest({ url })`: a GET. */
+export function httpGet(url, options = {}) {
+  return httpRequest({ ...options, url, method: 'GET' });
+}
+
+/**
+ * Runs a program through `airlock:host/process` (contract 0.2.0) and waits for its end:
+ * `runProcess({ argv: ['git', '--version'] })` or `runProcess({ shell: 'git status | head' })`,
+ * with `directory` (default: the workspace root), `env` ({ NAME: value }, only variables the
+ * tool was granted), `stdin` (bytes or text) and `timeoutMs` →
+ * `{ code, signal, timedOut, stdout, stderr }` (text). The host starts only what the tool
+ * requests (`processes: ['git']`) and the user granted; a refusal throws `PermissionDenied`
+ * (or `InvalidParams`, `ExecutionError`) with the host's reason.
+ */
+export function runProcess({ argv, shell, directory = '', env = {}, stdin, timeoutMs = 0 }) {
+  if ((argv === undefined) === (shell === undefined)) throw new InvalidParams('runProcess: give argv or shell');
+  try {
+    return host.run({
+      argv,
+      shell,
+      directory,
+      env: Object.entries(env),
+      stdin: typeof stdin === 'string' ? new TextEncoder().encode(stdin) : stdin,
+      timeoutMs,
+    });
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
+    if (error && error.refused === 'denied') throw new PermissionDenied(error.message);
+    if (error && error.refused === 'invalid') throw new InvalidParams(error.message);
+    if (error && error.refused === 'failed') throw new ExecutionError(error.message);
+    throw error;
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -153,6 +255,11 @@ export function editConfirmation(path, original, proposed) {
     tag: 'edit',
     val: { path, original: original ?? '', proposed, isNewFile: original == null },
   };
+}
+
+/** An `exec` confirmation: the command line, its program, the folder and the risk ('low', 'medium', 'high'). */
+export function execConfirmation(command, rootCommand, directory = '', risk = 'medium') {
+  return { tag: 'exec', val: { command, rootCommand, directory, risk } };
 }
 
 /** An `info` confirmation: what the user is asked, and the URLs the call will reach. */

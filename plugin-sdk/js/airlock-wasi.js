@@ -6,7 +6,10 @@
 import { log } from 'airlock:host/log@0.2.0';
 import { emit } from 'airlock:host/output@0.2.0';
 import { workspaceRoot, callId } from 'airlock:host/context@0.2.0';
+import { spawn as hostSpawn } from 'airlock:host/process@0.2.0';
 import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
+import { handle } from 'wasi:http/outgoing-handler@0.2.12';
+import { Fields, OutgoingRequest, OutgoingBody, httpErrorCode } from 'wasi:http/types@0.2.12';
 import { setHost, normalize, isWithin } from './airlock-tool.js';
 
 // A WASI failure as `{ code }` (the filesystem `error-code`, 'no-entry', 'access', ...).
@@ -107,6 +110,119 @@ function readDir(path) {
   }
 }
 
+// One request through wasi:http: { method, scheme, authority, pathWithQuery, headers: [[name,
+// value]], body: Uint8Array | undefined, maxBody }. A failure throws { code } with the
+// wasi:http `error-code` tag ('HTTP-request-denied', 'destination-IP-prohibited', ...).
+function httpFailure(code) {
+  const tag = code && typeof code.tag === 'string' ? code.tag : String(code);
+  return Object.assign(new Error(tag), { code: tag });
+}
+
+function http(request) {
+  const fields = new Fields();
+  const encoder = new TextEncoder();
+  for (const [name, value] of request.headers) fields.append(name, encoder.encode(value));
+  const outgoing = new OutgoingRequest(fields);
+  const method = request.method.toLowerCase();
+  const known = ['get', 'head', 'post', 'put', 'delete', 'connect', 'options', 'trace', 'patch'];
+  outgoing.setMethod(known.includes(method) ? { tag: method } : { tag: 'other', val: request.method });
+  outgoing.setScheme({ tag: request.scheme.toUpperCase() });
+  outgoing.setAuthority(request.authority);
+  outgoing.setPathWithQuery(request.pathWithQuery);
+  const body = outgoing.body();
+  let pending;
+  try {
+    pending = handle(outgoing, undefined);
+  } catch (error) {
+    throw httpFailure(error && error.payload);
+  }
+  if (request.body && request.body.length > 0) {
+    const stream = body.write();
+    for (let at = 0; at < request.body.length; at += 4096) {
+      stream.blockingWriteAndFlush(request.body.subarray(at, at + 4096));
+    }
+  }
+  OutgoingBody.finish(body, undefined);
+  pending.subscribe().block();
+  const outcome = pending.get();
+  if (!outcome || outcome.tag !== 'ok') throw httpFailure('the response was lost');
+  if (outcome.val.tag !== 'ok') throw httpFailure(outcome.val.val);
+  const response = outcome.val.val;
+  const decoder = new TextDecoder();
+  const headers = response.headers().entries().map(([name, value]) => [name.toLowerCase(), decoder.decode(value)]);
+  const incoming = response.consume();
+  const stream = incoming.stream();
+  const chunks = [];
+  let total = 0;
+  let truncated = false;
+  for (;;) {
+    const room = request.maxBody - total;
+    if (room <= 0) {
+      truncated = true;
+      break;
+    }
+    let chunk;
+    try {
+      chunk = stream.blockingRead(BigInt(Math.min(room, 65536)));
+    } catch (error) {
+      const payload = error && error.payload;
+      if (payload && payload.tag === 'closed') break;
+      const code = payload && payload.tag === 'last-operation-failed' ? httpErrorCode(payload.val) : undefined;
+      throw httpFailure(code ?? 'the body could not be read');
+    }
+    chunks.push(chunk);
+    total += chunk.length;
+  }
+  return { status: response.status(), headers, body: concat(chunks), truncated };
+}
+
+function concat(chunks) {
+  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
+// Starts a program through airlock:host/process and waits for its end:
+// { argv: [...] } or { shell: '...' }, with directory, env ([[name, value]]), stdin, timeoutMs.
+// A refusal throws { refused: 'denied' | 'invalid' | 'failed', message }.
+function run(options) {
+  const command = options.shell !== undefined
+    ? { tag: 'shell', val: options.shell }
+    : { tag: 'argv', val: options.argv.join('\0') };
+  let child;
+  try {
+    child = hostSpawn({
+      command,
+      directory: options.directory ?? '',
+      env: (options.env ?? []).map(([name, value]) => `${name}=${value}`).join('\0'),
+      stdin: options.stdin,
+      timeoutMs: BigInt(options.timeoutMs ?? 0),
+      background: false,
+    });
+  } catch (error) {
+    const payload = error && error.payload;
+    if (payload && typeof payload.tag === 'string') {
+      throw Object.assign(new Error(payload.val), { refused: payload.tag, message: payload.val });
+    }
+    throw error;
+  }
+  const stdout = [];
+  const stderr = [];
+  for (;;) {
+    const event = child.next(1000);
+    if (event.tag === 'stdout') stdout.push(event.val);
+    else if (event.tag === 'stderr') stderr.push(event.val);
+    else if (event.tag === 'exited') {
+      const join = (parts) => new TextDecoder().decode(concat(parts));
+      return { code: event.val.code, signal: event.val.signal, timedOut: event.val.timedOut, stdout: join(stdout), stderr: join(stderr) };
+    }
+  }
+}
+
 setHost({
   log: (level, message) => log(level, message),
   emit: (chunk) => emit(chunk),
@@ -116,4 +232,6 @@ setHost({
   readFile,
   readDir,
   granted: (path) => locate(path) !== null,
+  http,
+  run,
 });

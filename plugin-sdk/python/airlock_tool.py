@@ -81,10 +81,28 @@ class _Bindings:
     def get(cls):
         if cls._loaded is None:
             from componentize_py_types import Err
-            from wit_world.imports import context, output, types
+            # The contract's `types` (named after its package: wasi:http has `types` too).
+            from wit_world.imports import airlock_tool_types as types
+            from wit_world.imports import context, output
             from wit_world.imports import log as host_log
 
             cls._loaded = (types, host_log, context, output, Err)
+        return cls._loaded
+
+
+class _Outside:
+    """The bindings that reach outside: `wasi:http` and `airlock:host/process` (inside the
+    component only)."""
+
+    _loaded = None
+
+    @classmethod
+    def get(cls):
+        if cls._loaded is None:
+            from wit_world.imports import outgoing_handler, process, streams
+            from wit_world.imports import wasi_http_types as http_types
+
+            cls._loaded = (outgoing_handler, http_types, streams, process)
         return cls._loaded
 
 
@@ -96,6 +114,7 @@ if _IN_WASM:
     # (`Counter.most_common(n)` imports heapq, `datetime.strptime` _strptime, ...) now; an
     # app imports everything else it uses at its top.
     _Bindings.get()
+    _Outside.get()
     for _module in PRELOADED:
         try:
             __import__(_module)
@@ -244,6 +263,186 @@ def exec_confirmation(command, root_command=None, directory="", risk="medium"):
 def info_confirmation(prompt, urls=()):
     """Anything else the user should agree to."""
     return ("info", str(prompt), [str(url) for url in urls])
+
+
+# ---------------------------------------------------------------------------------------
+# HTTP and programs
+
+#: Bytes of a response body `http_request` reads unless given `max_body`.
+DEFAULT_MAX_BODY = 8 << 20
+
+
+class Response:
+    """An HTTP response: `status`, `headers` (lower-case names, in order), `body` (bytes,
+    at most the request's cap) and `truncated` (the body went on past it)."""
+
+    def __init__(self, status, headers, body, truncated=False):
+        self.status = status
+        self.headers = list(headers)
+        self.body = body
+        self.truncated = truncated
+
+    def header(self, name):
+        """The first value of header `name` (any case), or None."""
+        name = name.lower()
+        return next((value for key, value in self.headers if key == name), None)
+
+    def text(self):
+        """The body as text (invalid UTF-8 replaced)."""
+        return self.body.decode("utf-8", "replace")
+
+
+def _split_url(url):
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(str(url))
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
+        raise InvalidParams("%r is not an http:// or https:// URL with a host" % (url,))
+    path = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+    return parts.scheme.lower(), parts.netloc, path
+
+
+def _http_error(url, code):
+    """A `wasi:http` error code (its class name) as the tool error the model is told."""
+    if code == "ErrorCode_HttpRequestDenied":
+        return PermissionDenied("%s: the request was denied: no network grant allows this destination" % url)
+    if code == "ErrorCode_DestinationIpProhibited":
+        return PermissionDenied(
+            "%s: the host is at an address that is not public (loopback, private, link-local), "
+            "which is reached only when the user's grant names that address" % url)
+    if code in ("ErrorCode_DnsError", "ErrorCode_DestinationNotFound"):
+        return ExecutionError("%s: the host name could not be resolved" % url)
+    if code == "ErrorCode_ConnectionRefused":
+        return ExecutionError("%s: the connection was refused" % url)
+    return ExecutionError("%s: the request failed (%s)" % (url, code))
+
+
+def _wasi_http(method, scheme, authority, path, headers, body, max_body, url):
+    outgoing_handler, http_types, streams, _ = _Outside.get()
+    _, _, _, _, Err = _Bindings.get()
+    fields = http_types.Fields()
+    for name, value in headers:
+        fields.append(name, str(value).encode())
+    request = http_types.OutgoingRequest(fields)
+    known = {"GET": http_types.Method_Get(), "HEAD": http_types.Method_Head(),
+             "POST": http_types.Method_Post(), "PUT": http_types.Method_Put(),
+             "DELETE": http_types.Method_Delete(), "PATCH": http_types.Method_Patch(),
+             "OPTIONS": http_types.Method_Options()}
+    request.set_method(known.get(method.upper()) or http_types.Method_Other(method))
+    request.set_scheme(http_types.Scheme_Https() if scheme == "https" else http_types.Scheme_Http())
+    request.set_authority(authority)
+    request.set_path_with_query(path)
+    outgoing_body = request.body()
+    try:
+        pending = outgoing_handler.handle(request, None)
+    except Err as error:
+        raise _http_error(url, type(error.value).__name__) from None
+    if body:
+        stream = outgoing_body.write()
+        for at in range(0, len(body), 4096):
+            stream.blocking_write_and_flush(body[at:at + 4096])
+    http_types.OutgoingBody.finish(outgoing_body, None)
+    pending.subscribe().block()
+    outcome = pending.get()
+    if outcome is None or not hasattr(outcome, "value") or isinstance(outcome, Err):
+        raise ExecutionError("%s: the response was lost" % url)
+    if isinstance(outcome.value, Err):
+        raise _http_error(url, type(outcome.value.value).__name__)
+    response = outcome.value.value
+    status = response.status()
+    received = [(name.lower(), value.decode("utf-8", "replace")) for name, value in response.headers().entries()]
+    incoming = response.consume()
+    stream = incoming.stream()
+    chunks, total, truncated = [], 0, False
+    while True:
+        room = max_body - total
+        if room <= 0:
+            truncated = True
+            break
+        try:
+            chunk = stream.blocking_read(min(room, 65536))
+        except Err as error:
+            if isinstance(error.value, streams.StreamError_Closed):
+                break
+            code = http_types.http_error_code(error.value.value)
+            raise _http_error(url, type(code).__name__ if code else "the body could not be read") from None
+        chunks.append(chunk)
+        total += len(chunk)
+    return Response(status, received, b"".join(chunks), truncated)
+
+
+def http_request(url, method="GET", headers=None, body=None, max_body=DEFAULT_MAX_BODY):
+    """Sends one request through the host's `wasi:http` and returns its `Response`.
+
+    The host sends it only to a destination the tool requests (`network=["https://api.example.com"]`)
+    and the user granted; otherwise it raises `PermissionDenied`, which the model is told.
+    Redirects come back as they are, never followed. Natively (unit tests) there is no host:
+    it raises `ExecutionError`.
+    """
+    scheme, authority, path = _split_url(url)
+    if isinstance(body, str):
+        body = body.encode()
+    if not _IN_WASM:
+        raise ExecutionError("%s was not sent: HTTP goes through wasi:http, inside a component only" % url)
+    return _wasi_http(method, scheme, authority, path, list((headers or {}).items()), body, max_body, url)
+
+
+def http_get(url, headers=None, max_body=DEFAULT_MAX_BODY):
+    """`http_request(url)`: a GET."""
+    return http_request(url, "GET", headers, None, max_body)
+
+
+class Completed:
+    """A finished program: `code` (None when a signal ended it), `signal`, `timed_out`,
+    `stdout` and `stderr` (text)."""
+
+    def __init__(self, code, signal, timed_out, stdout, stderr):
+        self.code, self.signal, self.timed_out = code, signal, timed_out
+        self.stdout, self.stderr = stdout, stderr
+
+
+def run_process(argv=None, shell=None, directory="", env=None, stdin=None, timeout_ms=0):
+    """Runs a program through `airlock:host/process` (contract 0.2.0) and waits for its end:
+    `run_process(argv=["git", "--version"])` or `run_process(shell="git status | head")`.
+
+    The host starts only what the tool requests (`processes=["git"]`) and the user granted,
+    in `directory` (default: the workspace root), with only `env` variables the tool was
+    granted; a refusal raises `PermissionDenied` (or `InvalidParams`, `ExecutionError`) with
+    the host's reason. Natively (unit tests) there is no host: it raises `ExecutionError`.
+    """
+    if (argv is None) == (shell is None):
+        raise InvalidParams("run_process: give argv or shell")
+    if not _IN_WASM:
+        raise ExecutionError("not run: programs start through airlock:host/process, inside a component only")
+    _, _, _, process = _Outside.get()
+    _, _, _, _, Err = _Bindings.get()
+    command = process.Command_Shell(shell) if shell is not None else process.Command_Argv("\0".join(argv))
+    if isinstance(stdin, str):
+        stdin = stdin.encode()
+    options = process.SpawnOptions(
+        command=command, directory=directory,
+        env="\0".join("%s=%s" % item for item in (env or {}).items()),
+        stdin=stdin, timeout_ms=int(timeout_ms), background=False)
+    try:
+        child = process.spawn(options)
+    except Err as error:
+        refusal = error.value
+        if isinstance(refusal, process.SpawnError_Denied):
+            raise PermissionDenied(refusal.value) from None
+        if isinstance(refusal, process.SpawnError_Invalid):
+            raise InvalidParams(refusal.value) from None
+        raise ExecutionError(refusal.value) from None
+    out, err = [], []
+    while True:
+        event = child.next(1000)
+        if isinstance(event, process.Event_Stdout):
+            out.append(event.value)
+        elif isinstance(event, process.Event_Stderr):
+            err.append(event.value)
+        elif isinstance(event, process.Event_Exited):
+            status = event.value
+            return Completed(status.code, status.signal, status.timed_out,
+                             b"".join(out).decode("utf-8", "replace"), b"".join(err).decode("utf-8", "replace"))
 
 
 # ---------------------------------------------------------------------------------------

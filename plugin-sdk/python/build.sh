@@ -31,13 +31,14 @@ if [ -f "$HERE/wit/tool.wit" ]; then WIT="$HERE/wit"
 elif [ -f "$HERE/../wit/tool.wit" ]; then WIT="$(cd "$HERE/../wit" && pwd)"
 else fail "no contract: expected $HERE/wit/tool.wit or $HERE/../wit/tool.wit"; fi
 [ -f "$HERE/airlock_tool.py" ] || fail "no helper layer: expected $HERE/airlock_tool.py"
+[ -f "$HERE/wit-py/world.wit" ] || fail "no kit world: expected $HERE/wit-py/world.wit"
 
 # componentize-py runs app.py at build time (pre-initialisation) and keeps only the modules
 # loaded by then. Run it on a staging copy of the project (without tests, the .wasm, caches,
 # dot-folders or a virtualenv) so the build leaves nothing such as __pycache__ behind.
 STAGE="$(mktemp -d "${TMPDIR:-/tmp}/airlock-py-build.XXXXXX")"
 trap 'rm -rf "$STAGE"' EXIT
-(cd "$PROJECT" && find . -mindepth 1 \( -name '.*' -o -name __pycache__ -o -name wit \
+(cd "$PROJECT" && find . -mindepth 1 \( -name '.*' -o -name __pycache__ -o -name wit -o -name wit-py \
     -o -name venv -o -name '*.wasm' -o -name 'test_*.py' -o -name '*_test.py' \) -prune \
     -o -type f -print) \
   | while IFS= read -r file; do
@@ -45,11 +46,20 @@ trap 'rm -rf "$STAGE"' EXIT
       cp "$PROJECT/$file" "$STAGE/$file"
     done
 cp "$HERE/airlock_tool.py" "$STAGE/airlock_tool.py"
+# One WIT folder: the kit's world (the contract plus the wasi:http client) at the top, the
+# contract and WASI as its dependencies.
+WORLD="$(mktemp -d "${TMPDIR:-/tmp}/airlock-py-wit.XXXXXX")"
+trap 'rm -rf "$STAGE" "$WORLD"' EXIT
+mkdir -p "$WORLD/deps/tool" "$WORLD/deps/host"
+cp "$HERE/wit-py/world.wit" "$WORLD/"
+cp "$WIT/tool.wit" "$WORLD/deps/tool/"
+cp "$WIT/deps/host/host.wit" "$WORLD/deps/host/"
+for dep in "$HERE"/wit-py/deps/*/; do cp -r "$dep" "$WORLD/deps/"; done
 mkdir -p "$(dirname "$OUT")"
 
 # Third-party pure-Python packages come from the active virtualenv ($VIRTUAL_ENV), as
 # componentize-py finds them; import them at the top of app.py.
 START=$(date +%s.%N)
-(cd "$STAGE" && componentize-py -q -d "$WIT" -w plugin componentize -p "$STAGE" app -o "$OUT")
+(cd "$STAGE" && componentize-py -q -d "$WORLD" -w plugin-py componentize -p "$STAGE" app -o "$OUT")
 END=$(date +%s.%N)
 echo "built $OUT ($(wc -c <"$OUT") bytes, $(awk "BEGIN {printf \"%.1f\", $END - $START}") s)"

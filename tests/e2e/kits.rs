@@ -188,7 +188,9 @@ fn the_python_kits_csv_query_runs_end_to_end() {
 #[test]
 fn the_python_kits_own_tests_pass() {
     let kit = root().join("plugin-sdk/python");
-    for (folder, tests) in [(kit.clone(), "tests"), (kit.join("examples/csv_query"), ".")] {
+    for (folder, tests) in
+        [(kit.clone(), "tests"), (kit.join("examples/csv_query"), "."), (kit.join("examples/http_and_process"), ".")]
+    {
         let mut command = std::process::Command::new("python3");
         command
             .args(["-m", "unittest", "discover", "-v", "-s", tests])

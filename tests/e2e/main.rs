@@ -31,6 +31,7 @@ mod hostile;
 mod ignored_gigabyte;
 mod impossible_requests;
 mod kits;
+mod kits_outside;
 #[path = "mcp_client/main.rs"]
 mod mcp_client;
 mod mcp_http;
@@ -41,6 +42,7 @@ mod mcp_serve_rust;
 mod mcp_source;
 #[path = "media/main.rs"]
 mod media;
+mod oci;
 mod output_schema;
 #[path = "paths/main.rs"]
 mod paths;
@@ -64,6 +66,7 @@ mod seed_tools;
 mod sessions;
 #[path = "settings/main.rs"]
 mod settings;
+mod signing;
 mod startup_budget;
 mod telemetry;
 mod terminal;

@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod mock_model;
 pub mod otel;
 pub mod pty;
+pub mod registry;
 pub mod session;
 pub mod trees;
 pub mod variants;

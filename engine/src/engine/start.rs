@@ -83,7 +83,16 @@ impl Tools {
         let roots = Roots { workspace: workspace.to_path_buf(), home: user_home(), memory: memory_dir(paths) };
         let mut policy = Policy::load(paths, roots, mode)?;
         policy.set_search(search);
-        let dirs = PluginDirs { user: paths.plugins.clone(), workspace: workspace.join(".airlock").join("plugins") };
+        let required = |workspace: bool| {
+            let signatures = policy.signatures(workspace);
+            signatures.require_signed.then_some(signatures.origin)
+        };
+        let dirs = PluginDirs {
+            user: paths.plugins.clone(),
+            workspace: workspace.join(".airlock").join("plugins"),
+            user_requires_signed: required(false),
+            workspace_requires_signed: required(true),
+        };
         let registry = Arc::new(Registry::load(&runtime, &dirs).await);
         // The policy's names (grant tables, rule tools) mean plugins and tools: resolved now.
         policy.bind(&registry)?;

@@ -61,6 +61,8 @@ pub struct PolicyFile {
     /// The `[mcp_servers.NAME]` tables: what each MCP server started from this file's
     /// scope may do ([`super::mcp_grant::McpGrant`]).
     pub mcp_servers: BTreeMap<String, super::mcp_grant::McpGrant>,
+    /// `[signatures]`: what the plugin folder this file governs requires and trusts.
+    pub signatures: Option<super::signatures::Signatures>,
 }
 
 /// One `[grants.NAME]` table.
@@ -123,6 +125,7 @@ struct RawPolicy {
     rule: Vec<Spanned<RawRule>>,
     #[serde(default)]
     mcp_servers: BTreeMap<String, super::mcp_grant::McpGrant>,
+    signatures: Option<Spanned<super::signatures::RawSignatures>>,
 }
 
 #[derive(Deserialize)]
@@ -237,7 +240,15 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
     for (name, grant) in &raw.mcp_servers {
         grant.check(name).map_err(|message| invalid(0, message))?;
     }
-    Ok(PolicyFile { path: path.to_path_buf(), hash, grants, rules, mcp_servers: raw.mcp_servers })
+    let signatures = match raw.signatures {
+        Some(table) => {
+            let line =
+                line_of(&text, text[..(table.span().start + 12).min(text.len())].rfind("[signatures]").unwrap_or(0));
+            Some(super::signatures::parse(table.into_inner(), path, line, &invalid)?)
+        }
+        None => None,
+    };
+    Ok(PolicyFile { path: path.to_path_buf(), hash, grants, rules, mcp_servers: raw.mcp_servers, signatures })
 }
 
 /// Where in a policy file's text a problem is, and what: the error to return.

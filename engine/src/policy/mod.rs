@@ -36,6 +36,7 @@ pub mod mcp_grant;
 pub(crate) mod mode;
 mod reach;
 pub mod rules;
+pub mod signatures;
 pub mod trust;
 
 use std::collections::BTreeMap;
@@ -260,6 +261,13 @@ impl Policy {
             session_grants: Mutex::default(),
             added: Mutex::default(),
         }
+    }
+
+    /// What the plugin folder of the workspace (`workspace`) or of the user requires of
+    /// signatures and trusts ([`signatures::combine`]).
+    pub fn signatures(&self, workspace: bool) -> signatures::Signatures {
+        let theirs = self.workspace.as_ref().and_then(|w| w.signatures.as_ref()).filter(|_| workspace);
+        signatures::combine(self.user.signatures.as_ref(), theirs)
     }
 
     /// The approval mode in force.

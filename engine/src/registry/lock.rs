@@ -132,6 +132,22 @@ pub fn check(lock: &Lock, path: &Path, digest: &str) -> Option<String> {
     ))
 }
 
+/// Why the plugin file `path` must not load in a folder whose policy (at `origin`) requires
+/// signed plugins: it has no lock entry, or its entry records no verified signature. `None`
+/// when it does ([`check`] has compared its digest with the entry's).
+pub fn check_signed(lock: &Lock, path: &Path, origin: &str) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy();
+    let why = match lock.entry(&name) {
+        Some(entry) if entry.signature.is_some() => return None,
+        Some(_) => "it was installed without a signature",
+        None => "it was not installed with `airlock plugins install` (it has no entry in plugins.lock)",
+    };
+    Some(format!(
+        "not loaded: this folder requires signed plugins (require_signed in {origin}) and {why}; install it \
+         with `airlock plugins install FILE --signature SIG` (or `--bundle BUNDLE`)"
+    ))
+}
+
 /// The lock file of a plugin folder, for messages.
 pub fn path_in(dir: &Path) -> PathBuf {
     dir.join(FILE_NAME)

@@ -173,16 +173,20 @@ pub struct LoadProblem {
 }
 
 /// Where plugins are looked for.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct PluginDirs {
     pub user: PathBuf,
     pub workspace: PathBuf,
+    /// For each folder whose policy requires signed plugins, where it says so (`path:line`):
+    /// only files installed with a verified signature load from it.
+    pub user_requires_signed: Option<String>,
+    pub workspace_requires_signed: Option<String>,
 }
 
 /// The sha-256 of every plugin file in a workspace's plugin folder (canonical), by file
 /// name, each file hashed now; and the files that are not plugins (links, FIFOs, …).
 pub fn workspace_digests(dir: &Path) -> (BTreeMap<String, String>, Vec<LoadProblem>) {
-    let (sources, problems) = source::scan(dir, Origin::Workspace, None);
+    let (sources, problems) = source::scan(dir, Origin::Workspace, None, None);
     (sources.into_iter().map(|s| (s.file_name(), s.content_hash)).collect(), problems)
 }
 
@@ -201,8 +205,11 @@ impl Registry {
     pub async fn load(runtime: &Runtime, dirs: &PluginDirs) -> Self {
         let mut registry = Self::default();
         let mut sources = source::builtins();
-        for (dir, origin) in [(&dirs.user, Origin::User), (&dirs.workspace, Origin::Workspace)] {
-            let (found, problems) = source::scan(dir, origin, Some(runtime.cache()));
+        for (dir, origin, signed) in [
+            (&dirs.user, Origin::User, &dirs.user_requires_signed),
+            (&dirs.workspace, Origin::Workspace, &dirs.workspace_requires_signed),
+        ] {
+            let (found, problems) = source::scan(dir, origin, Some(runtime.cache()), signed.as_deref());
             sources.extend(found);
             registry.problems.extend(problems);
         }

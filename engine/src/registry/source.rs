@@ -132,8 +132,15 @@ type Opened = Result<(File, rustix::fs::Stat), FileError>;
 /// Every `*.wasm` file directly in `dir`, by file name, and what was wrong with the others.
 /// A missing folder holds nothing. A workspace folder (`origin` Workspace) is opened without
 /// following links, from `dir` (canonical) down; the user's folder follows them.
-/// Without a `cache`, every file is hashed (as `airlock trust` does).
-pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<PluginSource>, Vec<LoadProblem>) {
+/// Without a `cache`, every file is hashed (as `airlock trust` does). With `require_signed`
+/// (the folder's policy requires signed plugins), only files whose lock entry records a
+/// verified signature load ([`lock::check_signed`]).
+pub fn scan(
+    dir: &Path,
+    origin: Origin,
+    cache: Option<&CompileCache>,
+    require_signed: Option<&str>,
+) -> (Vec<PluginSource>, Vec<LoadProblem>) {
     let mut problems = Vec::new();
     let (names, lock): (Vec<(PathBuf, Opened)>, _) = if origin == Origin::Workspace {
         let handle = match files::open_dir(dir) {
@@ -183,7 +190,9 @@ pub fn scan(dir: &Path, origin: Origin, cache: Option<&CompileCache>) -> (Vec<Pl
             None => files::sha256_bounded(&file, &stat, max_bytes(origin)),
         });
         match identified {
-            Ok(content_hash) => match lock::check(&lock, &path, &content_hash) {
+            Ok(content_hash) => match lock::check(&lock, &path, &content_hash)
+                .or_else(|| require_signed.and_then(|origin| lock::check_signed(&lock, &path, origin)))
+            {
                 Some(mismatch) => problems.push(problem(&path, mismatch)),
                 None => sources.push(PluginSource { origin, path, content_hash, embedded: None, precompiled: None }),
             },

@@ -109,6 +109,10 @@ pub struct PluginView<'a> {
     pub granted_by: String,
     /// The plugin's name.
     pub name: &'a str,
+    /// For a plugin installed from an OCI registry: the reference and manifest digest
+    /// recorded in `plugins.lock`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oci: Option<airlock_engine::registry::lock::OciPin>,
     /// `builtin`, `user` or `workspace`.
     pub origin: Origin,
     /// Each tool: what it requests and what it gets.

@@ -6,6 +6,10 @@
 
 #include "airlock_tool.h"
 
+/* Running a program: airlock_run(argv, &out) (request it with .processes = AIRLOCK_LIST("git"));
+ * a refusal comes back as the error result for the model. Shown in the kit's
+ * examples/run_echo. The C kit has no HTTP helper yet (README.md, "Running programs"). */
+
 #define MAX_TEXT (1024 * 1024)
 
 typedef struct {

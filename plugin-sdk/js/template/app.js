@@ -5,6 +5,11 @@
 
 import { definePlugin, defineTool, json, InvalidParams } from './airlock-tool.js';
 
+// Reaching the network or running a program: httpGet(url) (request the host with
+// network: ['https://api.example.com']) and runProcess({ argv: ['git', '--version'] }) (request
+// processes: ['git']), both from airlock-tool.js; a refusal is thrown as PermissionDenied for
+// the model. Both are shown in the kit's examples/http_and_process.
+
 /** The counts for `text` (what the tool computes; unit-tested without wasm). */
 export function counts(text) {
   const words = text.split(/\s+/).filter((word) => word !== '');

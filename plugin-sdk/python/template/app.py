@@ -14,6 +14,11 @@ import airlock_tool as airlock
 # of the airlock contract for every tool registered below with @airlock.tool.
 Tool = airlock.plugin(name="{{name}}", version="0.1.0")
 
+# Reaching the network or running a program: `airlock.http_get(url)` (request the host with
+# `network=["https://api.example.com"]`) and `airlock.run_process(argv=["git", "--version"])`
+# (request `processes=["git"]`); a refusal is raised as PermissionDenied for the model. Both
+# are shown in the kit's examples/http_and_process.
+
 WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
 
 

@@ -5,7 +5,8 @@
 //! [`export_tools!`]. The SDK owns everything between that and the WIT contract
 //! (`wit/since_v0.2.0`): the JSON Schema the model sees, parsing the JSON arguments into
 //! typed values (bad arguments become `invalid-params`, never a trap), dispatching the
-//! host's calls by tool name, and helpers for paths, files, logging and live output.
+//! host's calls by tool name, and helpers for paths, files, logging, live output, HTTP
+//! ([`http`], through `wasi:http`) and programs ([`process`]).
 //!
 //! ```ignore
 //! use airlock_plugin_sdk::prelude::*;
@@ -46,6 +47,7 @@ pub mod bindings {
 
 pub mod folders;
 pub mod fs;
+pub mod http;
 pub mod log;
 pub mod output;
 pub mod process;

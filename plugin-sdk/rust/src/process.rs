@@ -10,6 +10,10 @@
 //! ```ignore
 //! use airlock_plugin_sdk::process::{Event, Spawn};
 //!
+//! // The short way: run it to the end (`?`: a refusal goes to the model).
+//! let output = Spawn::argv(["git", "--version"]).output()?;
+//!
+//! // Or follow it as it runs.
 //! let child = Spawn::argv(["git", "status", "--short"]).start()?;
 //! loop {
 //!     match child.next(100) {
@@ -89,6 +93,21 @@ impl Spawn {
         self
     }
 
+    /// Starts the program and waits for its end, collecting what it wrote: the short way
+    /// when the tool needs only the result (`Spawn::argv(["git", "--version"]).output()?`).
+    pub fn output(self) -> Result<Output, SpawnError> {
+        let child = self.start()?;
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        loop {
+            match child.next(1000) {
+                Event::Stdout(bytes) => stdout.extend_from_slice(&bytes),
+                Event::Stderr(bytes) => stderr.extend_from_slice(&bytes),
+                Event::Exited(status) => return Ok(Output { status, stdout, stderr }),
+                Event::Idle => {}
+            }
+        }
+    }
+
     /// Starts the program, or says why the host refused.
     pub fn start(self) -> Result<Child, SpawnError> {
         let env = self.env.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join("\0");
@@ -101,6 +120,31 @@ impl Spawn {
             timeout_ms,
             background: self.background,
         })
+    }
+}
+
+/// What a finished program wrote, and how it ended ([`Spawn::output`]).
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub status: ExitStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+impl Output {
+    /// Whether the program exited by itself with code 0.
+    pub fn success(&self) -> bool {
+        self.status.code == Some(0)
+    }
+
+    /// Its standard output as text (invalid UTF-8 replaced).
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// Its standard error as text (invalid UTF-8 replaced).
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
     }
 }
 

@@ -2,15 +2,23 @@
 //! `http` only from this machine), or an OCI registry (`oci://HOST/REPO:TAG`,
 //! `oci://HOST/REPO@sha256:DIGEST`); each is read whole, capped at the most a plugin may have,
 //! before anything is written.
+//!
+//! An OCI tag is checked against the folder's `plugins.lock` before the component is
+//! downloaded: when an entry was installed from the same tag and the tag now names another
+//! manifest, `install` is refused naming both digests (the tag moved: someone pushed over it);
+//! `update` ([`fetch_for_update`]) takes the new one, since moving is the point.
 
 use std::path::Path;
 use std::time::Duration;
 
 use super::Context;
+use super::lifecycle;
 use crate::commands::CommandError;
-use airlock_engine::registry::MAX_PLUGIN_BYTES;
-use airlock_engine::registry::lock::OciPin;
+use airlock_engine::registry::lock::{Lock, OciPin};
+use airlock_engine::registry::{MAX_PLUGIN_BYTES, Origin, Plugin};
+use airlock_engine::sanitize::line;
 use airlock_files as files;
+use airlock_oci::Reference;
 
 /// How long a download may take.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
@@ -26,8 +34,32 @@ pub(super) struct Fetched {
     pub oci: Option<OciPin>,
 }
 
-/// The bytes `source` names, for the plugin folder of `in_workspace` (whose lock may pin it).
-pub(super) async fn fetch(_context: &Context<'_>, source: &str, _in_workspace: bool) -> Result<Fetched, CommandError> {
+/// The bytes `source` names, for the plugin folder of `in_workspace` (whose lock may pin it):
+/// an OCI tag that moved since a plugin was installed from it is refused.
+pub(super) async fn fetch(context: &Context<'_>, source: &str, in_workspace: bool) -> Result<Fetched, CommandError> {
+    fetch_with(context, source, in_workspace, false).await
+}
+
+/// As [`fetch`], for `airlock plugins update`: an OCI tag that moved is taken (the capability
+/// diff that follows shows what the new version asks for).
+#[allow(dead_code, reason = "called by `plugins update`, which the capability-diff work builds (issue 30)")]
+pub(super) async fn fetch_for_update(
+    context: &Context<'_>,
+    source: &str,
+    in_workspace: bool,
+) -> Result<Fetched, CommandError> {
+    fetch_with(context, source, in_workspace, true).await
+}
+
+async fn fetch_with(
+    context: &Context<'_>,
+    source: &str,
+    in_workspace: bool,
+    moving: bool,
+) -> Result<Fetched, CommandError> {
+    if source.starts_with(airlock_oci::SCHEME) {
+        return pull(context, source, in_workspace, moving).await;
+    }
     if is_url(source) {
         let (bytes, recorded_source) = download(source).await?;
         return Ok(Fetched { bytes, recorded_source, oci: None });
@@ -36,6 +68,71 @@ pub(super) async fn fetch(_context: &Context<'_>, source: &str, _in_workspace: b
     let bytes = files::read_user_file(path, MAX_PLUGIN_BYTES)
         .map_err(|e| CommandError::Unloadable(format!("{source}: cannot read: {e}")))?;
     Ok(Fetched { bytes, recorded_source: files::canonical_lenient(path).display().to_string(), oci: None })
+}
+
+/// The component at the OCI reference `source`: its manifest resolved and checked, a moved
+/// tag refused unless `moving`, then its one layer downloaded and checked.
+async fn pull(context: &Context<'_>, source: &str, in_workspace: bool, moving: bool) -> Result<Fetched, CommandError> {
+    let reference = Reference::parse(source).map_err(|e| CommandError::Usage(e.to_string()))?;
+    let failed = |e: airlock_oci::OciError| CommandError::Unloadable(format!("{e}; nothing was installed"));
+    let client = airlock_oci::Client::new(&reference).map_err(failed)?;
+    let resolved = client.resolve(&reference).await.map_err(failed)?;
+    let pinned = pin_text(&reference);
+    if !moving && reference.digest().is_none() {
+        let lock = match lifecycle::folder(context, in_workspace, false)? {
+            Some(folder) => Lock::read_in(&folder.dir, &folder.path).map_err(CommandError::Unloadable)?,
+            None => Lock::default(),
+        };
+        let moved = lock.plugins.values().find(|entry| {
+            entry
+                .oci
+                .as_ref()
+                .is_some_and(|oci| oci.reference == pinned && oci.manifest_digest != resolved.manifest_digest)
+        });
+        if let Some(entry) = moved {
+            let old = entry.oci.as_ref().map_or("", |oci| oci.manifest_digest.as_str());
+            return Err(CommandError::Unloadable(format!(
+                "{source}: the tag moved: {} was installed from it at manifest {old}, and it now names {}; \
+                 nothing was installed. To take the new version, run `airlock plugins update {}` \
+                 (it shows what the new version requests first), or install {}@{old} to keep the old one",
+                line(&entry.name),
+                resolved.manifest_digest,
+                line(&entry.name),
+                reference.with_tag(reference.tag().unwrap_or_default()),
+            )));
+        }
+    }
+    let bytes = client.pull_component(&reference, &resolved, MAX_PLUGIN_BYTES).await.map_err(failed)?;
+    Ok(Fetched {
+        bytes,
+        recorded_source: source.to_string(),
+        oci: Some(OciPin { reference: pinned, manifest_digest: resolved.manifest_digest }),
+    })
+}
+
+/// The OCI reference and manifest digest `plugins.lock` records for the installed `plugin`.
+pub(super) fn oci_pin(context: &Context<'_>, plugin: &Plugin) -> Option<OciPin> {
+    let lock = match plugin.source.origin {
+        Origin::User => Lock::read(plugin.source.path.parent()?).ok()?,
+        Origin::Workspace => {
+            let folder = lifecycle::folder(context, true, false).ok()??;
+            Lock::read_in(&folder.dir, &folder.path).ok()?
+        }
+        Origin::Builtin => return None,
+    };
+    let file_name = plugin.source.path.file_name()?.to_str()?;
+    lock.entry(file_name)?.oci.clone()
+}
+
+/// The line `plugins show` and `list` print for an OCI pin.
+pub(super) fn describe_pin(pin: &OciPin) -> String {
+    format!("{}{} (manifest {})", airlock_oci::SCHEME, line(&pin.reference), line(&pin.manifest_digest))
+}
+
+/// How `plugins.lock` names an OCI reference: without `oci://`.
+fn pin_text(reference: &Reference) -> String {
+    let text = reference.to_string();
+    text.strip_prefix(airlock_oci::SCHEME).unwrap_or(&text).to_string()
 }
 
 /// Whether `source` names a URL rather than a file.

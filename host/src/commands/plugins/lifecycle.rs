@@ -29,9 +29,9 @@ const REQUEST_LEAD: &str = "it gets nothing it requests until you run";
 /// A plugin folder `install` and `remove` work on: its path (for messages, and to compare
 /// with the paths plugins were loaded from) and a handle on it, through which every read
 /// and write of the command goes.
-struct Folder {
-    path: PathBuf,
-    dir: DirHandle,
+pub(super) struct Folder {
+    pub path: PathBuf,
+    pub dir: DirHandle,
 }
 
 /// The plugin folder `install` and `remove` work on, opened; with `create`, made when
@@ -40,7 +40,7 @@ struct Folder {
 /// user's own plugin folder, say) is refused, and one swapped in while the command runs
 /// changes nothing, since the handle names the folder that was opened. The user's own
 /// folder is opened by its path.
-fn folder(context: &Context<'_>, in_workspace: bool, create: bool) -> Result<Option<Folder>, CommandError> {
+pub(super) fn folder(context: &Context<'_>, in_workspace: bool, create: bool) -> Result<Option<Folder>, CommandError> {
     if !in_workspace {
         let path = context.paths.plugins.clone();
         if create {

@@ -255,7 +255,7 @@ pub async fn run(context: &Context<'_>, command: PluginsCommand) -> Result<(), C
         PluginsCommand::Install(args) => lifecycle::install(context, &args, &mut out).await,
         PluginsCommand::Update { name, approve } => diff::update(context, &name, approve, &mut out).await,
         PluginsCommand::Approve { name } => diff::approve(context, &name, &mut out),
-        PluginsCommand::Publish(args) => publish::run(&args, &mut out).await,
+        PluginsCommand::Publish(args) => publish::run(context, &args, &mut out).await,
         // cli.rs runs it first, before any plugin loads, with `[plugins] index`; here only
         // `--index` can name one.
         PluginsCommand::Search(args) => search::run(context.paths, None, &args, &mut out).await,

@@ -12,6 +12,7 @@ use airlock_engine::capability::{Grant, kinds};
 use airlock_engine::contract::Access;
 use airlock_engine::policy::Granted;
 use airlock_engine::policy::file::Parts;
+use airlock_engine::registry::lock::{Entry, Lock};
 use airlock_engine::registry::{Origin, Plugin};
 use airlock_engine::sanitize::line;
 
@@ -130,9 +131,15 @@ pub(super) fn list(context: &Context<'_>, json: bool, out: &mut impl Write) -> R
     }
     for plugin in plugins {
         writeln!(out, "{}", header(plugin))?;
+        if let Some(pin) = super::fetch::oci_pin(context, plugin) {
+            writeln!(out, "  from: {}", super::fetch::describe_pin(&pin))?;
+        }
         let tools: Vec<&str> = plugin.info.tools.iter().map(|t| t.name.as_str()).collect();
         writeln!(out, "  tools: {}", line(&tools.join(", ")))?;
         writeln!(out, "  granted: {}", describe_granted(&context.policy.grant(plugin)))?;
+        if let Some(signature) = lock_entry(plugin).and_then(|e| e.signature) {
+            writeln!(out, "  signed by: {}", line(&signature.signer))?;
+        }
     }
     for problem in &context.registry.problems {
         writeln!(out, "problem: {}: {}", line(&problem.path), line(&problem.reason))?;
@@ -177,6 +184,7 @@ fn plugin_json<'a>(context: &Context<'_>, plugin: &'a Plugin) -> json::PluginVie
         granted: granted.grant,
         granted_by,
         name: &plugin.info.name,
+        oci: super::fetch::oci_pin(context, plugin),
         origin: plugin.source.origin,
         tools,
         version: &plugin.info.version,
@@ -191,7 +199,11 @@ pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl
     }
     let granted = context.policy.grant(plugin);
     writeln!(out, "{}", header(plugin))?;
+    if let Some(pin) = super::fetch::oci_pin(context, plugin) {
+        writeln!(out, "from {}", super::fetch::describe_pin(&pin))?;
+    }
     writeln!(out, "granted ({}): {}", line(&granted_by(plugin, &granted)), describe_granted(&granted))?;
+    write_signature(plugin, out)?;
     write_tools(plugin, false, out)?;
     write_gets(context, plugin, None, out)?;
     Ok(())
@@ -233,6 +245,31 @@ pub(super) fn write_gets(
         }
     }
     Ok(())
+}
+
+/// The `plugins.lock` entry of an installed plugin's file, if it has one.
+fn lock_entry(plugin: &Plugin) -> Option<Entry> {
+    if plugin.source.origin == Origin::Builtin {
+        return None;
+    }
+    let lock = Lock::read(plugin.source.path.parent()?).ok()?;
+    lock.entry(&plugin.source.file_name()).cloned()
+}
+
+/// Who signed the plugin and what was verified when it was installed (its lock entry). A
+/// signature says who published it, not that it is safe: the grants above decide what it does.
+fn write_signature(plugin: &Plugin, out: &mut impl Write) -> std::io::Result<()> {
+    if plugin.source.origin == Origin::Builtin {
+        return Ok(());
+    }
+    match lock_entry(plugin) {
+        Some(Entry { signature: Some(signature), .. }) => {
+            writeln!(out, "signed by: {}", line(&signature.signer))?;
+            writeln!(out, "verified: {} (when it was installed)", line(&signature.verified))
+        }
+        Some(_) => writeln!(out, "signed: no (installed without a signature)"),
+        None => writeln!(out, "signed: no (not installed with `airlock plugins install`)"),
+    }
 }
 
 /// A plugin's first line: name, version, origin and file.

@@ -6,6 +6,12 @@ use std::collections::BTreeMap;
 
 use airlock_plugin_sdk::prelude::*;
 
+// Reaching the network or running a program: `airlock_plugin_sdk::http::get(url)?` (request the
+// host with `Capabilities::none().network("https://api.example.com")`) and
+// `airlock_plugin_sdk::process::Spawn::argv(["git", "--version"]).output()?` (request
+// `.process("git")`); a refusal becomes permission-denied for the model. Both are shown in the
+// kit's examples/http_and_process (sdk/README.md, "Running programs" and "HTTP").
+
 #[derive(Deserialize, JsonSchema)]
 pub struct Args {
     /// The text to count.
