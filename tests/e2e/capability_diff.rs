@@ -212,3 +212,36 @@ fn a_changed_workspace_plugin_shows_its_diff_when_trusted_again_and_gets_nothing
     assert!(answers[0].starts_with("status="), "{answers:?}");
     assert_eq!(new.requests(), ["/after"]);
 }
+
+/// `plugins update` of a plugin installed from an OCI tag takes the version the tag moved to
+/// (an `install` of the same tag is refused: tests/e2e/oci.rs), showing the diff first; the
+/// new request stays unapproved and the lock pins the new manifest.
+#[test]
+fn update_from_a_moved_oci_tag_shows_the_diff_and_pins_the_new_manifest() {
+    let Some(registry) = airlock_tests::registry::Registry::start() else { return };
+    let s = session();
+    let (old, new) = (WebServer::start(), WebServer::start());
+    let dist = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dist.path().join("net_probe.wasm");
+    let tagged = format!("oci://{}/tools/net-probe:stable", registry.host());
+    write_version(&file, "1.0.0", &[&old]);
+    ok("publish v1", plugins(&s, &["publish", &file.display().to_string(), &tagged]));
+    ok("install v1", plugins(&s, &["install", &tagged]));
+    ok("grant", plugins(&s, &["grant", "net_probe", "--net", "http://127.0.0.1:*"]));
+    let lock = || std::fs::read_to_string(s.airlock_home().join("plugins").join("plugins.lock")).unwrap_or_default();
+    let before = lock();
+
+    write_version(&file, "2.0.0", &[&old, &new]);
+    ok("publish v2", plugins(&s, &["publish", &file.display().to_string(), &tagged]));
+    let updated = ok("update to v2", plugins(&s, &["update", "net_probe"]));
+    let diff_at = updated.stdout.find("capability diff of net_probe: 1.0.0 -> 2.0.0");
+    let installed_at = updated.stdout.find("installed net_probe 2.0.0");
+    assert!(diff_at.is_some() && diff_at < installed_at, "the diff comes first: {}", updated.stdout);
+    assert!(updated.stdout.contains(&format!("+ net http://127.0.0.1:{}", new.port())), "{}", updated.stdout);
+    assert_eq!(approved_network(&s), [format!("http://127.0.0.1:{}", old.port())]);
+    let after = lock();
+    assert_ne!(before, after);
+    assert!(after.contains("version = \"2.0.0\"") && after.contains(&tagged), "{after}");
+    let again = ok("update again", plugins(&s, &["update", "net_probe"]));
+    assert!(again.stdout.contains("net_probe is already up to date"), "{}", again.stdout);
+}

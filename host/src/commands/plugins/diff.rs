@@ -177,7 +177,7 @@ pub(super) async fn update(
         ))
     })?;
     writeln!(out, "checking {} {} at {}", line(&plugin.info.name), line(&plugin.info.version), line(&entry.source))?;
-    let fetched = fetch::fetch(context, &entry.source, in_workspace).await?;
+    let fetched = fetch::fetch_for_update(context, &entry.source, in_workspace).await?;
     let digest = files::content_hash(&fetched.bytes);
     if digest == plugin.source.content_hash {
         writeln!(out, "{} is already up to date (sha-256 {digest})", line(&plugin.info.name))?;

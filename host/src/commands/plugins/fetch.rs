@@ -42,7 +42,6 @@ pub(super) async fn fetch(context: &Context<'_>, source: &str, in_workspace: boo
 
 /// As [`fetch`], for `airlock plugins update`: an OCI tag that moved is taken (the capability
 /// diff that follows shows what the new version asks for).
-#[allow(dead_code, reason = "called by `plugins update`, which the capability-diff work builds (issue 30)")]
 pub(super) async fn fetch_for_update(
     context: &Context<'_>,
     source: &str,
