@@ -84,7 +84,7 @@
 //! - `mcp`: `config`, `events`, `paths`, `policy`, `registry`, `sanitize`, `airlock_files`, `airlock_mcp`, `airlock_process`, `airlock_sandbox`
 //! - `media`: `airlock_model`
 //! - `paths`: `airlock_files`
-//! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`
+//! - `policy`: `capability`, `contract`, `paths`, `registry`, `sanitize`, `airlock_files`, `airlock_process`, `airlock_shell`, `airlock_signing`
 //! - `prompts`: `sanitize`, `airlock_files`
 //! - `registry`: `capability`, `contract`, `runtime`, `sanitize`, `airlock_files`
 //! - `rewind`: `audit`, `checkpoints`, `config`, `session`, `airlock_checkpoint`, `airlock_model`, `airlock_protocol`
