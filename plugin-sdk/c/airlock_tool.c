@@ -1002,6 +1002,77 @@ void airlock_log(airlock_log_level level, const char *fmt, ...) {
     free(message);
 }
 
+/* ---- HTTP: the url, on every host -------------------------------------------------- */
+
+/* Where a request goes: scheme, authority ("host[:port]"), path with query ("/..."), and
+ * the host alone (for messages). The strings are malloc'd. */
+typedef struct {
+    bool https;
+    char *authority;
+    char *path;
+    char *host;
+} http_target;
+
+static void http_target_free(http_target *t) {
+    free(t->authority);
+    free(t->path);
+    free(t->host);
+    memset(t, 0, sizeof *t);
+}
+
+static bool ascii_prefix(const char *s, const char *prefix) {
+    for (; *prefix; s++, prefix++)
+        if (!*s || (*s | 0x20) != *prefix) return false;
+    return true;
+}
+
+/* Splits an http:// or https:// url; false (and nothing to free) when it is not one. */
+static bool parse_http_url(const char *url, http_target *t) {
+    memset(t, 0, sizeof *t);
+    if (!url) return false;
+    const char *rest;
+    if (ascii_prefix(url, "https://")) {
+        t->https = true;
+        rest = url + 8;
+    } else if (ascii_prefix(url, "http://")) {
+        rest = url + 7;
+    } else {
+        return false;
+    }
+    size_t n = strcspn(rest, "/?#");
+    if (n == 0) return false;
+    for (size_t i = 0; i < n; i++)
+        if (rest[i] == '@' || (unsigned char)rest[i] <= ' ' || rest[i] == 0x7f) return false;
+    const char *tail = rest + n;
+    size_t tail_len = strcspn(tail, "#");
+    for (size_t i = 0; i < tail_len; i++)
+        if ((unsigned char)tail[i] <= ' ' || tail[i] == 0x7f) return false;
+    t->authority = xstrndup(rest, n);
+    if (tail_len == 0) t->path = xstrdup("/");
+    else if (tail[0] == '/') t->path = xstrndup(tail, tail_len);
+    else t->path = airlock_sprintf("/%.*s", (int)tail_len, tail);
+    /* The host: "[v6]" keeps its brackets; else what comes before the port. */
+    const char *a = t->authority;
+    const char *close = a[0] == '[' ? strchr(a, ']') : NULL;
+    size_t host_len = close ? (size_t)(close - a) + 1 : a[0] == '[' ? strlen(a) : strcspn(a, ":");
+    t->host = xstrndup(a, host_len);
+    return true;
+}
+
+static airlock_result bad_http_url(const char *url) {
+    return airlock_err_invalid_params("'%s' is not an http:// or https:// URL with a host", url ? url : "(null)");
+}
+
+airlock_result airlock_http_get(const char *url, size_t max_body, airlock_http_response *out) {
+    return airlock_http_request("GET", url, NULL, NULL, 0, max_body, out);
+}
+
+void airlock_http_response_free(airlock_http_response *out) {
+    free(out->body);
+    out->body = NULL;
+    out->body_len = 0;
+}
+
 #ifdef __wasm__
 /* ==== Host: wasm32 (the component) ================================================= */
 
@@ -1297,6 +1368,199 @@ airlock_result airlock_run(const char *const *argv, airlock_run_output *out) {
     return airlock_ok();
 }
 
+/* What a wasi:http error code means, for the model. */
+static airlock_result http_failure(const char *url, const char *host, const wasi_http_types_error_code_t *code) {
+    switch (code->tag) {
+    case WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_DENIED:
+        return airlock_err_permission_denied(
+            "%s: the request to %s was denied: no network grant allows this destination; the user can grant it "
+            "with `airlock plugins grant --net`",
+            url, host);
+    case WASI_HTTP_TYPES_ERROR_CODE_DESTINATION_IP_PROHIBITED:
+        return airlock_err_permission_denied(
+            "%s: %s is at an address that is not public (loopback, private, link-local), which is reached only "
+            "when the user's grant names that address",
+            url, host);
+    case WASI_HTTP_TYPES_ERROR_CODE_DNS_ERROR:
+    case WASI_HTTP_TYPES_ERROR_CODE_DESTINATION_NOT_FOUND:
+        return airlock_err_execution("%s: the host name %s could not be resolved", url, host);
+    case WASI_HTTP_TYPES_ERROR_CODE_CONNECTION_REFUSED:
+        return airlock_err_execution("%s: the connection to %s was refused", url, host);
+    case WASI_HTTP_TYPES_ERROR_CODE_CONNECTION_TIMEOUT:
+        return airlock_err_execution("%s: the connection to %s timed out", url, host);
+    default:
+        return airlock_err_execution("%s: the request failed (wasi:http error code %d)", url, (int)code->tag);
+    }
+}
+
+static void borrowed_string(plugin_string_t *dst, const char *s) {
+    dst->ptr = (uint8_t *)s; /* borrowed for the call */
+    dst->len = strlen(s);
+}
+
+/* Writes the request body and finishes it; false when the host would not take it. */
+static bool send_body(wasi_http_types_own_outgoing_body_t out_body, const uint8_t *body, size_t len) {
+    wasi_io_streams_own_output_stream_t stream;
+    if (!wasi_http_types_method_outgoing_body_write(wasi_http_types_borrow_outgoing_body(out_body), &stream)) {
+        wasi_http_types_outgoing_body_drop_own(out_body);
+        return false;
+    }
+    bool ok = true;
+    wasi_io_streams_borrow_output_stream_t borrowed = wasi_io_streams_borrow_output_stream(stream);
+    for (size_t done = 0; ok && done < len;) {
+        size_t n = len - done < 4096 ? len - done : 4096; /* blocking-write-and-flush takes at most 4096 */
+        plugin_list_u8_t chunk = {(uint8_t *)body + done, n};
+        wasi_io_streams_stream_error_t error;
+        ok = wasi_io_streams_method_output_stream_blocking_write_and_flush(borrowed, &chunk, &error);
+        if (!ok) wasi_io_streams_stream_error_free(&error);
+        done += n;
+    }
+    wasi_io_streams_output_stream_drop_own(stream);
+    wasi_http_types_error_code_t error;
+    if (!wasi_http_types_static_outgoing_body_finish(out_body, NULL, &error)) {
+        wasi_http_types_error_code_free(&error);
+        ok = false;
+    }
+    return ok;
+}
+
+/* Reads at most max bytes of the body of response into *out (and whether there was more). */
+static bool read_body(wasi_http_types_borrow_incoming_response_t response, size_t max, airlock_http_response *out) {
+    wasi_http_types_own_incoming_body_t body;
+    if (!wasi_http_types_method_incoming_response_consume(response, &body)) return false;
+    wasi_io_streams_own_input_stream_t stream;
+    if (!wasi_http_types_method_incoming_body_stream(wasi_http_types_borrow_incoming_body(body), &stream)) {
+        wasi_http_types_incoming_body_drop_own(body);
+        return false;
+    }
+    airlock_buf buf = {0};
+    bool ok = true;
+    wasi_io_streams_borrow_input_stream_t borrowed = wasi_io_streams_borrow_input_stream(stream);
+    for (;;) {
+        plugin_list_u8_t chunk;
+        wasi_io_streams_stream_error_t error;
+        /* One byte past the cap tells a body of exactly max bytes from a longer one. */
+        uint64_t want = max - buf.len + 1 < 65536 ? max - buf.len + 1 : 65536;
+        if (!wasi_io_streams_method_input_stream_blocking_read(borrowed, want, &chunk, &error)) {
+            ok = error.tag == WASI_IO_STREAMS_STREAM_ERROR_CLOSED; /* the end of the body */
+            wasi_io_streams_stream_error_free(&error);
+            break;
+        }
+        size_t keep = chunk.len < max - buf.len ? chunk.len : max - buf.len;
+        airlock_buf_append(&buf, (const char *)chunk.ptr, keep);
+        bool over = keep < chunk.len;
+        plugin_list_u8_free(&chunk);
+        if (over) {
+            out->truncated = true;
+            break;
+        }
+    }
+    wasi_io_streams_input_stream_drop_own(stream);
+    wasi_http_types_incoming_body_drop_own(body);
+    out->body_len = buf.len;
+    out->body = buf.data ? buf.data : xstrdup("");
+    return ok;
+}
+
+airlock_result airlock_http_request(const char *method, const char *url, const airlock_http_header *headers,
+                                    const void *body, size_t body_len, size_t max_body,
+                                    airlock_http_response *out) {
+    memset(out, 0, sizeof *out);
+    http_target target;
+    if (!parse_http_url(url, &target)) return bad_http_url(url);
+    if (max_body == 0) max_body = AIRLOCK_HTTP_DEFAULT_MAX_BODY;
+    if (!method || !*method) method = "GET";
+    airlock_result r = airlock_ok();
+
+    wasi_http_types_own_fields_t fields = wasi_http_types_constructor_fields();
+    for (size_t i = 0; headers && headers[i].name; i++) {
+        wasi_http_types_field_name_t name;
+        borrowed_string(&name, headers[i].name);
+        wasi_http_types_field_value_t value = {(uint8_t *)headers[i].value, strlen(headers[i].value)};
+        wasi_http_types_header_error_t error;
+        if (!wasi_http_types_method_fields_append(wasi_http_types_borrow_fields(fields), &name, &value, &error)) {
+            wasi_http_types_fields_drop_own(fields);
+            http_target_free(&target);
+            return airlock_err_invalid_params("%s: the header '%s' is not allowed or not valid", url, headers[i].name);
+        }
+    }
+    wasi_http_types_own_outgoing_request_t request = wasi_http_types_constructor_outgoing_request(fields);
+    wasi_http_types_borrow_outgoing_request_t req = wasi_http_types_borrow_outgoing_request(request);
+    static const struct {
+        const char *name;
+        uint8_t tag;
+    } METHODS[] = {{"GET", WASI_HTTP_TYPES_METHOD_GET},         {"HEAD", WASI_HTTP_TYPES_METHOD_HEAD},
+                   {"POST", WASI_HTTP_TYPES_METHOD_POST},       {"PUT", WASI_HTTP_TYPES_METHOD_PUT},
+                   {"DELETE", WASI_HTTP_TYPES_METHOD_DELETE},   {"CONNECT", WASI_HTTP_TYPES_METHOD_CONNECT},
+                   {"OPTIONS", WASI_HTTP_TYPES_METHOD_OPTIONS}, {"TRACE", WASI_HTTP_TYPES_METHOD_TRACE},
+                   {"PATCH", WASI_HTTP_TYPES_METHOD_PATCH}};
+    wasi_http_types_method_t m = {0};
+    m.tag = WASI_HTTP_TYPES_METHOD_OTHER;
+    borrowed_string(&m.val.other, method);
+    for (size_t i = 0; i < sizeof METHODS / sizeof METHODS[0]; i++)
+        if (strcmp(method, METHODS[i].name) == 0) m.tag = METHODS[i].tag;
+    wasi_http_types_scheme_t scheme = {0};
+    scheme.tag = target.https ? WASI_HTTP_TYPES_SCHEME_HTTPS : WASI_HTTP_TYPES_SCHEME_HTTP;
+    plugin_string_t authority, path; /* the options are pointers: NULL would be none */
+    borrowed_string(&authority, target.authority);
+    borrowed_string(&path, target.path);
+    bool set = wasi_http_types_method_outgoing_request_set_method(req, &m) &&
+               wasi_http_types_method_outgoing_request_set_scheme(req, &scheme) &&
+               wasi_http_types_method_outgoing_request_set_authority(req, &authority) &&
+               wasi_http_types_method_outgoing_request_set_path_with_query(req, &path);
+    wasi_http_types_own_outgoing_body_t out_body;
+    bool has_body = set && body && wasi_http_types_method_outgoing_request_body(req, &out_body);
+    if (!set || (body && !has_body)) {
+        wasi_http_types_outgoing_request_drop_own(request);
+        r = airlock_err_invalid_params("%s: the host does not take this request (method '%s')", url, method);
+        http_target_free(&target);
+        return r;
+    }
+
+    wasi_http_outgoing_handler_own_future_incoming_response_t future;
+    wasi_http_outgoing_handler_error_code_t error;
+    if (!wasi_http_outgoing_handler_handle(request, NULL, &future, &error)) {
+        if (has_body) wasi_http_types_outgoing_body_drop_own(out_body);
+        r = http_failure(url, target.host, &error);
+        wasi_http_outgoing_handler_error_code_free(&error);
+        http_target_free(&target);
+        return r;
+    }
+    if (has_body && !send_body(out_body, (const uint8_t *)body, body_len)) {
+        r = airlock_err_execution("%s: the request body could not be sent", url);
+    }
+
+    /* Wait for the response. */
+    wasi_http_types_borrow_future_incoming_response_t waiting = wasi_http_types_borrow_future_incoming_response(future);
+    wasi_http_types_result_result_own_incoming_response_error_code_void_t got;
+    while (!wasi_http_types_method_future_incoming_response_get(waiting, &got)) {
+        wasi_io_poll_own_pollable_t ready = wasi_http_types_method_future_incoming_response_subscribe(waiting);
+        wasi_io_poll_method_pollable_block(wasi_io_poll_borrow_pollable(ready));
+        wasi_io_poll_pollable_drop_own(ready);
+    }
+    wasi_http_types_future_incoming_response_drop_own(future);
+    if (got.is_err) {
+        if (airlock_is_ok(&r)) r = airlock_err_execution("%s: the response was already taken", url);
+    } else if (got.val.ok.is_err) {
+        airlock_result_free(&r);
+        r = http_failure(url, target.host, &got.val.ok.val.err);
+        wasi_http_types_error_code_free(&got.val.ok.val.err);
+    } else {
+        wasi_http_types_own_incoming_response_t response = got.val.ok.val.ok;
+        wasi_http_types_borrow_incoming_response_t borrowed = wasi_http_types_borrow_incoming_response(response);
+        if (airlock_is_ok(&r)) {
+            out->status = wasi_http_types_method_incoming_response_status(borrowed);
+            if (!read_body(borrowed, max_body, out)) {
+                airlock_http_response_free(out);
+                r = airlock_err_execution("%s: the response body could not be read", url);
+            }
+        }
+        wasi_http_types_incoming_response_drop_own(response);
+    }
+    http_target_free(&target);
+    return r;
+}
+
 #else
 /* ==== Host: native stand-ins (unit tests) ========================================== */
 
@@ -1320,6 +1584,18 @@ static void host_log(airlock_log_level level, const char *message, size_t len) {
 
 void airlock_emit(const char *chunk) {
     if (getenv("AIRLOCK_LOG")) fprintf(stderr, "%s", chunk);
+}
+
+airlock_result airlock_http_request(const char *method, const char *url, const airlock_http_header *headers,
+                                    const void *body, size_t body_len, size_t max_body,
+                                    airlock_http_response *out) {
+    (void)headers, (void)body, (void)body_len, (void)max_body;
+    memset(out, 0, sizeof *out);
+    http_target target;
+    if (!parse_http_url(url, &target)) return bad_http_url(url);
+    http_target_free(&target);
+    return airlock_err_execution("%s %s was not sent: requests go through wasi:http, inside a component only",
+                                 method ? method : "GET", url);
 }
 
 airlock_result airlock_run(const char *const *argv, airlock_run_output *out) {

@@ -356,6 +356,42 @@ typedef struct {
 airlock_result airlock_run(const char *const *argv, airlock_run_output *out);
 void airlock_run_output_free(airlock_run_output *out);
 
+/* ---- HTTP (wasi:http 0.2.12, outgoing-handler) ----------------------------------- */
+
+/* Bytes of a response body airlock_http_request reads when given max_body 0. */
+#define AIRLOCK_HTTP_DEFAULT_MAX_BODY ((size_t)8 << 20)
+
+/* One request header; a list of them ends with {NULL, NULL}. */
+typedef struct {
+    const char *name;
+    const char *value;
+} airlock_http_header;
+
+/* A response. body is malloc'd and NUL-terminated (body_len bytes before the NUL, which may
+ * hold NULs themselves); free it with airlock_http_response_free. */
+typedef struct {
+    uint16_t status;
+    char *body;
+    size_t body_len;
+    bool truncated; /* the body was longer than max_body: the rest was not read */
+} airlock_http_response;
+
+/* Sends one request through the host's wasi:http and reads the response into *out:
+ * method ("GET", "POST", ...), an http:// or https:// url, headers (NULL or a list ending
+ * with {NULL, NULL}), a body of body_len bytes (NULL: none), at most max_body bytes of the
+ * response body kept (0: AIRLOCK_HTTP_DEFAULT_MAX_BODY). The host sends it only to a
+ * destination the tool requests (.network = AIRLOCK_LIST("https://api.example.com")) and the
+ * user granted; otherwise the error result is permission-denied, naming the host, to
+ * return to the model as is. A bad url: invalid-params; a failed request (no such host,
+ * refused connection): execution. Redirects are returned as they are, never followed.
+ * Natively (unit tests) nothing is sent: an execution error after the url is checked. */
+airlock_result airlock_http_request(const char *method, const char *url, const airlock_http_header *headers,
+                                    const void *body, size_t body_len, size_t max_body,
+                                    airlock_http_response *out);
+/* airlock_http_request("GET", url, NULL, NULL, 0, max_body, out). */
+airlock_result airlock_http_get(const char *url, size_t max_body, airlock_http_response *out);
+void airlock_http_response_free(airlock_http_response *out);
+
 #ifdef __cplusplus
 }
 #endif

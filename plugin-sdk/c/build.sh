@@ -7,8 +7,9 @@
 # compiled except test.c, test_*.c and *_test.c (native unit tests) and airlock_tool.c.
 # OUT.wasm defaults to PROJECT_DIR/<plugin name>.wasm (AIRLOCK_EXPORT_TOOLS), else <folder name>.wasm.
 #
-# Needs, next to this script: airlock_tool.c, airlock_tool.h and bindings/plugin.{c,h};
-# the contract in ./wit or ../wit; the WASI adapter wasi_snapshot_preview1.reactor.wasm
+# Needs, next to this script: airlock_tool.c, airlock_tool.h, bindings/plugin.{c,h} and the
+# kit's world wit-c/ (the contract plus wasi:http); the contract in ./wit or ../wit; the
+# WASI adapter wasi_snapshot_preview1.reactor.wasm
 # (wasi-preview1-component-adapter-provider 48.0.8) in $WASI_ADAPTER or next to this script.
 # Tools: wasm-tools 1.262.0 and a C compiler for wasm32-wasi: $CC if set (for example
 # CC="clang --target=wasm32-wasi --sysroot=/usr"), else `zig cc` (zig on PATH, or the PyPI
@@ -29,6 +30,8 @@ die() { echo "build.sh: $*" >&2; exit 1; }
 if [[ -f "$HERE/wit/tool.wit" ]]; then WIT="$HERE/wit"
 elif [[ -f "$HERE/../wit/tool.wit" ]]; then WIT="$(cd "$HERE/../wit" && pwd)"
 else die "no contract: expected wit/tool.wit in $HERE or $HERE/.."; fi
+[[ -f "$WIT/deps/host/host.wit" ]] || die "$WIT/deps/host/host.wit is missing (the contract's airlock:host)"
+[[ -f "$HERE/wit-c/world.wit" ]] || die "$HERE/wit-c/world.wit is missing (the C kit's world: the contract plus wasi:http)"
 
 # The helper layer and the bindings.
 for f in airlock_tool.c airlock_tool.h bindings/plugin.c bindings/plugin.h; do
@@ -72,10 +75,18 @@ shopt -u nullglob
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/airlock-c-build.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 
+# The world airlock:plugin-c/plugin in one WIT folder: wit-c/world.wit, the contract as
+# deps/tool and deps/host, and the WASI packages wasi:http needs.
+mkdir -p "$WORK/wit/deps/tool" "$WORK/wit/deps/host"
+cp "$HERE/wit-c/world.wit" "$WORK/wit/"
+cp "$WIT/tool.wit" "$WORK/wit/deps/tool/"
+cp "$WIT/deps/host/host.wit" "$WORK/wit/deps/host/"
+for dep in "$HERE"/wit-c/deps/*/; do cp -r "$dep" "$WORK/wit/deps/"; done
+
 "${COMPILER[@]}" -O2 "${STRIP[@]}" -mexec-model=reactor -std=c11 -D_DEFAULT_SOURCE \
     -I "$PROJECT" -I "$HERE" -I "$HERE/bindings" \
     -o "$WORK/core.wasm" "${SOURCES[@]}" "$HERE/airlock_tool.c" "$HERE/bindings/plugin.c"
-wasm-tools component embed "$WIT" --world plugin "$WORK/core.wasm" -o "$WORK/embedded.wasm"
+wasm-tools component embed "$WORK/wit" --world airlock:plugin-c/plugin "$WORK/core.wasm" -o "$WORK/embedded.wasm"
 wasm-tools component new "$WORK/embedded.wasm" --adapt "wasi_snapshot_preview1=$ADAPTER" -o "$WORK/out.wasm"
 mkdir -p "$(dirname "$OUT")"
 mv "$WORK/out.wasm" "$OUT"

@@ -3,8 +3,8 @@
 //! `http_get` tool GETs a page of a real HTTP server on 127.0.0.1 through `wasi:http`, and the
 //! `run_echo` tool runs `echo` through `airlock:host/process`. Before the user grants them
 //! the network and the command, both are refused — the server sees no request, nothing is
-//! echoed — and the model is told why; once granted, both work. (Rust, Python, JavaScript:
-//! `examples/http_and_process` with both tools; C: `examples/run_echo`, the process only.)
+//! echoed — and the model is told why; once granted, both work. (Every kit's example is
+//! `examples/http_and_process`, with both tools.)
 
 use std::path::PathBuf;
 
@@ -22,13 +22,11 @@ struct Example {
     /// The example's folder in the kit's `examples/`, and the plugin's name.
     folder: &'static str,
     plugin: &'static str,
-    /// Whether it has `http_get` beside `run_echo`.
-    http: bool,
 }
 
 /// The kit's `http_and_process` example, both tools.
 fn with_http(lang: &'static str) -> Example {
-    Example { lang, folder: "http_and_process", plugin: "http-and-process", http: true }
+    Example { lang, folder: "http_and_process", plugin: "http-and-process" }
 }
 /// What `run_echo` is asked to print: words no other part of the run says.
 const WORDS: [&str; 3] = ["kit", "echo", "4f1c9a"];
@@ -51,15 +49,11 @@ fn plugins(s: &Session, args: &[&str]) -> Finished {
     done
 }
 
-/// One run in which the model calls `http_get` for `url` (when the example has it) and
-/// `run_echo` with [`WORDS`] (in one batch, every call approved), then answers `done`; what
-/// each call sent back (the first empty without `http_get`).
-fn both_calls(s: &Session, example: &Example, url: &str) -> (String, String) {
+/// One run in which the model calls `http_get` for `url` and `run_echo` with [`WORDS`] (in
+/// one batch, every call approved), then answers `done`; what each call sent back.
+fn both_calls(s: &Session, url: &str) -> (String, String) {
     let mock = MockModel::start(Wire::OpenAi);
-    let mut calls = vec![call("run_echo", json!({ "words": WORDS }))];
-    if example.http {
-        calls.insert(0, call("http_get", json!({ "url": url })));
-    }
+    let calls = vec![call("http_get", json!({ "url": url })), call("run_echo", json!({ "words": WORDS }))];
     let expected = calls.len();
     mock.push_turn(Turn::calls(calls));
     mock.push_turn(Turn::text("done"));
@@ -72,7 +66,6 @@ fn both_calls(s: &Session, example: &Example, url: &str) -> (String, String) {
     assert_eq!(sent.len(), expected, "{sent:?}\n{}", done.stderr);
     match sent.as_slice() {
         [fetched, ran] => (fetched.clone(), ran.clone()),
-        [ran] => (String::new(), ran.clone()),
         _ => unreachable!("checked above"),
     }
 }
@@ -90,32 +83,24 @@ fn reaches_out_only_when_granted(example: Example) {
     assert_eq!(installed.code, Some(0), "{}", installed.stderr);
     let shown = plugins(&s, &["show", example.plugin]).stdout;
     assert!(shown.contains("echo"), "{lang}: {shown}");
-    assert_eq!(shown.contains("http://127.0.0.1:*"), example.http, "{lang}: {shown}");
+    assert!(shown.contains("http://127.0.0.1:*"), "{lang}: {shown}");
     // The workspace, where `echo` runs, but neither the network nor the command.
     plugins(&s, &["grant", example.plugin, "--read", "."]);
 
     let url = server.url("/hello");
     let echoed = WORDS.join(" ");
-    let (fetched, ran) = both_calls(&s, &example, &url);
-    if example.http {
-        assert!(fetched.contains("denied") && fetched.contains("grant"), "{lang}: http_get was not refused: {fetched}");
-        assert!(!fetched.contains("HTTP 200"), "{lang}: {fetched}");
-    }
+    let (fetched, ran) = both_calls(&s, &url);
+    assert!(fetched.contains("denied") && fetched.contains("grant"), "{lang}: http_get was not refused: {fetched}");
+    assert!(!fetched.contains("HTTP 200"), "{lang}: {fetched}");
     assert!(server.requests().is_empty(), "{lang}: the server was reached: {:?}", server.requests());
     assert!(ran.contains("not granted"), "{lang}: run_echo was not refused: {ran}");
     assert!(!ran.contains(&echoed), "{lang}: echo ran without a grant: {ran}");
 
     let rule = format!("http://127.0.0.1:{}", server.port());
-    let mut grant = vec!["grant", example.plugin, "--process", "echo"];
-    if example.http {
-        grant.extend(["--net", &rule]);
-    }
-    plugins(&s, &grant);
-    let (fetched, ran) = both_calls(&s, &example, &url);
-    if example.http {
-        assert!(fetched.contains("HTTP 200") && fetched.contains("hello"), "{lang}: {fetched}");
-        assert_eq!(server.requests(), ["/hello"], "{lang}");
-    }
+    plugins(&s, &["grant", example.plugin, "--process", "echo", "--net", &rule]);
+    let (fetched, ran) = both_calls(&s, &url);
+    assert!(fetched.contains("HTTP 200") && fetched.contains("hello"), "{lang}: {fetched}");
+    assert_eq!(server.requests(), ["/hello"], "{lang}");
     assert!(ran.contains(&echoed), "{lang}: {ran}");
 }
 
@@ -135,6 +120,6 @@ fn the_python_kits_http_and_process_reach_out_only_when_granted() {
 }
 
 #[test]
-fn the_c_kits_run_echo_runs_only_when_granted() {
-    reaches_out_only_when_granted(Example { lang: "c", folder: "run_echo", plugin: "run-echo", http: false });
+fn the_c_kits_http_and_process_reach_out_only_when_granted() {
+    reaches_out_only_when_granted(with_http("c"));
 }

@@ -3,6 +3,243 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Imported Functions from `wasi:io/poll@0.2.12`
+
+__attribute__((__import_module__("wasi:io/poll@0.2.12"), __import_name__("[method]pollable.ready")))
+extern int32_t __wasm_import_wasi_io_poll_method_pollable_ready(int32_t);
+
+__attribute__((__import_module__("wasi:io/poll@0.2.12"), __import_name__("[method]pollable.block")))
+extern void __wasm_import_wasi_io_poll_method_pollable_block(int32_t);
+
+__attribute__((__import_module__("wasi:io/poll@0.2.12"), __import_name__("poll")))
+extern void __wasm_import_wasi_io_poll_poll(uint8_t *, size_t, uint8_t *);
+
+// Imported Functions from `wasi:clocks/monotonic-clock@0.2.12`
+
+__attribute__((__import_module__("wasi:clocks/monotonic-clock@0.2.12"), __import_name__("now")))
+extern int64_t __wasm_import_wasi_clocks_monotonic_clock_now(void);
+
+__attribute__((__import_module__("wasi:clocks/monotonic-clock@0.2.12"), __import_name__("resolution")))
+extern int64_t __wasm_import_wasi_clocks_monotonic_clock_resolution(void);
+
+__attribute__((__import_module__("wasi:clocks/monotonic-clock@0.2.12"), __import_name__("subscribe-instant")))
+extern int32_t __wasm_import_wasi_clocks_monotonic_clock_subscribe_instant(int64_t);
+
+__attribute__((__import_module__("wasi:clocks/monotonic-clock@0.2.12"), __import_name__("subscribe-duration")))
+extern int32_t __wasm_import_wasi_clocks_monotonic_clock_subscribe_duration(int64_t);
+
+// Imported Functions from `wasi:io/error@0.2.12`
+
+__attribute__((__import_module__("wasi:io/error@0.2.12"), __import_name__("[method]error.to-debug-string")))
+extern void __wasm_import_wasi_io_error_method_error_to_debug_string(int32_t, uint8_t *);
+
+// Imported Functions from `wasi:io/streams@0.2.12`
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]input-stream.read")))
+extern void __wasm_import_wasi_io_streams_method_input_stream_read(int32_t, int64_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]input-stream.blocking-read")))
+extern void __wasm_import_wasi_io_streams_method_input_stream_blocking_read(int32_t, int64_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]input-stream.skip")))
+extern void __wasm_import_wasi_io_streams_method_input_stream_skip(int32_t, int64_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]input-stream.blocking-skip")))
+extern void __wasm_import_wasi_io_streams_method_input_stream_blocking_skip(int32_t, int64_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]input-stream.subscribe")))
+extern int32_t __wasm_import_wasi_io_streams_method_input_stream_subscribe(int32_t);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.check-write")))
+extern void __wasm_import_wasi_io_streams_method_output_stream_check_write(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.write")))
+extern void __wasm_import_wasi_io_streams_method_output_stream_write(int32_t, uint8_t *, size_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.blocking-write-and-flush")))
+extern void __wasm_import_wasi_io_streams_method_output_stream_blocking_write_and_flush(int32_t, uint8_t *, size_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.flush")))
+extern void __wasm_import_wasi_io_streams_method_output_stream_flush(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.blocking-flush")))
+extern void __wasm_import_wasi_io_streams_method_output_stream_blocking_flush(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.subscribe")))
+extern int32_t __wasm_import_wasi_io_streams_method_output_stream_subscribe(int32_t);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.write-zeroes")))
+extern void __wasm_import_wasi_io_streams_method_output_stream_write_zeroes(int32_t, int64_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.blocking-write-zeroes-and-flush")))
+extern void __wasm_import_wasi_io_streams_method_output_stream_blocking_write_zeroes_and_flush(int32_t, int64_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.splice")))
+extern void __wasm_import_wasi_io_streams_method_output_stream_splice(int32_t, int32_t, int64_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[method]output-stream.blocking-splice")))
+extern void __wasm_import_wasi_io_streams_method_output_stream_blocking_splice(int32_t, int32_t, int64_t, uint8_t *);
+
+// Imported Functions from `wasi:http/types@0.2.12`
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("http-error-code")))
+extern void __wasm_import_wasi_http_types_http_error_code(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[constructor]fields")))
+extern int32_t __wasm_import_wasi_http_types_constructor_fields(void);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[static]fields.from-list")))
+extern void __wasm_import_wasi_http_types_static_fields_from_list(uint8_t *, size_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]fields.get")))
+extern void __wasm_import_wasi_http_types_method_fields_get(int32_t, uint8_t *, size_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]fields.has")))
+extern int32_t __wasm_import_wasi_http_types_method_fields_has(int32_t, uint8_t *, size_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]fields.set")))
+extern void __wasm_import_wasi_http_types_method_fields_set(int32_t, uint8_t *, size_t, uint8_t *, size_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]fields.delete")))
+extern void __wasm_import_wasi_http_types_method_fields_delete(int32_t, uint8_t *, size_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]fields.append")))
+extern void __wasm_import_wasi_http_types_method_fields_append(int32_t, uint8_t *, size_t, uint8_t *, size_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]fields.entries")))
+extern void __wasm_import_wasi_http_types_method_fields_entries(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]fields.clone")))
+extern int32_t __wasm_import_wasi_http_types_method_fields_clone(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-request.method")))
+extern void __wasm_import_wasi_http_types_method_incoming_request_method(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-request.path-with-query")))
+extern void __wasm_import_wasi_http_types_method_incoming_request_path_with_query(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-request.scheme")))
+extern void __wasm_import_wasi_http_types_method_incoming_request_scheme(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-request.authority")))
+extern void __wasm_import_wasi_http_types_method_incoming_request_authority(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-request.headers")))
+extern int32_t __wasm_import_wasi_http_types_method_incoming_request_headers(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-request.consume")))
+extern void __wasm_import_wasi_http_types_method_incoming_request_consume(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[constructor]outgoing-request")))
+extern int32_t __wasm_import_wasi_http_types_constructor_outgoing_request(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.body")))
+extern void __wasm_import_wasi_http_types_method_outgoing_request_body(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.method")))
+extern void __wasm_import_wasi_http_types_method_outgoing_request_method(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.set-method")))
+extern int32_t __wasm_import_wasi_http_types_method_outgoing_request_set_method(int32_t, int32_t, uint8_t *, size_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.path-with-query")))
+extern void __wasm_import_wasi_http_types_method_outgoing_request_path_with_query(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.set-path-with-query")))
+extern int32_t __wasm_import_wasi_http_types_method_outgoing_request_set_path_with_query(int32_t, int32_t, uint8_t *, size_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.scheme")))
+extern void __wasm_import_wasi_http_types_method_outgoing_request_scheme(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.set-scheme")))
+extern int32_t __wasm_import_wasi_http_types_method_outgoing_request_set_scheme(int32_t, int32_t, int32_t, uint8_t *, size_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.authority")))
+extern void __wasm_import_wasi_http_types_method_outgoing_request_authority(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.set-authority")))
+extern int32_t __wasm_import_wasi_http_types_method_outgoing_request_set_authority(int32_t, int32_t, uint8_t *, size_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-request.headers")))
+extern int32_t __wasm_import_wasi_http_types_method_outgoing_request_headers(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[constructor]request-options")))
+extern int32_t __wasm_import_wasi_http_types_constructor_request_options(void);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]request-options.connect-timeout")))
+extern void __wasm_import_wasi_http_types_method_request_options_connect_timeout(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]request-options.set-connect-timeout")))
+extern int32_t __wasm_import_wasi_http_types_method_request_options_set_connect_timeout(int32_t, int32_t, int64_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]request-options.first-byte-timeout")))
+extern void __wasm_import_wasi_http_types_method_request_options_first_byte_timeout(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]request-options.set-first-byte-timeout")))
+extern int32_t __wasm_import_wasi_http_types_method_request_options_set_first_byte_timeout(int32_t, int32_t, int64_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]request-options.between-bytes-timeout")))
+extern void __wasm_import_wasi_http_types_method_request_options_between_bytes_timeout(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]request-options.set-between-bytes-timeout")))
+extern int32_t __wasm_import_wasi_http_types_method_request_options_set_between_bytes_timeout(int32_t, int32_t, int64_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[static]response-outparam.set")))
+extern void __wasm_import_wasi_http_types_static_response_outparam_set(int32_t, int32_t, int32_t, int32_t, int64_t, uint8_t *, uint8_t *, size_t, int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-response.status")))
+extern int32_t __wasm_import_wasi_http_types_method_incoming_response_status(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-response.headers")))
+extern int32_t __wasm_import_wasi_http_types_method_incoming_response_headers(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-response.consume")))
+extern void __wasm_import_wasi_http_types_method_incoming_response_consume(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]incoming-body.stream")))
+extern void __wasm_import_wasi_http_types_method_incoming_body_stream(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[static]incoming-body.finish")))
+extern int32_t __wasm_import_wasi_http_types_static_incoming_body_finish(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]future-trailers.subscribe")))
+extern int32_t __wasm_import_wasi_http_types_method_future_trailers_subscribe(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]future-trailers.get")))
+extern void __wasm_import_wasi_http_types_method_future_trailers_get(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[constructor]outgoing-response")))
+extern int32_t __wasm_import_wasi_http_types_constructor_outgoing_response(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-response.status-code")))
+extern int32_t __wasm_import_wasi_http_types_method_outgoing_response_status_code(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-response.set-status-code")))
+extern int32_t __wasm_import_wasi_http_types_method_outgoing_response_set_status_code(int32_t, int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-response.headers")))
+extern int32_t __wasm_import_wasi_http_types_method_outgoing_response_headers(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-response.body")))
+extern void __wasm_import_wasi_http_types_method_outgoing_response_body(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]outgoing-body.write")))
+extern void __wasm_import_wasi_http_types_method_outgoing_body_write(int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[static]outgoing-body.finish")))
+extern void __wasm_import_wasi_http_types_static_outgoing_body_finish(int32_t, int32_t, int32_t, uint8_t *);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]future-incoming-response.subscribe")))
+extern int32_t __wasm_import_wasi_http_types_method_future_incoming_response_subscribe(int32_t);
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[method]future-incoming-response.get")))
+extern void __wasm_import_wasi_http_types_method_future_incoming_response_get(int32_t, uint8_t *);
+
+// Imported Functions from `wasi:http/outgoing-handler@0.2.12`
+
+__attribute__((__import_module__("wasi:http/outgoing-handler@0.2.12"), __import_name__("handle")))
+extern void __wasm_import_wasi_http_outgoing_handler_handle(int32_t, int32_t, int32_t, uint8_t *);
+
 // Imported Functions from `airlock:host/log@0.2.0`
 
 __attribute__((__import_module__("airlock:host/log@0.2.0"), __import_name__("log")))
@@ -466,6 +703,601 @@ static uint8_t RET_AREA[(11*sizeof(void*))];
 
 // Helper Functions
 
+__attribute__((__import_module__("wasi:io/poll@0.2.12"), __import_name__("[resource-drop]pollable")))
+extern void __wasm_import_wasi_io_poll_pollable_drop(int32_t handle);
+
+void wasi_io_poll_pollable_drop_own(wasi_io_poll_own_pollable_t handle) {
+  __wasm_import_wasi_io_poll_pollable_drop(handle.__handle);
+}
+
+void wasi_io_poll_pollable_drop_borrow(wasi_io_poll_borrow_pollable_t handle) {
+  __wasm_import_wasi_io_poll_pollable_drop(handle.__handle);
+}
+
+wasi_io_poll_borrow_pollable_t wasi_io_poll_borrow_pollable(wasi_io_poll_own_pollable_t arg) {
+  return (wasi_io_poll_borrow_pollable_t) { arg.__handle };
+}
+
+void wasi_io_poll_list_borrow_pollable_free(wasi_io_poll_list_borrow_pollable_t *ptr) {
+  size_t list_len = ptr->len;
+  if (list_len > 0) {
+    wasi_io_poll_borrow_pollable_t *list_ptr = ptr->ptr;
+    for (size_t i = 0; i < list_len; i++) {
+    }
+    free(list_ptr);
+  }
+}
+
+void plugin_list_u32_free(plugin_list_u32_t *ptr) {
+  size_t list_len = ptr->len;
+  if (list_len > 0) {
+    uint32_t *list_ptr = ptr->ptr;
+    for (size_t i = 0; i < list_len; i++) {
+    }
+    free(list_ptr);
+  }
+}
+
+__attribute__((__import_module__("wasi:io/error@0.2.12"), __import_name__("[resource-drop]error")))
+extern void __wasm_import_wasi_io_error_error_drop(int32_t handle);
+
+void wasi_io_error_error_drop_own(wasi_io_error_own_error_t handle) {
+  __wasm_import_wasi_io_error_error_drop(handle.__handle);
+}
+
+void wasi_io_error_error_drop_borrow(wasi_io_error_borrow_error_t handle) {
+  __wasm_import_wasi_io_error_error_drop(handle.__handle);
+}
+
+wasi_io_error_borrow_error_t wasi_io_error_borrow_error(wasi_io_error_own_error_t arg) {
+  return (wasi_io_error_borrow_error_t) { arg.__handle };
+}
+
+void wasi_io_streams_stream_error_free(wasi_io_streams_stream_error_t *ptr) {
+  switch ((int32_t) ptr->tag) {
+    case 0: {
+      break;
+    }
+  }
+}
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[resource-drop]input-stream")))
+extern void __wasm_import_wasi_io_streams_input_stream_drop(int32_t handle);
+
+void wasi_io_streams_input_stream_drop_own(wasi_io_streams_own_input_stream_t handle) {
+  __wasm_import_wasi_io_streams_input_stream_drop(handle.__handle);
+}
+
+void wasi_io_streams_input_stream_drop_borrow(wasi_io_streams_borrow_input_stream_t handle) {
+  __wasm_import_wasi_io_streams_input_stream_drop(handle.__handle);
+}
+
+wasi_io_streams_borrow_input_stream_t wasi_io_streams_borrow_input_stream(wasi_io_streams_own_input_stream_t arg) {
+  return (wasi_io_streams_borrow_input_stream_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:io/streams@0.2.12"), __import_name__("[resource-drop]output-stream")))
+extern void __wasm_import_wasi_io_streams_output_stream_drop(int32_t handle);
+
+void wasi_io_streams_output_stream_drop_own(wasi_io_streams_own_output_stream_t handle) {
+  __wasm_import_wasi_io_streams_output_stream_drop(handle.__handle);
+}
+
+void wasi_io_streams_output_stream_drop_borrow(wasi_io_streams_borrow_output_stream_t handle) {
+  __wasm_import_wasi_io_streams_output_stream_drop(handle.__handle);
+}
+
+wasi_io_streams_borrow_output_stream_t wasi_io_streams_borrow_output_stream(wasi_io_streams_own_output_stream_t arg) {
+  return (wasi_io_streams_borrow_output_stream_t) { arg.__handle };
+}
+
+void plugin_list_u8_free(plugin_list_u8_t *ptr) {
+  size_t list_len = ptr->len;
+  if (list_len > 0) {
+    uint8_t *list_ptr = ptr->ptr;
+    for (size_t i = 0; i < list_len; i++) {
+    }
+    free(list_ptr);
+  }
+}
+
+void wasi_io_streams_result_list_u8_stream_error_free(wasi_io_streams_result_list_u8_stream_error_t *ptr) {
+  if (!ptr->is_err) {
+    plugin_list_u8_free(&ptr->val.ok);
+  } else {
+    wasi_io_streams_stream_error_free(&ptr->val.err);
+  }
+}
+
+void wasi_io_streams_result_u64_stream_error_free(wasi_io_streams_result_u64_stream_error_t *ptr) {
+  if (!ptr->is_err) {
+  } else {
+    wasi_io_streams_stream_error_free(&ptr->val.err);
+  }
+}
+
+void wasi_io_streams_result_void_stream_error_free(wasi_io_streams_result_void_stream_error_t *ptr) {
+  if (!ptr->is_err) {
+  } else {
+    wasi_io_streams_stream_error_free(&ptr->val.err);
+  }
+}
+
+void wasi_http_types_method_free(wasi_http_types_method_t *ptr) {
+  switch ((int32_t) ptr->tag) {
+    case 9: {
+      plugin_string_free(&ptr->val.other);
+      break;
+    }
+  }
+}
+
+void wasi_http_types_scheme_free(wasi_http_types_scheme_t *ptr) {
+  switch ((int32_t) ptr->tag) {
+    case 2: {
+      plugin_string_free(&ptr->val.other);
+      break;
+    }
+  }
+}
+
+void plugin_option_string_free(plugin_option_string_t *ptr) {
+  if (ptr->is_some) {
+    plugin_string_free(&ptr->val);
+  }
+}
+
+void plugin_option_u16_free(plugin_option_u16_t *ptr) {
+  if (ptr->is_some) {
+  }
+}
+
+void wasi_http_types_dns_error_payload_free(wasi_http_types_dns_error_payload_t *ptr) {
+  plugin_option_string_free(&ptr->rcode);
+  plugin_option_u16_free(&ptr->info_code);
+}
+
+void plugin_option_u8_free(plugin_option_u8_t *ptr) {
+  if (ptr->is_some) {
+  }
+}
+
+void wasi_http_types_tls_alert_received_payload_free(wasi_http_types_tls_alert_received_payload_t *ptr) {
+  plugin_option_u8_free(&ptr->alert_id);
+  plugin_option_string_free(&ptr->alert_message);
+}
+
+void plugin_option_u32_free(plugin_option_u32_t *ptr) {
+  if (ptr->is_some) {
+  }
+}
+
+void wasi_http_types_field_size_payload_free(wasi_http_types_field_size_payload_t *ptr) {
+  plugin_option_string_free(&ptr->field_name);
+  plugin_option_u32_free(&ptr->field_size);
+}
+
+void plugin_option_u64_free(plugin_option_u64_t *ptr) {
+  if (ptr->is_some) {
+  }
+}
+
+void wasi_http_types_option_field_size_payload_free(wasi_http_types_option_field_size_payload_t *ptr) {
+  if (ptr->is_some) {
+    wasi_http_types_field_size_payload_free(&ptr->val);
+  }
+}
+
+void wasi_http_types_error_code_free(wasi_http_types_error_code_t *ptr) {
+  switch ((int32_t) ptr->tag) {
+    case 1: {
+      wasi_http_types_dns_error_payload_free(&ptr->val.dns_error);
+      break;
+    }
+    case 14: {
+      wasi_http_types_tls_alert_received_payload_free(&ptr->val.tls_alert_received);
+      break;
+    }
+    case 17: {
+      plugin_option_u64_free(&ptr->val.http_request_body_size);
+      break;
+    }
+    case 21: {
+      plugin_option_u32_free(&ptr->val.http_request_header_section_size);
+      break;
+    }
+    case 22: {
+      wasi_http_types_option_field_size_payload_free(&ptr->val.http_request_header_size);
+      break;
+    }
+    case 23: {
+      plugin_option_u32_free(&ptr->val.http_request_trailer_section_size);
+      break;
+    }
+    case 24: {
+      wasi_http_types_field_size_payload_free(&ptr->val.http_request_trailer_size);
+      break;
+    }
+    case 26: {
+      plugin_option_u32_free(&ptr->val.http_response_header_section_size);
+      break;
+    }
+    case 27: {
+      wasi_http_types_field_size_payload_free(&ptr->val.http_response_header_size);
+      break;
+    }
+    case 28: {
+      plugin_option_u64_free(&ptr->val.http_response_body_size);
+      break;
+    }
+    case 29: {
+      plugin_option_u32_free(&ptr->val.http_response_trailer_section_size);
+      break;
+    }
+    case 30: {
+      wasi_http_types_field_size_payload_free(&ptr->val.http_response_trailer_size);
+      break;
+    }
+    case 31: {
+      plugin_option_string_free(&ptr->val.http_response_transfer_coding);
+      break;
+    }
+    case 32: {
+      plugin_option_string_free(&ptr->val.http_response_content_coding);
+      break;
+    }
+    case 38: {
+      plugin_option_string_free(&ptr->val.internal_error);
+      break;
+    }
+  }
+}
+
+void wasi_http_types_header_error_free(wasi_http_types_header_error_t *ptr) {
+  switch ((int32_t) ptr->tag) {
+  }
+}
+
+void wasi_http_types_field_key_free(wasi_http_types_field_key_t *ptr) {
+  plugin_string_free(ptr);
+}
+
+void wasi_http_types_field_name_free(wasi_http_types_field_name_t *ptr) {
+  wasi_http_types_field_key_free(ptr);
+}
+
+void wasi_http_types_field_value_free(wasi_http_types_field_value_t *ptr) {
+  size_t list_len = ptr->len;
+  if (list_len > 0) {
+    uint8_t *list_ptr = ptr->ptr;
+    for (size_t i = 0; i < list_len; i++) {
+    }
+    free(list_ptr);
+  }
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]fields")))
+extern void __wasm_import_wasi_http_types_fields_drop(int32_t handle);
+
+void wasi_http_types_fields_drop_own(wasi_http_types_own_fields_t handle) {
+  __wasm_import_wasi_http_types_fields_drop(handle.__handle);
+}
+
+void wasi_http_types_fields_drop_borrow(wasi_http_types_borrow_fields_t handle) {
+  __wasm_import_wasi_http_types_fields_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_fields_t wasi_http_types_borrow_fields(wasi_http_types_own_fields_t arg) {
+  return (wasi_http_types_borrow_fields_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]incoming-request")))
+extern void __wasm_import_wasi_http_types_incoming_request_drop(int32_t handle);
+
+void wasi_http_types_incoming_request_drop_own(wasi_http_types_own_incoming_request_t handle) {
+  __wasm_import_wasi_http_types_incoming_request_drop(handle.__handle);
+}
+
+void wasi_http_types_incoming_request_drop_borrow(wasi_http_types_borrow_incoming_request_t handle) {
+  __wasm_import_wasi_http_types_incoming_request_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_incoming_request_t wasi_http_types_borrow_incoming_request(wasi_http_types_own_incoming_request_t arg) {
+  return (wasi_http_types_borrow_incoming_request_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]outgoing-request")))
+extern void __wasm_import_wasi_http_types_outgoing_request_drop(int32_t handle);
+
+void wasi_http_types_outgoing_request_drop_own(wasi_http_types_own_outgoing_request_t handle) {
+  __wasm_import_wasi_http_types_outgoing_request_drop(handle.__handle);
+}
+
+void wasi_http_types_outgoing_request_drop_borrow(wasi_http_types_borrow_outgoing_request_t handle) {
+  __wasm_import_wasi_http_types_outgoing_request_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_outgoing_request_t wasi_http_types_borrow_outgoing_request(wasi_http_types_own_outgoing_request_t arg) {
+  return (wasi_http_types_borrow_outgoing_request_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]request-options")))
+extern void __wasm_import_wasi_http_types_request_options_drop(int32_t handle);
+
+void wasi_http_types_request_options_drop_own(wasi_http_types_own_request_options_t handle) {
+  __wasm_import_wasi_http_types_request_options_drop(handle.__handle);
+}
+
+void wasi_http_types_request_options_drop_borrow(wasi_http_types_borrow_request_options_t handle) {
+  __wasm_import_wasi_http_types_request_options_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_request_options_t wasi_http_types_borrow_request_options(wasi_http_types_own_request_options_t arg) {
+  return (wasi_http_types_borrow_request_options_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]response-outparam")))
+extern void __wasm_import_wasi_http_types_response_outparam_drop(int32_t handle);
+
+void wasi_http_types_response_outparam_drop_own(wasi_http_types_own_response_outparam_t handle) {
+  __wasm_import_wasi_http_types_response_outparam_drop(handle.__handle);
+}
+
+void wasi_http_types_response_outparam_drop_borrow(wasi_http_types_borrow_response_outparam_t handle) {
+  __wasm_import_wasi_http_types_response_outparam_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_response_outparam_t wasi_http_types_borrow_response_outparam(wasi_http_types_own_response_outparam_t arg) {
+  return (wasi_http_types_borrow_response_outparam_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]incoming-response")))
+extern void __wasm_import_wasi_http_types_incoming_response_drop(int32_t handle);
+
+void wasi_http_types_incoming_response_drop_own(wasi_http_types_own_incoming_response_t handle) {
+  __wasm_import_wasi_http_types_incoming_response_drop(handle.__handle);
+}
+
+void wasi_http_types_incoming_response_drop_borrow(wasi_http_types_borrow_incoming_response_t handle) {
+  __wasm_import_wasi_http_types_incoming_response_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_incoming_response_t wasi_http_types_borrow_incoming_response(wasi_http_types_own_incoming_response_t arg) {
+  return (wasi_http_types_borrow_incoming_response_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]incoming-body")))
+extern void __wasm_import_wasi_http_types_incoming_body_drop(int32_t handle);
+
+void wasi_http_types_incoming_body_drop_own(wasi_http_types_own_incoming_body_t handle) {
+  __wasm_import_wasi_http_types_incoming_body_drop(handle.__handle);
+}
+
+void wasi_http_types_incoming_body_drop_borrow(wasi_http_types_borrow_incoming_body_t handle) {
+  __wasm_import_wasi_http_types_incoming_body_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_incoming_body_t wasi_http_types_borrow_incoming_body(wasi_http_types_own_incoming_body_t arg) {
+  return (wasi_http_types_borrow_incoming_body_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]future-trailers")))
+extern void __wasm_import_wasi_http_types_future_trailers_drop(int32_t handle);
+
+void wasi_http_types_future_trailers_drop_own(wasi_http_types_own_future_trailers_t handle) {
+  __wasm_import_wasi_http_types_future_trailers_drop(handle.__handle);
+}
+
+void wasi_http_types_future_trailers_drop_borrow(wasi_http_types_borrow_future_trailers_t handle) {
+  __wasm_import_wasi_http_types_future_trailers_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_future_trailers_t wasi_http_types_borrow_future_trailers(wasi_http_types_own_future_trailers_t arg) {
+  return (wasi_http_types_borrow_future_trailers_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]outgoing-response")))
+extern void __wasm_import_wasi_http_types_outgoing_response_drop(int32_t handle);
+
+void wasi_http_types_outgoing_response_drop_own(wasi_http_types_own_outgoing_response_t handle) {
+  __wasm_import_wasi_http_types_outgoing_response_drop(handle.__handle);
+}
+
+void wasi_http_types_outgoing_response_drop_borrow(wasi_http_types_borrow_outgoing_response_t handle) {
+  __wasm_import_wasi_http_types_outgoing_response_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_outgoing_response_t wasi_http_types_borrow_outgoing_response(wasi_http_types_own_outgoing_response_t arg) {
+  return (wasi_http_types_borrow_outgoing_response_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]outgoing-body")))
+extern void __wasm_import_wasi_http_types_outgoing_body_drop(int32_t handle);
+
+void wasi_http_types_outgoing_body_drop_own(wasi_http_types_own_outgoing_body_t handle) {
+  __wasm_import_wasi_http_types_outgoing_body_drop(handle.__handle);
+}
+
+void wasi_http_types_outgoing_body_drop_borrow(wasi_http_types_borrow_outgoing_body_t handle) {
+  __wasm_import_wasi_http_types_outgoing_body_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_outgoing_body_t wasi_http_types_borrow_outgoing_body(wasi_http_types_own_outgoing_body_t arg) {
+  return (wasi_http_types_borrow_outgoing_body_t) { arg.__handle };
+}
+
+__attribute__((__import_module__("wasi:http/types@0.2.12"), __import_name__("[resource-drop]future-incoming-response")))
+extern void __wasm_import_wasi_http_types_future_incoming_response_drop(int32_t handle);
+
+void wasi_http_types_future_incoming_response_drop_own(wasi_http_types_own_future_incoming_response_t handle) {
+  __wasm_import_wasi_http_types_future_incoming_response_drop(handle.__handle);
+}
+
+void wasi_http_types_future_incoming_response_drop_borrow(wasi_http_types_borrow_future_incoming_response_t handle) {
+  __wasm_import_wasi_http_types_future_incoming_response_drop(handle.__handle);
+}
+
+wasi_http_types_borrow_future_incoming_response_t wasi_http_types_borrow_future_incoming_response(wasi_http_types_own_future_incoming_response_t arg) {
+  return (wasi_http_types_borrow_future_incoming_response_t) { arg.__handle };
+}
+
+void wasi_http_types_option_error_code_free(wasi_http_types_option_error_code_t *ptr) {
+  if (ptr->is_some) {
+    wasi_http_types_error_code_free(&ptr->val);
+  }
+}
+
+void wasi_http_types_tuple2_field_name_field_value_free(wasi_http_types_tuple2_field_name_field_value_t *ptr) {
+  wasi_http_types_field_name_free(&ptr->f0);
+  wasi_http_types_field_value_free(&ptr->f1);
+}
+
+void wasi_http_types_list_tuple2_field_name_field_value_free(wasi_http_types_list_tuple2_field_name_field_value_t *ptr) {
+  size_t list_len = ptr->len;
+  if (list_len > 0) {
+    wasi_http_types_tuple2_field_name_field_value_t *list_ptr = ptr->ptr;
+    for (size_t i = 0; i < list_len; i++) {
+      wasi_http_types_tuple2_field_name_field_value_free(&list_ptr[i]);
+    }
+    free(list_ptr);
+  }
+}
+
+void wasi_http_types_result_own_fields_header_error_free(wasi_http_types_result_own_fields_header_error_t *ptr) {
+  if (!ptr->is_err) {
+  } else {
+    wasi_http_types_header_error_free(&ptr->val.err);
+  }
+}
+
+void wasi_http_types_list_field_value_free(wasi_http_types_list_field_value_t *ptr) {
+  size_t list_len = ptr->len;
+  if (list_len > 0) {
+    wasi_http_types_field_value_t *list_ptr = ptr->ptr;
+    for (size_t i = 0; i < list_len; i++) {
+      wasi_http_types_field_value_free(&list_ptr[i]);
+    }
+    free(list_ptr);
+  }
+}
+
+void wasi_http_types_result_void_header_error_free(wasi_http_types_result_void_header_error_t *ptr) {
+  if (!ptr->is_err) {
+  } else {
+    wasi_http_types_header_error_free(&ptr->val.err);
+  }
+}
+
+void wasi_http_types_option_scheme_free(wasi_http_types_option_scheme_t *ptr) {
+  if (ptr->is_some) {
+    wasi_http_types_scheme_free(&ptr->val);
+  }
+}
+
+void wasi_http_types_result_own_incoming_body_void_free(wasi_http_types_result_own_incoming_body_void_t *ptr) {
+  if (!ptr->is_err) {
+  }
+}
+
+void wasi_http_types_result_own_outgoing_body_void_free(wasi_http_types_result_own_outgoing_body_void_t *ptr) {
+  if (!ptr->is_err) {
+  }
+}
+
+void wasi_http_types_result_void_void_free(wasi_http_types_result_void_void_t *ptr) {
+  if (!ptr->is_err) {
+  }
+}
+
+void wasi_http_types_option_duration_free(wasi_http_types_option_duration_t *ptr) {
+  if (ptr->is_some) {
+  }
+}
+
+void wasi_http_types_result_own_outgoing_response_error_code_free(wasi_http_types_result_own_outgoing_response_error_code_t *ptr) {
+  if (!ptr->is_err) {
+  } else {
+    wasi_http_types_error_code_free(&ptr->val.err);
+  }
+}
+
+void wasi_http_types_result_own_input_stream_void_free(wasi_http_types_result_own_input_stream_void_t *ptr) {
+  if (!ptr->is_err) {
+  }
+}
+
+void wasi_http_types_option_own_trailers_free(wasi_http_types_option_own_trailers_t *ptr) {
+  if (ptr->is_some) {
+  }
+}
+
+void wasi_http_types_result_option_own_trailers_error_code_free(wasi_http_types_result_option_own_trailers_error_code_t *ptr) {
+  if (!ptr->is_err) {
+    wasi_http_types_option_own_trailers_free(&ptr->val.ok);
+  } else {
+    wasi_http_types_error_code_free(&ptr->val.err);
+  }
+}
+
+void wasi_http_types_result_result_option_own_trailers_error_code_void_free(wasi_http_types_result_result_option_own_trailers_error_code_void_t *ptr) {
+  if (!ptr->is_err) {
+    wasi_http_types_result_option_own_trailers_error_code_free(&ptr->val.ok);
+  }
+}
+
+void wasi_http_types_option_result_result_option_own_trailers_error_code_void_free(wasi_http_types_option_result_result_option_own_trailers_error_code_void_t *ptr) {
+  if (ptr->is_some) {
+    wasi_http_types_result_result_option_own_trailers_error_code_void_free(&ptr->val);
+  }
+}
+
+void wasi_http_types_result_own_output_stream_void_free(wasi_http_types_result_own_output_stream_void_t *ptr) {
+  if (!ptr->is_err) {
+  }
+}
+
+void wasi_http_types_result_void_error_code_free(wasi_http_types_result_void_error_code_t *ptr) {
+  if (!ptr->is_err) {
+  } else {
+    wasi_http_types_error_code_free(&ptr->val.err);
+  }
+}
+
+void wasi_http_types_result_own_incoming_response_error_code_free(wasi_http_types_result_own_incoming_response_error_code_t *ptr) {
+  if (!ptr->is_err) {
+  } else {
+    wasi_http_types_error_code_free(&ptr->val.err);
+  }
+}
+
+void wasi_http_types_result_result_own_incoming_response_error_code_void_free(wasi_http_types_result_result_own_incoming_response_error_code_void_t *ptr) {
+  if (!ptr->is_err) {
+    wasi_http_types_result_own_incoming_response_error_code_free(&ptr->val.ok);
+  }
+}
+
+void wasi_http_types_option_result_result_own_incoming_response_error_code_void_free(wasi_http_types_option_result_result_own_incoming_response_error_code_void_t *ptr) {
+  if (ptr->is_some) {
+    wasi_http_types_result_result_own_incoming_response_error_code_void_free(&ptr->val);
+  }
+}
+
+void wasi_http_outgoing_handler_error_code_free(wasi_http_outgoing_handler_error_code_t *ptr) {
+  wasi_http_types_error_code_free(ptr);
+}
+
+void wasi_http_outgoing_handler_option_own_request_options_free(wasi_http_outgoing_handler_option_own_request_options_t *ptr) {
+  if (ptr->is_some) {
+  }
+}
+
+void wasi_http_outgoing_handler_result_own_future_incoming_response_error_code_free(wasi_http_outgoing_handler_result_own_future_incoming_response_error_code_t *ptr) {
+  if (!ptr->is_err) {
+  } else {
+    wasi_http_outgoing_handler_error_code_free(&ptr->val.err);
+  }
+}
+
 void airlock_host_process_command_free(airlock_host_process_command_t *ptr) {
   switch ((int32_t) ptr->tag) {
     case 0: {
@@ -479,19 +1311,8 @@ void airlock_host_process_command_free(airlock_host_process_command_t *ptr) {
   }
 }
 
-void plugin_list_u8_free(plugin_list_u8_t *ptr) {
-  size_t list_len = ptr->len;
-  if (list_len > 0) {
-    uint8_t *list_ptr = ptr->ptr;
-    for (size_t i = 0; i < list_len; i++) {
-    }
-    free(list_ptr);
-  }
-}
-
 void plugin_option_list_u8_free(plugin_option_list_u8_t *ptr) {
   if (ptr->is_some) {
-    plugin_list_u8_free(&ptr->val);
   }
 }
 
@@ -532,11 +1353,9 @@ void airlock_host_process_exit_status_free(airlock_host_process_exit_status_t *p
 void airlock_host_process_event_free(airlock_host_process_event_t *ptr) {
   switch ((int32_t) ptr->tag) {
     case 0: {
-      plugin_list_u8_free(&ptr->val.stdout_);
       break;
     }
     case 1: {
-      plugin_list_u8_free(&ptr->val.stderr_);
       break;
     }
     case 2: {
@@ -559,12 +1378,6 @@ void airlock_host_process_child_drop_borrow(airlock_host_process_borrow_child_t 
 
 airlock_host_process_borrow_child_t airlock_host_process_borrow_child(airlock_host_process_own_child_t arg) {
   return (airlock_host_process_borrow_child_t) { arg.__handle };
-}
-
-void plugin_option_string_free(plugin_option_string_t *ptr) {
-  if (ptr->is_some) {
-    plugin_string_free(&ptr->val);
-  }
 }
 
 void airlock_host_process_result_own_child_spawn_error_free(airlock_host_process_result_own_child_spawn_error_t *ptr) {
@@ -836,6 +1649,4620 @@ void plugin_string_free(plugin_string_t *ret) {
 }
 
 // Component Adapters
+
+bool wasi_io_poll_method_pollable_ready(wasi_io_poll_borrow_pollable_t self) {
+  int32_t ret = __wasm_import_wasi_io_poll_method_pollable_ready((self).__handle);
+  return ret;
+}
+
+void wasi_io_poll_method_pollable_block(wasi_io_poll_borrow_pollable_t self) {
+  __wasm_import_wasi_io_poll_method_pollable_block((self).__handle);
+}
+
+void wasi_io_poll_poll(wasi_io_poll_list_borrow_pollable_t *in, plugin_list_u32_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(2*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_poll_poll((uint8_t *) (*in).ptr, (*in).len, ptr);
+  *ret = (plugin_list_u32_t) { (uint32_t*)(*((uint8_t **) (ptr + 0))), (*((size_t*) (ptr + sizeof(void*)))) };
+}
+
+wasi_clocks_monotonic_clock_instant_t wasi_clocks_monotonic_clock_now(void) {
+  int64_t ret = __wasm_import_wasi_clocks_monotonic_clock_now();
+  return (uint64_t) (ret);
+}
+
+wasi_clocks_monotonic_clock_duration_t wasi_clocks_monotonic_clock_resolution(void) {
+  int64_t ret = __wasm_import_wasi_clocks_monotonic_clock_resolution();
+  return (uint64_t) (ret);
+}
+
+wasi_clocks_monotonic_clock_own_pollable_t wasi_clocks_monotonic_clock_subscribe_instant(wasi_clocks_monotonic_clock_instant_t when) {
+  int32_t ret = __wasm_import_wasi_clocks_monotonic_clock_subscribe_instant((int64_t) (when));
+  return (wasi_clocks_monotonic_clock_own_pollable_t) { ret };
+}
+
+wasi_clocks_monotonic_clock_own_pollable_t wasi_clocks_monotonic_clock_subscribe_duration(wasi_clocks_monotonic_clock_duration_t when) {
+  int32_t ret = __wasm_import_wasi_clocks_monotonic_clock_subscribe_duration((int64_t) (when));
+  return (wasi_clocks_monotonic_clock_own_pollable_t) { ret };
+}
+
+void wasi_io_error_method_error_to_debug_string(wasi_io_error_borrow_error_t self, plugin_string_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(2*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_error_method_error_to_debug_string((self).__handle, ptr);
+  *ret = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + 0))), (*((size_t*) (ptr + sizeof(void*)))) };
+}
+
+bool wasi_io_streams_method_input_stream_read(wasi_io_streams_borrow_input_stream_t self, uint64_t len, plugin_list_u8_t *ret, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(3*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_input_stream_read((self).__handle, (int64_t) (len), ptr);
+  wasi_io_streams_result_list_u8_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (plugin_list_u8_t) { (uint8_t*)(*((uint8_t **) (ptr + sizeof(void*)))), (*((size_t*) (ptr + (2*sizeof(void*))))) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + sizeof(void*)));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + (4+1*sizeof(void*)))) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_input_stream_blocking_read(wasi_io_streams_borrow_input_stream_t self, uint64_t len, plugin_list_u8_t *ret, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(3*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_input_stream_blocking_read((self).__handle, (int64_t) (len), ptr);
+  wasi_io_streams_result_list_u8_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (plugin_list_u8_t) { (uint8_t*)(*((uint8_t **) (ptr + sizeof(void*)))), (*((size_t*) (ptr + (2*sizeof(void*))))) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + sizeof(void*)));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + (4+1*sizeof(void*)))) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_input_stream_skip(wasi_io_streams_borrow_input_stream_t self, uint64_t len, uint64_t *ret, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[16];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_input_stream_skip((self).__handle, (int64_t) (len), ptr);
+  wasi_io_streams_result_u64_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (uint64_t) (*((int64_t*) (ptr + 8)));
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 8));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 12)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_input_stream_blocking_skip(wasi_io_streams_borrow_input_stream_t self, uint64_t len, uint64_t *ret, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[16];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_input_stream_blocking_skip((self).__handle, (int64_t) (len), ptr);
+  wasi_io_streams_result_u64_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (uint64_t) (*((int64_t*) (ptr + 8)));
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 8));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 12)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+wasi_io_streams_own_pollable_t wasi_io_streams_method_input_stream_subscribe(wasi_io_streams_borrow_input_stream_t self) {
+  int32_t ret = __wasm_import_wasi_io_streams_method_input_stream_subscribe((self).__handle);
+  return (wasi_io_streams_own_pollable_t) { ret };
+}
+
+bool wasi_io_streams_method_output_stream_check_write(wasi_io_streams_borrow_output_stream_t self, uint64_t *ret, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[16];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_output_stream_check_write((self).__handle, ptr);
+  wasi_io_streams_result_u64_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (uint64_t) (*((int64_t*) (ptr + 8)));
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 8));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 12)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_output_stream_write(wasi_io_streams_borrow_output_stream_t self, plugin_list_u8_t *contents, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[12];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_output_stream_write((self).__handle, (uint8_t *) (*contents).ptr, (*contents).len, ptr);
+  wasi_io_streams_result_void_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 4));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 8)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_output_stream_blocking_write_and_flush(wasi_io_streams_borrow_output_stream_t self, plugin_list_u8_t *contents, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[12];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_output_stream_blocking_write_and_flush((self).__handle, (uint8_t *) (*contents).ptr, (*contents).len, ptr);
+  wasi_io_streams_result_void_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 4));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 8)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_output_stream_flush(wasi_io_streams_borrow_output_stream_t self, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[12];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_output_stream_flush((self).__handle, ptr);
+  wasi_io_streams_result_void_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 4));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 8)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_output_stream_blocking_flush(wasi_io_streams_borrow_output_stream_t self, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[12];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_output_stream_blocking_flush((self).__handle, ptr);
+  wasi_io_streams_result_void_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 4));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 8)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+wasi_io_streams_own_pollable_t wasi_io_streams_method_output_stream_subscribe(wasi_io_streams_borrow_output_stream_t self) {
+  int32_t ret = __wasm_import_wasi_io_streams_method_output_stream_subscribe((self).__handle);
+  return (wasi_io_streams_own_pollable_t) { ret };
+}
+
+bool wasi_io_streams_method_output_stream_write_zeroes(wasi_io_streams_borrow_output_stream_t self, uint64_t len, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[12];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_output_stream_write_zeroes((self).__handle, (int64_t) (len), ptr);
+  wasi_io_streams_result_void_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 4));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 8)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_output_stream_blocking_write_zeroes_and_flush(wasi_io_streams_borrow_output_stream_t self, uint64_t len, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[12];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_output_stream_blocking_write_zeroes_and_flush((self).__handle, (int64_t) (len), ptr);
+  wasi_io_streams_result_void_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 4));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 8)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_output_stream_splice(wasi_io_streams_borrow_output_stream_t self, wasi_io_streams_borrow_input_stream_t src, uint64_t len, uint64_t *ret, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[16];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_output_stream_splice((self).__handle, (src).__handle, (int64_t) (len), ptr);
+  wasi_io_streams_result_u64_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (uint64_t) (*((int64_t*) (ptr + 8)));
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 8));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 12)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_io_streams_method_output_stream_blocking_splice(wasi_io_streams_borrow_output_stream_t self, wasi_io_streams_borrow_input_stream_t src, uint64_t len, uint64_t *ret, wasi_io_streams_stream_error_t *err) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[16];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_io_streams_method_output_stream_blocking_splice((self).__handle, (src).__handle, (int64_t) (len), ptr);
+  wasi_io_streams_result_u64_stream_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (uint64_t) (*((int64_t*) (ptr + 8)));
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_io_streams_stream_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 8));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          variant.val.last_operation_failed = (wasi_io_streams_own_error_t) { *((int32_t*) (ptr + 12)) };
+          break;
+        }
+        case 1: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_http_types_http_error_code(wasi_http_types_borrow_io_error_t err_, wasi_http_types_error_code_t *ret) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[(24+4*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_http_error_code((err_).__handle, ptr);
+  wasi_http_types_option_error_code_t option21;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option21.is_some = false;
+      break;
+    }
+    case 1: {
+      option21.is_some = true;
+      wasi_http_types_error_code_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 8));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          break;
+        }
+        case 1: {
+          plugin_option_string_t option;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option.is_some = false;
+              break;
+            }
+            case 1: {
+              option.is_some = true;
+              option.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u16_t option0;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option0.is_some = false;
+              break;
+            }
+            case 1: {
+              option0.is_some = true;
+              option0.val = (uint16_t) ((int32_t) *((uint16_t*) (ptr + (18+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.dns_error = (wasi_http_types_dns_error_payload_t) {
+            (plugin_option_string_t) option,
+            (plugin_option_u16_t) option0,
+          };
+          break;
+        }
+        case 2: {
+          break;
+        }
+        case 3: {
+          break;
+        }
+        case 4: {
+          break;
+        }
+        case 5: {
+          break;
+        }
+        case 6: {
+          break;
+        }
+        case 7: {
+          break;
+        }
+        case 8: {
+          break;
+        }
+        case 9: {
+          break;
+        }
+        case 10: {
+          break;
+        }
+        case 11: {
+          break;
+        }
+        case 12: {
+          break;
+        }
+        case 13: {
+          break;
+        }
+        case 14: {
+          plugin_option_u8_t option1;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option1.is_some = false;
+              break;
+            }
+            case 1: {
+              option1.is_some = true;
+              option1.val = (uint8_t) ((int32_t) *((uint8_t*) (ptr + 17)));
+              break;
+            }
+          }
+          plugin_option_string_t option2;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+1*sizeof(void*))))) {
+            case 0: {
+              option2.is_some = false;
+              break;
+            }
+            case 1: {
+              option2.is_some = true;
+              option2.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+2*sizeof(void*))))), (*((size_t*) (ptr + (16+3*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.tls_alert_received = (wasi_http_types_tls_alert_received_payload_t) {
+            (plugin_option_u8_t) option1,
+            (plugin_option_string_t) option2,
+          };
+          break;
+        }
+        case 15: {
+          break;
+        }
+        case 16: {
+          break;
+        }
+        case 17: {
+          plugin_option_u64_t option3;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option3.is_some = false;
+              break;
+            }
+            case 1: {
+              option3.is_some = true;
+              option3.val = (uint64_t) (*((int64_t*) (ptr + 24)));
+              break;
+            }
+          }
+          variant.val.http_request_body_size = option3;
+          break;
+        }
+        case 18: {
+          break;
+        }
+        case 19: {
+          break;
+        }
+        case 20: {
+          break;
+        }
+        case 21: {
+          plugin_option_u32_t option4;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option4.is_some = false;
+              break;
+            }
+            case 1: {
+              option4.is_some = true;
+              option4.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_request_header_section_size = option4;
+          break;
+        }
+        case 22: {
+          wasi_http_types_option_field_size_payload_t option7;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option7.is_some = false;
+              break;
+            }
+            case 1: {
+              option7.is_some = true;
+              plugin_option_string_t option5;
+              switch ((int32_t) *((uint8_t*) (ptr + (16+1*sizeof(void*))))) {
+                case 0: {
+                  option5.is_some = false;
+                  break;
+                }
+                case 1: {
+                  option5.is_some = true;
+                  option5.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+2*sizeof(void*))))), (*((size_t*) (ptr + (16+3*sizeof(void*))))) };
+                  break;
+                }
+              }
+              plugin_option_u32_t option6;
+              switch ((int32_t) *((uint8_t*) (ptr + (16+4*sizeof(void*))))) {
+                case 0: {
+                  option6.is_some = false;
+                  break;
+                }
+                case 1: {
+                  option6.is_some = true;
+                  option6.val = (uint32_t) (*((int32_t*) (ptr + (20+4*sizeof(void*)))));
+                  break;
+                }
+              }
+
+              option7.val = (wasi_http_types_field_size_payload_t) {
+                (plugin_option_string_t) option5,
+                (plugin_option_u32_t) option6,
+              };
+              break;
+            }
+          }
+          variant.val.http_request_header_size = option7;
+          break;
+        }
+        case 23: {
+          plugin_option_u32_t option8;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option8.is_some = false;
+              break;
+            }
+            case 1: {
+              option8.is_some = true;
+              option8.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_request_trailer_section_size = option8;
+          break;
+        }
+        case 24: {
+          plugin_option_string_t option9;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option9.is_some = false;
+              break;
+            }
+            case 1: {
+              option9.is_some = true;
+              option9.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u32_t option10;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option10.is_some = false;
+              break;
+            }
+            case 1: {
+              option10.is_some = true;
+              option10.val = (uint32_t) (*((int32_t*) (ptr + (20+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.http_request_trailer_size = (wasi_http_types_field_size_payload_t) {
+            (plugin_option_string_t) option9,
+            (plugin_option_u32_t) option10,
+          };
+          break;
+        }
+        case 25: {
+          break;
+        }
+        case 26: {
+          plugin_option_u32_t option11;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option11.is_some = false;
+              break;
+            }
+            case 1: {
+              option11.is_some = true;
+              option11.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_response_header_section_size = option11;
+          break;
+        }
+        case 27: {
+          plugin_option_string_t option12;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option12.is_some = false;
+              break;
+            }
+            case 1: {
+              option12.is_some = true;
+              option12.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u32_t option13;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option13.is_some = false;
+              break;
+            }
+            case 1: {
+              option13.is_some = true;
+              option13.val = (uint32_t) (*((int32_t*) (ptr + (20+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.http_response_header_size = (wasi_http_types_field_size_payload_t) {
+            (plugin_option_string_t) option12,
+            (plugin_option_u32_t) option13,
+          };
+          break;
+        }
+        case 28: {
+          plugin_option_u64_t option14;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option14.is_some = false;
+              break;
+            }
+            case 1: {
+              option14.is_some = true;
+              option14.val = (uint64_t) (*((int64_t*) (ptr + 24)));
+              break;
+            }
+          }
+          variant.val.http_response_body_size = option14;
+          break;
+        }
+        case 29: {
+          plugin_option_u32_t option15;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option15.is_some = false;
+              break;
+            }
+            case 1: {
+              option15.is_some = true;
+              option15.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_response_trailer_section_size = option15;
+          break;
+        }
+        case 30: {
+          plugin_option_string_t option16;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option16.is_some = false;
+              break;
+            }
+            case 1: {
+              option16.is_some = true;
+              option16.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u32_t option17;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option17.is_some = false;
+              break;
+            }
+            case 1: {
+              option17.is_some = true;
+              option17.val = (uint32_t) (*((int32_t*) (ptr + (20+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.http_response_trailer_size = (wasi_http_types_field_size_payload_t) {
+            (plugin_option_string_t) option16,
+            (plugin_option_u32_t) option17,
+          };
+          break;
+        }
+        case 31: {
+          plugin_option_string_t option18;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option18.is_some = false;
+              break;
+            }
+            case 1: {
+              option18.is_some = true;
+              option18.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.http_response_transfer_coding = option18;
+          break;
+        }
+        case 32: {
+          plugin_option_string_t option19;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option19.is_some = false;
+              break;
+            }
+            case 1: {
+              option19.is_some = true;
+              option19.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.http_response_content_coding = option19;
+          break;
+        }
+        case 33: {
+          break;
+        }
+        case 34: {
+          break;
+        }
+        case 35: {
+          break;
+        }
+        case 36: {
+          break;
+        }
+        case 37: {
+          break;
+        }
+        case 38: {
+          plugin_option_string_t option20;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option20.is_some = false;
+              break;
+            }
+            case 1: {
+              option20.is_some = true;
+              option20.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.internal_error = option20;
+          break;
+        }
+      }
+
+      option21.val = variant;
+      break;
+    }
+  }
+  *ret = option21.val;
+  return option21.is_some;
+}
+
+wasi_http_types_own_fields_t wasi_http_types_constructor_fields(void) {
+  int32_t ret = __wasm_import_wasi_http_types_constructor_fields();
+  return (wasi_http_types_own_fields_t) { ret };
+}
+
+bool wasi_http_types_static_fields_from_list(wasi_http_types_list_tuple2_field_name_field_value_t *entries, wasi_http_types_own_fields_t *ret, wasi_http_types_header_error_t *err) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[8];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_static_fields_from_list((uint8_t *) (*entries).ptr, (*entries).len, ptr);
+  wasi_http_types_result_own_fields_header_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (wasi_http_types_own_fields_t) { *((int32_t*) (ptr + 4)) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_http_types_header_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 4));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          break;
+        }
+        case 1: {
+          break;
+        }
+        case 2: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+void wasi_http_types_method_fields_get(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name, wasi_http_types_list_field_value_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(2*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_fields_get((self).__handle, (uint8_t *) (*name).ptr, (*name).len, ptr);
+  *ret = (wasi_http_types_list_field_value_t) { (wasi_http_types_field_value_t*)(*((uint8_t **) (ptr + 0))), (*((size_t*) (ptr + sizeof(void*)))) };
+}
+
+bool wasi_http_types_method_fields_has(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name) {
+  int32_t ret = __wasm_import_wasi_http_types_method_fields_has((self).__handle, (uint8_t *) (*name).ptr, (*name).len);
+  return ret;
+}
+
+bool wasi_http_types_method_fields_set(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name, wasi_http_types_list_field_value_t *value, wasi_http_types_header_error_t *err) {
+  __attribute__((__aligned__(1)))
+  uint8_t ret_area[2];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_fields_set((self).__handle, (uint8_t *) (*name).ptr, (*name).len, (uint8_t *) (*value).ptr, (*value).len, ptr);
+  wasi_http_types_result_void_header_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_http_types_header_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 1));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          break;
+        }
+        case 1: {
+          break;
+        }
+        case 2: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_http_types_method_fields_delete(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name, wasi_http_types_header_error_t *err) {
+  __attribute__((__aligned__(1)))
+  uint8_t ret_area[2];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_fields_delete((self).__handle, (uint8_t *) (*name).ptr, (*name).len, ptr);
+  wasi_http_types_result_void_header_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_http_types_header_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 1));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          break;
+        }
+        case 1: {
+          break;
+        }
+        case 2: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+bool wasi_http_types_method_fields_append(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name, wasi_http_types_field_value_t *value, wasi_http_types_header_error_t *err) {
+  __attribute__((__aligned__(1)))
+  uint8_t ret_area[2];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_fields_append((self).__handle, (uint8_t *) (*name).ptr, (*name).len, (uint8_t *) (*value).ptr, (*value).len, ptr);
+  wasi_http_types_result_void_header_error_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_http_types_header_error_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 1));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          break;
+        }
+        case 1: {
+          break;
+        }
+        case 2: {
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+void wasi_http_types_method_fields_entries(wasi_http_types_borrow_fields_t self, wasi_http_types_list_tuple2_field_name_field_value_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(2*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_fields_entries((self).__handle, ptr);
+  *ret = (wasi_http_types_list_tuple2_field_name_field_value_t) { (wasi_http_types_tuple2_field_name_field_value_t*)(*((uint8_t **) (ptr + 0))), (*((size_t*) (ptr + sizeof(void*)))) };
+}
+
+wasi_http_types_own_fields_t wasi_http_types_method_fields_clone(wasi_http_types_borrow_fields_t self) {
+  int32_t ret = __wasm_import_wasi_http_types_method_fields_clone((self).__handle);
+  return (wasi_http_types_own_fields_t) { ret };
+}
+
+void wasi_http_types_method_incoming_request_method(wasi_http_types_borrow_incoming_request_t self, wasi_http_types_method_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(3*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_incoming_request_method((self).__handle, ptr);
+  wasi_http_types_method_t variant;
+  variant.tag = (int32_t) *((uint8_t*) (ptr + 0));
+  switch ((int32_t) variant.tag) {
+    case 0: {
+      break;
+    }
+    case 1: {
+      break;
+    }
+    case 2: {
+      break;
+    }
+    case 3: {
+      break;
+    }
+    case 4: {
+      break;
+    }
+    case 5: {
+      break;
+    }
+    case 6: {
+      break;
+    }
+    case 7: {
+      break;
+    }
+    case 8: {
+      break;
+    }
+    case 9: {
+      variant.val.other = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + sizeof(void*)))), (*((size_t*) (ptr + (2*sizeof(void*))))) };
+      break;
+    }
+  }
+  *ret = variant;
+}
+
+bool wasi_http_types_method_incoming_request_path_with_query(wasi_http_types_borrow_incoming_request_t self, plugin_string_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(3*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_incoming_request_path_with_query((self).__handle, ptr);
+  plugin_option_string_t option;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option.is_some = false;
+      break;
+    }
+    case 1: {
+      option.is_some = true;
+      option.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + sizeof(void*)))), (*((size_t*) (ptr + (2*sizeof(void*))))) };
+      break;
+    }
+  }
+  *ret = option.val;
+  return option.is_some;
+}
+
+bool wasi_http_types_method_incoming_request_scheme(wasi_http_types_borrow_incoming_request_t self, wasi_http_types_scheme_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(4*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_incoming_request_scheme((self).__handle, ptr);
+  wasi_http_types_option_scheme_t option;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option.is_some = false;
+      break;
+    }
+    case 1: {
+      option.is_some = true;
+      wasi_http_types_scheme_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + sizeof(void*)));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          break;
+        }
+        case 1: {
+          break;
+        }
+        case 2: {
+          variant.val.other = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (2*sizeof(void*))))), (*((size_t*) (ptr + (3*sizeof(void*))))) };
+          break;
+        }
+      }
+
+      option.val = variant;
+      break;
+    }
+  }
+  *ret = option.val;
+  return option.is_some;
+}
+
+bool wasi_http_types_method_incoming_request_authority(wasi_http_types_borrow_incoming_request_t self, plugin_string_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(3*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_incoming_request_authority((self).__handle, ptr);
+  plugin_option_string_t option;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option.is_some = false;
+      break;
+    }
+    case 1: {
+      option.is_some = true;
+      option.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + sizeof(void*)))), (*((size_t*) (ptr + (2*sizeof(void*))))) };
+      break;
+    }
+  }
+  *ret = option.val;
+  return option.is_some;
+}
+
+wasi_http_types_own_headers_t wasi_http_types_method_incoming_request_headers(wasi_http_types_borrow_incoming_request_t self) {
+  int32_t ret = __wasm_import_wasi_http_types_method_incoming_request_headers((self).__handle);
+  return (wasi_http_types_own_headers_t) { ret };
+}
+
+bool wasi_http_types_method_incoming_request_consume(wasi_http_types_borrow_incoming_request_t self, wasi_http_types_own_incoming_body_t *ret) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[8];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_incoming_request_consume((self).__handle, ptr);
+  wasi_http_types_result_own_incoming_body_void_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (wasi_http_types_own_incoming_body_t) { *((int32_t*) (ptr + 4)) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+wasi_http_types_own_outgoing_request_t wasi_http_types_constructor_outgoing_request(wasi_http_types_own_headers_t headers) {
+  int32_t ret = __wasm_import_wasi_http_types_constructor_outgoing_request((headers).__handle);
+  return (wasi_http_types_own_outgoing_request_t) { ret };
+}
+
+bool wasi_http_types_method_outgoing_request_body(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_own_outgoing_body_t *ret) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[8];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_outgoing_request_body((self).__handle, ptr);
+  wasi_http_types_result_own_outgoing_body_void_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (wasi_http_types_own_outgoing_body_t) { *((int32_t*) (ptr + 4)) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+void wasi_http_types_method_outgoing_request_method(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_method_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(3*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_outgoing_request_method((self).__handle, ptr);
+  wasi_http_types_method_t variant;
+  variant.tag = (int32_t) *((uint8_t*) (ptr + 0));
+  switch ((int32_t) variant.tag) {
+    case 0: {
+      break;
+    }
+    case 1: {
+      break;
+    }
+    case 2: {
+      break;
+    }
+    case 3: {
+      break;
+    }
+    case 4: {
+      break;
+    }
+    case 5: {
+      break;
+    }
+    case 6: {
+      break;
+    }
+    case 7: {
+      break;
+    }
+    case 8: {
+      break;
+    }
+    case 9: {
+      variant.val.other = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + sizeof(void*)))), (*((size_t*) (ptr + (2*sizeof(void*))))) };
+      break;
+    }
+  }
+  *ret = variant;
+}
+
+bool wasi_http_types_method_outgoing_request_set_method(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_method_t *method) {
+  int32_t variant;
+  uint8_t * variant9;
+  size_t variant10;
+  switch ((int32_t) (*method).tag) {
+    case 0: {
+      variant = 0;
+      variant9 = 0;
+      variant10 = 0;
+      break;
+    }
+    case 1: {
+      variant = 1;
+      variant9 = 0;
+      variant10 = 0;
+      break;
+    }
+    case 2: {
+      variant = 2;
+      variant9 = 0;
+      variant10 = 0;
+      break;
+    }
+    case 3: {
+      variant = 3;
+      variant9 = 0;
+      variant10 = 0;
+      break;
+    }
+    case 4: {
+      variant = 4;
+      variant9 = 0;
+      variant10 = 0;
+      break;
+    }
+    case 5: {
+      variant = 5;
+      variant9 = 0;
+      variant10 = 0;
+      break;
+    }
+    case 6: {
+      variant = 6;
+      variant9 = 0;
+      variant10 = 0;
+      break;
+    }
+    case 7: {
+      variant = 7;
+      variant9 = 0;
+      variant10 = 0;
+      break;
+    }
+    case 8: {
+      variant = 8;
+      variant9 = 0;
+      variant10 = 0;
+      break;
+    }
+    case 9: {
+      const plugin_string_t *payload8 = &(*method).val.other;
+      variant = 9;
+      variant9 = (uint8_t *) (*payload8).ptr;
+      variant10 = (*payload8).len;
+      break;
+    }
+  }
+  int32_t ret = __wasm_import_wasi_http_types_method_outgoing_request_set_method((self).__handle, variant, variant9, variant10);
+  wasi_http_types_result_void_void_t result;
+  switch (ret) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+bool wasi_http_types_method_outgoing_request_path_with_query(wasi_http_types_borrow_outgoing_request_t self, plugin_string_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(3*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_outgoing_request_path_with_query((self).__handle, ptr);
+  plugin_option_string_t option;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option.is_some = false;
+      break;
+    }
+    case 1: {
+      option.is_some = true;
+      option.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + sizeof(void*)))), (*((size_t*) (ptr + (2*sizeof(void*))))) };
+      break;
+    }
+  }
+  *ret = option.val;
+  return option.is_some;
+}
+
+bool wasi_http_types_method_outgoing_request_set_path_with_query(wasi_http_types_borrow_outgoing_request_t self, plugin_string_t *maybe_path_with_query) {
+  plugin_option_string_t path_with_query;
+  path_with_query.is_some = maybe_path_with_query != NULL;if (maybe_path_with_query) {
+    path_with_query.val = *maybe_path_with_query;
+  }
+  int32_t option;
+  uint8_t * option1;
+  size_t option2;
+  if ((path_with_query).is_some) {
+    const plugin_string_t *payload0 = &(path_with_query).val;
+    option = 1;
+    option1 = (uint8_t *) (*payload0).ptr;
+    option2 = (*payload0).len;
+  } else {
+    option = 0;
+    option1 = 0;
+    option2 = 0;
+  }
+  int32_t ret = __wasm_import_wasi_http_types_method_outgoing_request_set_path_with_query((self).__handle, option, option1, option2);
+  wasi_http_types_result_void_void_t result;
+  switch (ret) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+bool wasi_http_types_method_outgoing_request_scheme(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_scheme_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(4*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_outgoing_request_scheme((self).__handle, ptr);
+  wasi_http_types_option_scheme_t option;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option.is_some = false;
+      break;
+    }
+    case 1: {
+      option.is_some = true;
+      wasi_http_types_scheme_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + sizeof(void*)));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          break;
+        }
+        case 1: {
+          break;
+        }
+        case 2: {
+          variant.val.other = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (2*sizeof(void*))))), (*((size_t*) (ptr + (3*sizeof(void*))))) };
+          break;
+        }
+      }
+
+      option.val = variant;
+      break;
+    }
+  }
+  *ret = option.val;
+  return option.is_some;
+}
+
+bool wasi_http_types_method_outgoing_request_set_scheme(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_scheme_t *maybe_scheme) {
+  wasi_http_types_option_scheme_t scheme;
+  scheme.is_some = maybe_scheme != NULL;if (maybe_scheme) {
+    scheme.val = *maybe_scheme;
+  }
+  int32_t option;
+  int32_t option6;
+  uint8_t * option7;
+  size_t option8;
+  if ((scheme).is_some) {
+    const wasi_http_types_scheme_t *payload0 = &(scheme).val;
+    int32_t variant;
+    uint8_t * variant4;
+    size_t variant5;
+    switch ((int32_t) (*payload0).tag) {
+      case 0: {
+        variant = 0;
+        variant4 = 0;
+        variant5 = 0;
+        break;
+      }
+      case 1: {
+        variant = 1;
+        variant4 = 0;
+        variant5 = 0;
+        break;
+      }
+      case 2: {
+        const plugin_string_t *payload3 = &(*payload0).val.other;
+        variant = 2;
+        variant4 = (uint8_t *) (*payload3).ptr;
+        variant5 = (*payload3).len;
+        break;
+      }
+    }
+    option = 1;
+    option6 = variant;
+    option7 = variant4;
+    option8 = variant5;
+  } else {
+    option = 0;
+    option6 = 0;
+    option7 = 0;
+    option8 = 0;
+  }
+  int32_t ret = __wasm_import_wasi_http_types_method_outgoing_request_set_scheme((self).__handle, option, option6, option7, option8);
+  wasi_http_types_result_void_void_t result;
+  switch (ret) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+bool wasi_http_types_method_outgoing_request_authority(wasi_http_types_borrow_outgoing_request_t self, plugin_string_t *ret) {
+  __attribute__((__aligned__(sizeof(void*))))
+  uint8_t ret_area[(3*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_outgoing_request_authority((self).__handle, ptr);
+  plugin_option_string_t option;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option.is_some = false;
+      break;
+    }
+    case 1: {
+      option.is_some = true;
+      option.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + sizeof(void*)))), (*((size_t*) (ptr + (2*sizeof(void*))))) };
+      break;
+    }
+  }
+  *ret = option.val;
+  return option.is_some;
+}
+
+bool wasi_http_types_method_outgoing_request_set_authority(wasi_http_types_borrow_outgoing_request_t self, plugin_string_t *maybe_authority) {
+  plugin_option_string_t authority;
+  authority.is_some = maybe_authority != NULL;if (maybe_authority) {
+    authority.val = *maybe_authority;
+  }
+  int32_t option;
+  uint8_t * option1;
+  size_t option2;
+  if ((authority).is_some) {
+    const plugin_string_t *payload0 = &(authority).val;
+    option = 1;
+    option1 = (uint8_t *) (*payload0).ptr;
+    option2 = (*payload0).len;
+  } else {
+    option = 0;
+    option1 = 0;
+    option2 = 0;
+  }
+  int32_t ret = __wasm_import_wasi_http_types_method_outgoing_request_set_authority((self).__handle, option, option1, option2);
+  wasi_http_types_result_void_void_t result;
+  switch (ret) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+wasi_http_types_own_headers_t wasi_http_types_method_outgoing_request_headers(wasi_http_types_borrow_outgoing_request_t self) {
+  int32_t ret = __wasm_import_wasi_http_types_method_outgoing_request_headers((self).__handle);
+  return (wasi_http_types_own_headers_t) { ret };
+}
+
+wasi_http_types_own_request_options_t wasi_http_types_constructor_request_options(void) {
+  int32_t ret = __wasm_import_wasi_http_types_constructor_request_options();
+  return (wasi_http_types_own_request_options_t) { ret };
+}
+
+bool wasi_http_types_method_request_options_connect_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *ret) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[16];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_request_options_connect_timeout((self).__handle, ptr);
+  wasi_http_types_option_duration_t option;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option.is_some = false;
+      break;
+    }
+    case 1: {
+      option.is_some = true;
+      option.val = (uint64_t) (*((int64_t*) (ptr + 8)));
+      break;
+    }
+  }
+  *ret = option.val;
+  return option.is_some;
+}
+
+bool wasi_http_types_method_request_options_set_connect_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *maybe_duration) {
+  wasi_http_types_option_duration_t duration;
+  duration.is_some = maybe_duration != NULL;if (maybe_duration) {
+    duration.val = *maybe_duration;
+  }
+  int32_t option;
+  int64_t option1;
+  if ((duration).is_some) {
+    const wasi_http_types_duration_t *payload0 = &(duration).val;
+    option = 1;
+    option1 = (int64_t) (*payload0);
+  } else {
+    option = 0;
+    option1 = 0;
+  }
+  int32_t ret = __wasm_import_wasi_http_types_method_request_options_set_connect_timeout((self).__handle, option, option1);
+  wasi_http_types_result_void_void_t result;
+  switch (ret) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+bool wasi_http_types_method_request_options_first_byte_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *ret) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[16];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_request_options_first_byte_timeout((self).__handle, ptr);
+  wasi_http_types_option_duration_t option;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option.is_some = false;
+      break;
+    }
+    case 1: {
+      option.is_some = true;
+      option.val = (uint64_t) (*((int64_t*) (ptr + 8)));
+      break;
+    }
+  }
+  *ret = option.val;
+  return option.is_some;
+}
+
+bool wasi_http_types_method_request_options_set_first_byte_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *maybe_duration) {
+  wasi_http_types_option_duration_t duration;
+  duration.is_some = maybe_duration != NULL;if (maybe_duration) {
+    duration.val = *maybe_duration;
+  }
+  int32_t option;
+  int64_t option1;
+  if ((duration).is_some) {
+    const wasi_http_types_duration_t *payload0 = &(duration).val;
+    option = 1;
+    option1 = (int64_t) (*payload0);
+  } else {
+    option = 0;
+    option1 = 0;
+  }
+  int32_t ret = __wasm_import_wasi_http_types_method_request_options_set_first_byte_timeout((self).__handle, option, option1);
+  wasi_http_types_result_void_void_t result;
+  switch (ret) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+bool wasi_http_types_method_request_options_between_bytes_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *ret) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[16];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_request_options_between_bytes_timeout((self).__handle, ptr);
+  wasi_http_types_option_duration_t option;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option.is_some = false;
+      break;
+    }
+    case 1: {
+      option.is_some = true;
+      option.val = (uint64_t) (*((int64_t*) (ptr + 8)));
+      break;
+    }
+  }
+  *ret = option.val;
+  return option.is_some;
+}
+
+bool wasi_http_types_method_request_options_set_between_bytes_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *maybe_duration) {
+  wasi_http_types_option_duration_t duration;
+  duration.is_some = maybe_duration != NULL;if (maybe_duration) {
+    duration.val = *maybe_duration;
+  }
+  int32_t option;
+  int64_t option1;
+  if ((duration).is_some) {
+    const wasi_http_types_duration_t *payload0 = &(duration).val;
+    option = 1;
+    option1 = (int64_t) (*payload0);
+  } else {
+    option = 0;
+    option1 = 0;
+  }
+  int32_t ret = __wasm_import_wasi_http_types_method_request_options_set_between_bytes_timeout((self).__handle, option, option1);
+  wasi_http_types_result_void_void_t result;
+  switch (ret) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+void wasi_http_types_static_response_outparam_set(wasi_http_types_own_response_outparam_t param, wasi_http_types_result_own_outgoing_response_error_code_t *response) {
+  int32_t result;
+  int32_t result146;
+  int32_t result147;
+  int64_t result148;
+  uint8_t * result149;
+  uint8_t * result150;
+  size_t result151;
+  int32_t result152;
+  if ((*response).is_err) {
+    const wasi_http_types_error_code_t *payload0 = &(*response).val.err;int32_t variant;
+    int32_t variant140;
+    int64_t variant141;
+    uint8_t * variant142;
+    uint8_t * variant143;
+    size_t variant144;
+    int32_t variant145;
+    switch ((int32_t) (*payload0).tag) {
+      case 0: {
+        variant = 0;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 1: {
+        const wasi_http_types_dns_error_payload_t *payload2 = &(*payload0).val.dns_error;
+        int32_t option;
+        uint8_t * option5;
+        size_t option6;
+        if (((*payload2).rcode).is_some) {
+          const plugin_string_t *payload4 = &((*payload2).rcode).val;
+          option = 1;
+          option5 = (uint8_t *) (*payload4).ptr;
+          option6 = (*payload4).len;
+        } else {
+          option = 0;
+          option5 = 0;
+          option6 = 0;
+        }
+        int32_t option9;
+        int32_t option10;
+        if (((*payload2).info_code).is_some) {
+          const uint16_t *payload8 = &((*payload2).info_code).val;
+          option9 = 1;
+          option10 = (int32_t) (*payload8);
+        } else {
+          option9 = 0;
+          option10 = 0;
+        }
+        variant = 1;
+        variant140 = option;
+        variant141 = (int64_t) option5;
+        variant142 = (uint8_t *) option6;
+        variant143 = (uint8_t *) option9;
+        variant144 = option10;
+        variant145 = 0;
+        break;
+      }
+      case 2: {
+        variant = 2;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 3: {
+        variant = 3;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 4: {
+        variant = 4;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 5: {
+        variant = 5;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 6: {
+        variant = 6;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 7: {
+        variant = 7;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 8: {
+        variant = 8;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 9: {
+        variant = 9;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 10: {
+        variant = 10;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 11: {
+        variant = 11;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 12: {
+        variant = 12;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 13: {
+        variant = 13;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 14: {
+        const wasi_http_types_tls_alert_received_payload_t *payload23 = &(*payload0).val.tls_alert_received;
+        int32_t option26;
+        int32_t option27;
+        if (((*payload23).alert_id).is_some) {
+          const uint8_t *payload25 = &((*payload23).alert_id).val;
+          option26 = 1;
+          option27 = (int32_t) (*payload25);
+        } else {
+          option26 = 0;
+          option27 = 0;
+        }
+        int32_t option30;
+        uint8_t * option31;
+        size_t option32;
+        if (((*payload23).alert_message).is_some) {
+          const plugin_string_t *payload29 = &((*payload23).alert_message).val;
+          option30 = 1;
+          option31 = (uint8_t *) (*payload29).ptr;
+          option32 = (*payload29).len;
+        } else {
+          option30 = 0;
+          option31 = 0;
+          option32 = 0;
+        }
+        variant = 14;
+        variant140 = option26;
+        variant141 = (int64_t) option27;
+        variant142 = (uint8_t *) option30;
+        variant143 = option31;
+        variant144 = option32;
+        variant145 = 0;
+        break;
+      }
+      case 15: {
+        variant = 15;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 16: {
+        variant = 16;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 17: {
+        const plugin_option_u64_t *payload35 = &(*payload0).val.http_request_body_size;
+        int32_t option38;
+        int64_t option39;
+        if ((*payload35).is_some) {
+          const uint64_t *payload37 = &(*payload35).val;
+          option38 = 1;
+          option39 = (int64_t) (*payload37);
+        } else {
+          option38 = 0;
+          option39 = 0;
+        }
+        variant = 17;
+        variant140 = option38;
+        variant141 = option39;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 18: {
+        variant = 18;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 19: {
+        variant = 19;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 20: {
+        variant = 20;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 21: {
+        const plugin_option_u32_t *payload43 = &(*payload0).val.http_request_header_section_size;
+        int32_t option46;
+        int32_t option47;
+        if ((*payload43).is_some) {
+          const uint32_t *payload45 = &(*payload43).val;
+          option46 = 1;
+          option47 = (int32_t) (*payload45);
+        } else {
+          option46 = 0;
+          option47 = 0;
+        }
+        variant = 21;
+        variant140 = option46;
+        variant141 = (int64_t) option47;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 22: {
+        const wasi_http_types_option_field_size_payload_t *payload48 = &(*payload0).val.http_request_header_size;
+        int32_t option60;
+        int32_t option61;
+        uint8_t * option62;
+        size_t option63;
+        int32_t option64;
+        int32_t option65;
+        if ((*payload48).is_some) {
+          const wasi_http_types_field_size_payload_t *payload50 = &(*payload48).val;
+          int32_t option53;
+          uint8_t * option54;
+          size_t option55;
+          if (((*payload50).field_name).is_some) {
+            const plugin_string_t *payload52 = &((*payload50).field_name).val;
+            option53 = 1;
+            option54 = (uint8_t *) (*payload52).ptr;
+            option55 = (*payload52).len;
+          } else {
+            option53 = 0;
+            option54 = 0;
+            option55 = 0;
+          }
+          int32_t option58;
+          int32_t option59;
+          if (((*payload50).field_size).is_some) {
+            const uint32_t *payload57 = &((*payload50).field_size).val;
+            option58 = 1;
+            option59 = (int32_t) (*payload57);
+          } else {
+            option58 = 0;
+            option59 = 0;
+          }
+          option60 = 1;
+          option61 = option53;
+          option62 = option54;
+          option63 = option55;
+          option64 = option58;
+          option65 = option59;
+        } else {
+          option60 = 0;
+          option61 = 0;
+          option62 = 0;
+          option63 = 0;
+          option64 = 0;
+          option65 = 0;
+        }
+        variant = 22;
+        variant140 = option60;
+        variant141 = (int64_t) option61;
+        variant142 = option62;
+        variant143 = (uint8_t *) option63;
+        variant144 = option64;
+        variant145 = option65;
+        break;
+      }
+      case 23: {
+        const plugin_option_u32_t *payload66 = &(*payload0).val.http_request_trailer_section_size;
+        int32_t option69;
+        int32_t option70;
+        if ((*payload66).is_some) {
+          const uint32_t *payload68 = &(*payload66).val;
+          option69 = 1;
+          option70 = (int32_t) (*payload68);
+        } else {
+          option69 = 0;
+          option70 = 0;
+        }
+        variant = 23;
+        variant140 = option69;
+        variant141 = (int64_t) option70;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 24: {
+        const wasi_http_types_field_size_payload_t *payload71 = &(*payload0).val.http_request_trailer_size;
+        int32_t option74;
+        uint8_t * option75;
+        size_t option76;
+        if (((*payload71).field_name).is_some) {
+          const plugin_string_t *payload73 = &((*payload71).field_name).val;
+          option74 = 1;
+          option75 = (uint8_t *) (*payload73).ptr;
+          option76 = (*payload73).len;
+        } else {
+          option74 = 0;
+          option75 = 0;
+          option76 = 0;
+        }
+        int32_t option79;
+        int32_t option80;
+        if (((*payload71).field_size).is_some) {
+          const uint32_t *payload78 = &((*payload71).field_size).val;
+          option79 = 1;
+          option80 = (int32_t) (*payload78);
+        } else {
+          option79 = 0;
+          option80 = 0;
+        }
+        variant = 24;
+        variant140 = option74;
+        variant141 = (int64_t) option75;
+        variant142 = (uint8_t *) option76;
+        variant143 = (uint8_t *) option79;
+        variant144 = option80;
+        variant145 = 0;
+        break;
+      }
+      case 25: {
+        variant = 25;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 26: {
+        const plugin_option_u32_t *payload82 = &(*payload0).val.http_response_header_section_size;
+        int32_t option85;
+        int32_t option86;
+        if ((*payload82).is_some) {
+          const uint32_t *payload84 = &(*payload82).val;
+          option85 = 1;
+          option86 = (int32_t) (*payload84);
+        } else {
+          option85 = 0;
+          option86 = 0;
+        }
+        variant = 26;
+        variant140 = option85;
+        variant141 = (int64_t) option86;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 27: {
+        const wasi_http_types_field_size_payload_t *payload87 = &(*payload0).val.http_response_header_size;
+        int32_t option90;
+        uint8_t * option91;
+        size_t option92;
+        if (((*payload87).field_name).is_some) {
+          const plugin_string_t *payload89 = &((*payload87).field_name).val;
+          option90 = 1;
+          option91 = (uint8_t *) (*payload89).ptr;
+          option92 = (*payload89).len;
+        } else {
+          option90 = 0;
+          option91 = 0;
+          option92 = 0;
+        }
+        int32_t option95;
+        int32_t option96;
+        if (((*payload87).field_size).is_some) {
+          const uint32_t *payload94 = &((*payload87).field_size).val;
+          option95 = 1;
+          option96 = (int32_t) (*payload94);
+        } else {
+          option95 = 0;
+          option96 = 0;
+        }
+        variant = 27;
+        variant140 = option90;
+        variant141 = (int64_t) option91;
+        variant142 = (uint8_t *) option92;
+        variant143 = (uint8_t *) option95;
+        variant144 = option96;
+        variant145 = 0;
+        break;
+      }
+      case 28: {
+        const plugin_option_u64_t *payload97 = &(*payload0).val.http_response_body_size;
+        int32_t option100;
+        int64_t option101;
+        if ((*payload97).is_some) {
+          const uint64_t *payload99 = &(*payload97).val;
+          option100 = 1;
+          option101 = (int64_t) (*payload99);
+        } else {
+          option100 = 0;
+          option101 = 0;
+        }
+        variant = 28;
+        variant140 = option100;
+        variant141 = option101;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 29: {
+        const plugin_option_u32_t *payload102 = &(*payload0).val.http_response_trailer_section_size;
+        int32_t option105;
+        int32_t option106;
+        if ((*payload102).is_some) {
+          const uint32_t *payload104 = &(*payload102).val;
+          option105 = 1;
+          option106 = (int32_t) (*payload104);
+        } else {
+          option105 = 0;
+          option106 = 0;
+        }
+        variant = 29;
+        variant140 = option105;
+        variant141 = (int64_t) option106;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 30: {
+        const wasi_http_types_field_size_payload_t *payload107 = &(*payload0).val.http_response_trailer_size;
+        int32_t option110;
+        uint8_t * option111;
+        size_t option112;
+        if (((*payload107).field_name).is_some) {
+          const plugin_string_t *payload109 = &((*payload107).field_name).val;
+          option110 = 1;
+          option111 = (uint8_t *) (*payload109).ptr;
+          option112 = (*payload109).len;
+        } else {
+          option110 = 0;
+          option111 = 0;
+          option112 = 0;
+        }
+        int32_t option115;
+        int32_t option116;
+        if (((*payload107).field_size).is_some) {
+          const uint32_t *payload114 = &((*payload107).field_size).val;
+          option115 = 1;
+          option116 = (int32_t) (*payload114);
+        } else {
+          option115 = 0;
+          option116 = 0;
+        }
+        variant = 30;
+        variant140 = option110;
+        variant141 = (int64_t) option111;
+        variant142 = (uint8_t *) option112;
+        variant143 = (uint8_t *) option115;
+        variant144 = option116;
+        variant145 = 0;
+        break;
+      }
+      case 31: {
+        const plugin_option_string_t *payload117 = &(*payload0).val.http_response_transfer_coding;
+        int32_t option120;
+        uint8_t * option121;
+        size_t option122;
+        if ((*payload117).is_some) {
+          const plugin_string_t *payload119 = &(*payload117).val;
+          option120 = 1;
+          option121 = (uint8_t *) (*payload119).ptr;
+          option122 = (*payload119).len;
+        } else {
+          option120 = 0;
+          option121 = 0;
+          option122 = 0;
+        }
+        variant = 31;
+        variant140 = option120;
+        variant141 = (int64_t) option121;
+        variant142 = (uint8_t *) option122;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 32: {
+        const plugin_option_string_t *payload123 = &(*payload0).val.http_response_content_coding;
+        int32_t option126;
+        uint8_t * option127;
+        size_t option128;
+        if ((*payload123).is_some) {
+          const plugin_string_t *payload125 = &(*payload123).val;
+          option126 = 1;
+          option127 = (uint8_t *) (*payload125).ptr;
+          option128 = (*payload125).len;
+        } else {
+          option126 = 0;
+          option127 = 0;
+          option128 = 0;
+        }
+        variant = 32;
+        variant140 = option126;
+        variant141 = (int64_t) option127;
+        variant142 = (uint8_t *) option128;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 33: {
+        variant = 33;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 34: {
+        variant = 34;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 35: {
+        variant = 35;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 36: {
+        variant = 36;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 37: {
+        variant = 37;
+        variant140 = 0;
+        variant141 = 0;
+        variant142 = 0;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+      case 38: {
+        const plugin_option_string_t *payload134 = &(*payload0).val.internal_error;
+        int32_t option137;
+        uint8_t * option138;
+        size_t option139;
+        if ((*payload134).is_some) {
+          const plugin_string_t *payload136 = &(*payload134).val;
+          option137 = 1;
+          option138 = (uint8_t *) (*payload136).ptr;
+          option139 = (*payload136).len;
+        } else {
+          option137 = 0;
+          option138 = 0;
+          option139 = 0;
+        }
+        variant = 38;
+        variant140 = option137;
+        variant141 = (int64_t) option138;
+        variant142 = (uint8_t *) option139;
+        variant143 = 0;
+        variant144 = 0;
+        variant145 = 0;
+        break;
+      }
+    }
+    result = 1;
+    result146 = variant;
+    result147 = variant140;
+    result148 = variant141;
+    result149 = variant142;
+    result150 = variant143;
+    result151 = variant144;
+    result152 = variant145;
+  } else {
+    const wasi_http_types_own_outgoing_response_t *payload = &(*response).val.ok;result = 0;
+    result146 = (*payload).__handle;
+    result147 = 0;
+    result148 = 0;
+    result149 = 0;
+    result150 = 0;
+    result151 = 0;
+    result152 = 0;
+  }
+  __wasm_import_wasi_http_types_static_response_outparam_set((param).__handle, result, result146, result147, result148, result149, result150, result151, result152);
+}
+
+wasi_http_types_status_code_t wasi_http_types_method_incoming_response_status(wasi_http_types_borrow_incoming_response_t self) {
+  int32_t ret = __wasm_import_wasi_http_types_method_incoming_response_status((self).__handle);
+  return (uint16_t) (ret);
+}
+
+wasi_http_types_own_headers_t wasi_http_types_method_incoming_response_headers(wasi_http_types_borrow_incoming_response_t self) {
+  int32_t ret = __wasm_import_wasi_http_types_method_incoming_response_headers((self).__handle);
+  return (wasi_http_types_own_headers_t) { ret };
+}
+
+bool wasi_http_types_method_incoming_response_consume(wasi_http_types_borrow_incoming_response_t self, wasi_http_types_own_incoming_body_t *ret) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[8];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_incoming_response_consume((self).__handle, ptr);
+  wasi_http_types_result_own_incoming_body_void_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (wasi_http_types_own_incoming_body_t) { *((int32_t*) (ptr + 4)) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+bool wasi_http_types_method_incoming_body_stream(wasi_http_types_borrow_incoming_body_t self, wasi_http_types_own_input_stream_t *ret) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[8];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_incoming_body_stream((self).__handle, ptr);
+  wasi_http_types_result_own_input_stream_void_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (wasi_http_types_own_input_stream_t) { *((int32_t*) (ptr + 4)) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+wasi_http_types_own_future_trailers_t wasi_http_types_static_incoming_body_finish(wasi_http_types_own_incoming_body_t this_) {
+  int32_t ret = __wasm_import_wasi_http_types_static_incoming_body_finish((this_).__handle);
+  return (wasi_http_types_own_future_trailers_t) { ret };
+}
+
+wasi_http_types_own_pollable_t wasi_http_types_method_future_trailers_subscribe(wasi_http_types_borrow_future_trailers_t self) {
+  int32_t ret = __wasm_import_wasi_http_types_method_future_trailers_subscribe((self).__handle);
+  return (wasi_http_types_own_pollable_t) { ret };
+}
+
+bool wasi_http_types_method_future_trailers_get(wasi_http_types_borrow_future_trailers_t self, wasi_http_types_result_result_option_own_trailers_error_code_void_t *ret) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[(40+4*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_future_trailers_get((self).__handle, ptr);
+  wasi_http_types_option_result_result_option_own_trailers_error_code_void_t option23;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option23.is_some = false;
+      break;
+    }
+    case 1: {
+      option23.is_some = true;
+      wasi_http_types_result_result_option_own_trailers_error_code_void_t result22;
+      switch ((int32_t) *((uint8_t*) (ptr + 8))) {
+        case 0: {
+          result22.is_err = false;
+          wasi_http_types_result_option_own_trailers_error_code_t result;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              result.is_err = false;
+              wasi_http_types_option_own_trailers_t option;
+              switch ((int32_t) *((uint8_t*) (ptr + 24))) {
+                case 0: {
+                  option.is_some = false;
+                  break;
+                }
+                case 1: {
+                  option.is_some = true;
+                  option.val = (wasi_http_types_own_trailers_t) { *((int32_t*) (ptr + 28)) };
+                  break;
+                }
+              }
+
+              result.val.ok = option;
+              break;
+            }
+            case 1: {
+              result.is_err = true;
+              wasi_http_types_error_code_t variant;
+              variant.tag = (int32_t) *((uint8_t*) (ptr + 24));
+              switch ((int32_t) variant.tag) {
+                case 0: {
+                  break;
+                }
+                case 1: {
+                  plugin_option_string_t option0;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option0.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option0.is_some = true;
+                      option0.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  plugin_option_u16_t option1;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+3*sizeof(void*))))) {
+                    case 0: {
+                      option1.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option1.is_some = true;
+                      option1.val = (uint16_t) ((int32_t) *((uint16_t*) (ptr + (34+3*sizeof(void*)))));
+                      break;
+                    }
+                  }
+                  variant.val.dns_error = (wasi_http_types_dns_error_payload_t) {
+                    (plugin_option_string_t) option0,
+                    (plugin_option_u16_t) option1,
+                  };
+                  break;
+                }
+                case 2: {
+                  break;
+                }
+                case 3: {
+                  break;
+                }
+                case 4: {
+                  break;
+                }
+                case 5: {
+                  break;
+                }
+                case 6: {
+                  break;
+                }
+                case 7: {
+                  break;
+                }
+                case 8: {
+                  break;
+                }
+                case 9: {
+                  break;
+                }
+                case 10: {
+                  break;
+                }
+                case 11: {
+                  break;
+                }
+                case 12: {
+                  break;
+                }
+                case 13: {
+                  break;
+                }
+                case 14: {
+                  plugin_option_u8_t option2;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option2.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option2.is_some = true;
+                      option2.val = (uint8_t) ((int32_t) *((uint8_t*) (ptr + 33)));
+                      break;
+                    }
+                  }
+                  plugin_option_string_t option3;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+1*sizeof(void*))))) {
+                    case 0: {
+                      option3.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option3.is_some = true;
+                      option3.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+2*sizeof(void*))))), (*((size_t*) (ptr + (32+3*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  variant.val.tls_alert_received = (wasi_http_types_tls_alert_received_payload_t) {
+                    (plugin_option_u8_t) option2,
+                    (plugin_option_string_t) option3,
+                  };
+                  break;
+                }
+                case 15: {
+                  break;
+                }
+                case 16: {
+                  break;
+                }
+                case 17: {
+                  plugin_option_u64_t option4;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option4.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option4.is_some = true;
+                      option4.val = (uint64_t) (*((int64_t*) (ptr + 40)));
+                      break;
+                    }
+                  }
+                  variant.val.http_request_body_size = option4;
+                  break;
+                }
+                case 18: {
+                  break;
+                }
+                case 19: {
+                  break;
+                }
+                case 20: {
+                  break;
+                }
+                case 21: {
+                  plugin_option_u32_t option5;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option5.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option5.is_some = true;
+                      option5.val = (uint32_t) (*((int32_t*) (ptr + 36)));
+                      break;
+                    }
+                  }
+                  variant.val.http_request_header_section_size = option5;
+                  break;
+                }
+                case 22: {
+                  wasi_http_types_option_field_size_payload_t option8;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option8.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option8.is_some = true;
+                      plugin_option_string_t option6;
+                      switch ((int32_t) *((uint8_t*) (ptr + (32+1*sizeof(void*))))) {
+                        case 0: {
+                          option6.is_some = false;
+                          break;
+                        }
+                        case 1: {
+                          option6.is_some = true;
+                          option6.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+2*sizeof(void*))))), (*((size_t*) (ptr + (32+3*sizeof(void*))))) };
+                          break;
+                        }
+                      }
+                      plugin_option_u32_t option7;
+                      switch ((int32_t) *((uint8_t*) (ptr + (32+4*sizeof(void*))))) {
+                        case 0: {
+                          option7.is_some = false;
+                          break;
+                        }
+                        case 1: {
+                          option7.is_some = true;
+                          option7.val = (uint32_t) (*((int32_t*) (ptr + (36+4*sizeof(void*)))));
+                          break;
+                        }
+                      }
+
+                      option8.val = (wasi_http_types_field_size_payload_t) {
+                        (plugin_option_string_t) option6,
+                        (plugin_option_u32_t) option7,
+                      };
+                      break;
+                    }
+                  }
+                  variant.val.http_request_header_size = option8;
+                  break;
+                }
+                case 23: {
+                  plugin_option_u32_t option9;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option9.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option9.is_some = true;
+                      option9.val = (uint32_t) (*((int32_t*) (ptr + 36)));
+                      break;
+                    }
+                  }
+                  variant.val.http_request_trailer_section_size = option9;
+                  break;
+                }
+                case 24: {
+                  plugin_option_string_t option10;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option10.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option10.is_some = true;
+                      option10.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  plugin_option_u32_t option11;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+3*sizeof(void*))))) {
+                    case 0: {
+                      option11.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option11.is_some = true;
+                      option11.val = (uint32_t) (*((int32_t*) (ptr + (36+3*sizeof(void*)))));
+                      break;
+                    }
+                  }
+                  variant.val.http_request_trailer_size = (wasi_http_types_field_size_payload_t) {
+                    (plugin_option_string_t) option10,
+                    (plugin_option_u32_t) option11,
+                  };
+                  break;
+                }
+                case 25: {
+                  break;
+                }
+                case 26: {
+                  plugin_option_u32_t option12;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option12.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option12.is_some = true;
+                      option12.val = (uint32_t) (*((int32_t*) (ptr + 36)));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_header_section_size = option12;
+                  break;
+                }
+                case 27: {
+                  plugin_option_string_t option13;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option13.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option13.is_some = true;
+                      option13.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  plugin_option_u32_t option14;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+3*sizeof(void*))))) {
+                    case 0: {
+                      option14.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option14.is_some = true;
+                      option14.val = (uint32_t) (*((int32_t*) (ptr + (36+3*sizeof(void*)))));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_header_size = (wasi_http_types_field_size_payload_t) {
+                    (plugin_option_string_t) option13,
+                    (plugin_option_u32_t) option14,
+                  };
+                  break;
+                }
+                case 28: {
+                  plugin_option_u64_t option15;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option15.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option15.is_some = true;
+                      option15.val = (uint64_t) (*((int64_t*) (ptr + 40)));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_body_size = option15;
+                  break;
+                }
+                case 29: {
+                  plugin_option_u32_t option16;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option16.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option16.is_some = true;
+                      option16.val = (uint32_t) (*((int32_t*) (ptr + 36)));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_trailer_section_size = option16;
+                  break;
+                }
+                case 30: {
+                  plugin_option_string_t option17;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option17.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option17.is_some = true;
+                      option17.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  plugin_option_u32_t option18;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+3*sizeof(void*))))) {
+                    case 0: {
+                      option18.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option18.is_some = true;
+                      option18.val = (uint32_t) (*((int32_t*) (ptr + (36+3*sizeof(void*)))));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_trailer_size = (wasi_http_types_field_size_payload_t) {
+                    (plugin_option_string_t) option17,
+                    (plugin_option_u32_t) option18,
+                  };
+                  break;
+                }
+                case 31: {
+                  plugin_option_string_t option19;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option19.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option19.is_some = true;
+                      option19.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  variant.val.http_response_transfer_coding = option19;
+                  break;
+                }
+                case 32: {
+                  plugin_option_string_t option20;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option20.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option20.is_some = true;
+                      option20.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  variant.val.http_response_content_coding = option20;
+                  break;
+                }
+                case 33: {
+                  break;
+                }
+                case 34: {
+                  break;
+                }
+                case 35: {
+                  break;
+                }
+                case 36: {
+                  break;
+                }
+                case 37: {
+                  break;
+                }
+                case 38: {
+                  plugin_option_string_t option21;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option21.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option21.is_some = true;
+                      option21.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  variant.val.internal_error = option21;
+                  break;
+                }
+              }
+
+              result.val.err = variant;
+              break;
+            }
+          }
+
+          result22.val.ok = result;
+          break;
+        }
+        case 1: {
+          result22.is_err = true;
+          break;
+        }
+      }
+
+      option23.val = result22;
+      break;
+    }
+  }
+  *ret = option23.val;
+  return option23.is_some;
+}
+
+wasi_http_types_own_outgoing_response_t wasi_http_types_constructor_outgoing_response(wasi_http_types_own_headers_t headers) {
+  int32_t ret = __wasm_import_wasi_http_types_constructor_outgoing_response((headers).__handle);
+  return (wasi_http_types_own_outgoing_response_t) { ret };
+}
+
+wasi_http_types_status_code_t wasi_http_types_method_outgoing_response_status_code(wasi_http_types_borrow_outgoing_response_t self) {
+  int32_t ret = __wasm_import_wasi_http_types_method_outgoing_response_status_code((self).__handle);
+  return (uint16_t) (ret);
+}
+
+bool wasi_http_types_method_outgoing_response_set_status_code(wasi_http_types_borrow_outgoing_response_t self, wasi_http_types_status_code_t status_code) {
+  int32_t ret = __wasm_import_wasi_http_types_method_outgoing_response_set_status_code((self).__handle, (int32_t) (status_code));
+  wasi_http_types_result_void_void_t result;
+  switch (ret) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+wasi_http_types_own_headers_t wasi_http_types_method_outgoing_response_headers(wasi_http_types_borrow_outgoing_response_t self) {
+  int32_t ret = __wasm_import_wasi_http_types_method_outgoing_response_headers((self).__handle);
+  return (wasi_http_types_own_headers_t) { ret };
+}
+
+bool wasi_http_types_method_outgoing_response_body(wasi_http_types_borrow_outgoing_response_t self, wasi_http_types_own_outgoing_body_t *ret) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[8];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_outgoing_response_body((self).__handle, ptr);
+  wasi_http_types_result_own_outgoing_body_void_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (wasi_http_types_own_outgoing_body_t) { *((int32_t*) (ptr + 4)) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+bool wasi_http_types_method_outgoing_body_write(wasi_http_types_borrow_outgoing_body_t self, wasi_http_types_own_output_stream_t *ret) {
+  __attribute__((__aligned__(4)))
+  uint8_t ret_area[8];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_outgoing_body_write((self).__handle, ptr);
+  wasi_http_types_result_own_output_stream_void_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (wasi_http_types_own_output_stream_t) { *((int32_t*) (ptr + 4)) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    return 0;
+  }
+}
+
+bool wasi_http_types_static_outgoing_body_finish(wasi_http_types_own_outgoing_body_t this_, wasi_http_types_own_trailers_t *maybe_trailers, wasi_http_types_error_code_t *err) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[(24+4*sizeof(void*))];
+  wasi_http_types_option_own_trailers_t trailers;
+  trailers.is_some = maybe_trailers != NULL;if (maybe_trailers) {
+    trailers.val = *maybe_trailers;
+  }
+  int32_t option;
+  int32_t option1;
+  if ((trailers).is_some) {
+    const wasi_http_types_own_trailers_t *payload0 = &(trailers).val;
+    option = 1;
+    option1 = (*payload0).__handle;
+  } else {
+    option = 0;
+    option1 = 0;
+  }
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_static_outgoing_body_finish((this_).__handle, option, option1, ptr);
+  wasi_http_types_result_void_error_code_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_http_types_error_code_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 8));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          break;
+        }
+        case 1: {
+          plugin_option_string_t option2;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option2.is_some = false;
+              break;
+            }
+            case 1: {
+              option2.is_some = true;
+              option2.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u16_t option3;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option3.is_some = false;
+              break;
+            }
+            case 1: {
+              option3.is_some = true;
+              option3.val = (uint16_t) ((int32_t) *((uint16_t*) (ptr + (18+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.dns_error = (wasi_http_types_dns_error_payload_t) {
+            (plugin_option_string_t) option2,
+            (plugin_option_u16_t) option3,
+          };
+          break;
+        }
+        case 2: {
+          break;
+        }
+        case 3: {
+          break;
+        }
+        case 4: {
+          break;
+        }
+        case 5: {
+          break;
+        }
+        case 6: {
+          break;
+        }
+        case 7: {
+          break;
+        }
+        case 8: {
+          break;
+        }
+        case 9: {
+          break;
+        }
+        case 10: {
+          break;
+        }
+        case 11: {
+          break;
+        }
+        case 12: {
+          break;
+        }
+        case 13: {
+          break;
+        }
+        case 14: {
+          plugin_option_u8_t option4;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option4.is_some = false;
+              break;
+            }
+            case 1: {
+              option4.is_some = true;
+              option4.val = (uint8_t) ((int32_t) *((uint8_t*) (ptr + 17)));
+              break;
+            }
+          }
+          plugin_option_string_t option5;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+1*sizeof(void*))))) {
+            case 0: {
+              option5.is_some = false;
+              break;
+            }
+            case 1: {
+              option5.is_some = true;
+              option5.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+2*sizeof(void*))))), (*((size_t*) (ptr + (16+3*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.tls_alert_received = (wasi_http_types_tls_alert_received_payload_t) {
+            (plugin_option_u8_t) option4,
+            (plugin_option_string_t) option5,
+          };
+          break;
+        }
+        case 15: {
+          break;
+        }
+        case 16: {
+          break;
+        }
+        case 17: {
+          plugin_option_u64_t option6;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option6.is_some = false;
+              break;
+            }
+            case 1: {
+              option6.is_some = true;
+              option6.val = (uint64_t) (*((int64_t*) (ptr + 24)));
+              break;
+            }
+          }
+          variant.val.http_request_body_size = option6;
+          break;
+        }
+        case 18: {
+          break;
+        }
+        case 19: {
+          break;
+        }
+        case 20: {
+          break;
+        }
+        case 21: {
+          plugin_option_u32_t option7;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option7.is_some = false;
+              break;
+            }
+            case 1: {
+              option7.is_some = true;
+              option7.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_request_header_section_size = option7;
+          break;
+        }
+        case 22: {
+          wasi_http_types_option_field_size_payload_t option10;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option10.is_some = false;
+              break;
+            }
+            case 1: {
+              option10.is_some = true;
+              plugin_option_string_t option8;
+              switch ((int32_t) *((uint8_t*) (ptr + (16+1*sizeof(void*))))) {
+                case 0: {
+                  option8.is_some = false;
+                  break;
+                }
+                case 1: {
+                  option8.is_some = true;
+                  option8.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+2*sizeof(void*))))), (*((size_t*) (ptr + (16+3*sizeof(void*))))) };
+                  break;
+                }
+              }
+              plugin_option_u32_t option9;
+              switch ((int32_t) *((uint8_t*) (ptr + (16+4*sizeof(void*))))) {
+                case 0: {
+                  option9.is_some = false;
+                  break;
+                }
+                case 1: {
+                  option9.is_some = true;
+                  option9.val = (uint32_t) (*((int32_t*) (ptr + (20+4*sizeof(void*)))));
+                  break;
+                }
+              }
+
+              option10.val = (wasi_http_types_field_size_payload_t) {
+                (plugin_option_string_t) option8,
+                (plugin_option_u32_t) option9,
+              };
+              break;
+            }
+          }
+          variant.val.http_request_header_size = option10;
+          break;
+        }
+        case 23: {
+          plugin_option_u32_t option11;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option11.is_some = false;
+              break;
+            }
+            case 1: {
+              option11.is_some = true;
+              option11.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_request_trailer_section_size = option11;
+          break;
+        }
+        case 24: {
+          plugin_option_string_t option12;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option12.is_some = false;
+              break;
+            }
+            case 1: {
+              option12.is_some = true;
+              option12.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u32_t option13;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option13.is_some = false;
+              break;
+            }
+            case 1: {
+              option13.is_some = true;
+              option13.val = (uint32_t) (*((int32_t*) (ptr + (20+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.http_request_trailer_size = (wasi_http_types_field_size_payload_t) {
+            (plugin_option_string_t) option12,
+            (plugin_option_u32_t) option13,
+          };
+          break;
+        }
+        case 25: {
+          break;
+        }
+        case 26: {
+          plugin_option_u32_t option14;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option14.is_some = false;
+              break;
+            }
+            case 1: {
+              option14.is_some = true;
+              option14.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_response_header_section_size = option14;
+          break;
+        }
+        case 27: {
+          plugin_option_string_t option15;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option15.is_some = false;
+              break;
+            }
+            case 1: {
+              option15.is_some = true;
+              option15.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u32_t option16;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option16.is_some = false;
+              break;
+            }
+            case 1: {
+              option16.is_some = true;
+              option16.val = (uint32_t) (*((int32_t*) (ptr + (20+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.http_response_header_size = (wasi_http_types_field_size_payload_t) {
+            (plugin_option_string_t) option15,
+            (plugin_option_u32_t) option16,
+          };
+          break;
+        }
+        case 28: {
+          plugin_option_u64_t option17;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option17.is_some = false;
+              break;
+            }
+            case 1: {
+              option17.is_some = true;
+              option17.val = (uint64_t) (*((int64_t*) (ptr + 24)));
+              break;
+            }
+          }
+          variant.val.http_response_body_size = option17;
+          break;
+        }
+        case 29: {
+          plugin_option_u32_t option18;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option18.is_some = false;
+              break;
+            }
+            case 1: {
+              option18.is_some = true;
+              option18.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_response_trailer_section_size = option18;
+          break;
+        }
+        case 30: {
+          plugin_option_string_t option19;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option19.is_some = false;
+              break;
+            }
+            case 1: {
+              option19.is_some = true;
+              option19.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u32_t option20;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option20.is_some = false;
+              break;
+            }
+            case 1: {
+              option20.is_some = true;
+              option20.val = (uint32_t) (*((int32_t*) (ptr + (20+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.http_response_trailer_size = (wasi_http_types_field_size_payload_t) {
+            (plugin_option_string_t) option19,
+            (plugin_option_u32_t) option20,
+          };
+          break;
+        }
+        case 31: {
+          plugin_option_string_t option21;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option21.is_some = false;
+              break;
+            }
+            case 1: {
+              option21.is_some = true;
+              option21.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.http_response_transfer_coding = option21;
+          break;
+        }
+        case 32: {
+          plugin_option_string_t option22;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option22.is_some = false;
+              break;
+            }
+            case 1: {
+              option22.is_some = true;
+              option22.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.http_response_content_coding = option22;
+          break;
+        }
+        case 33: {
+          break;
+        }
+        case 34: {
+          break;
+        }
+        case 35: {
+          break;
+        }
+        case 36: {
+          break;
+        }
+        case 37: {
+          break;
+        }
+        case 38: {
+          plugin_option_string_t option23;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option23.is_some = false;
+              break;
+            }
+            case 1: {
+              option23.is_some = true;
+              option23.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.internal_error = option23;
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
+
+wasi_http_types_own_pollable_t wasi_http_types_method_future_incoming_response_subscribe(wasi_http_types_borrow_future_incoming_response_t self) {
+  int32_t ret = __wasm_import_wasi_http_types_method_future_incoming_response_subscribe((self).__handle);
+  return (wasi_http_types_own_pollable_t) { ret };
+}
+
+bool wasi_http_types_method_future_incoming_response_get(wasi_http_types_borrow_future_incoming_response_t self, wasi_http_types_result_result_own_incoming_response_error_code_void_t *ret) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[(40+4*sizeof(void*))];
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_types_method_future_incoming_response_get((self).__handle, ptr);
+  wasi_http_types_option_result_result_own_incoming_response_error_code_void_t option22;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      option22.is_some = false;
+      break;
+    }
+    case 1: {
+      option22.is_some = true;
+      wasi_http_types_result_result_own_incoming_response_error_code_void_t result21;
+      switch ((int32_t) *((uint8_t*) (ptr + 8))) {
+        case 0: {
+          result21.is_err = false;
+          wasi_http_types_result_own_incoming_response_error_code_t result;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              result.is_err = false;
+              result.val.ok = (wasi_http_types_own_incoming_response_t) { *((int32_t*) (ptr + 24)) };
+              break;
+            }
+            case 1: {
+              result.is_err = true;
+              wasi_http_types_error_code_t variant;
+              variant.tag = (int32_t) *((uint8_t*) (ptr + 24));
+              switch ((int32_t) variant.tag) {
+                case 0: {
+                  break;
+                }
+                case 1: {
+                  plugin_option_string_t option;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option.is_some = true;
+                      option.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  plugin_option_u16_t option0;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+3*sizeof(void*))))) {
+                    case 0: {
+                      option0.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option0.is_some = true;
+                      option0.val = (uint16_t) ((int32_t) *((uint16_t*) (ptr + (34+3*sizeof(void*)))));
+                      break;
+                    }
+                  }
+                  variant.val.dns_error = (wasi_http_types_dns_error_payload_t) {
+                    (plugin_option_string_t) option,
+                    (plugin_option_u16_t) option0,
+                  };
+                  break;
+                }
+                case 2: {
+                  break;
+                }
+                case 3: {
+                  break;
+                }
+                case 4: {
+                  break;
+                }
+                case 5: {
+                  break;
+                }
+                case 6: {
+                  break;
+                }
+                case 7: {
+                  break;
+                }
+                case 8: {
+                  break;
+                }
+                case 9: {
+                  break;
+                }
+                case 10: {
+                  break;
+                }
+                case 11: {
+                  break;
+                }
+                case 12: {
+                  break;
+                }
+                case 13: {
+                  break;
+                }
+                case 14: {
+                  plugin_option_u8_t option1;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option1.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option1.is_some = true;
+                      option1.val = (uint8_t) ((int32_t) *((uint8_t*) (ptr + 33)));
+                      break;
+                    }
+                  }
+                  plugin_option_string_t option2;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+1*sizeof(void*))))) {
+                    case 0: {
+                      option2.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option2.is_some = true;
+                      option2.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+2*sizeof(void*))))), (*((size_t*) (ptr + (32+3*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  variant.val.tls_alert_received = (wasi_http_types_tls_alert_received_payload_t) {
+                    (plugin_option_u8_t) option1,
+                    (plugin_option_string_t) option2,
+                  };
+                  break;
+                }
+                case 15: {
+                  break;
+                }
+                case 16: {
+                  break;
+                }
+                case 17: {
+                  plugin_option_u64_t option3;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option3.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option3.is_some = true;
+                      option3.val = (uint64_t) (*((int64_t*) (ptr + 40)));
+                      break;
+                    }
+                  }
+                  variant.val.http_request_body_size = option3;
+                  break;
+                }
+                case 18: {
+                  break;
+                }
+                case 19: {
+                  break;
+                }
+                case 20: {
+                  break;
+                }
+                case 21: {
+                  plugin_option_u32_t option4;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option4.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option4.is_some = true;
+                      option4.val = (uint32_t) (*((int32_t*) (ptr + 36)));
+                      break;
+                    }
+                  }
+                  variant.val.http_request_header_section_size = option4;
+                  break;
+                }
+                case 22: {
+                  wasi_http_types_option_field_size_payload_t option7;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option7.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option7.is_some = true;
+                      plugin_option_string_t option5;
+                      switch ((int32_t) *((uint8_t*) (ptr + (32+1*sizeof(void*))))) {
+                        case 0: {
+                          option5.is_some = false;
+                          break;
+                        }
+                        case 1: {
+                          option5.is_some = true;
+                          option5.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+2*sizeof(void*))))), (*((size_t*) (ptr + (32+3*sizeof(void*))))) };
+                          break;
+                        }
+                      }
+                      plugin_option_u32_t option6;
+                      switch ((int32_t) *((uint8_t*) (ptr + (32+4*sizeof(void*))))) {
+                        case 0: {
+                          option6.is_some = false;
+                          break;
+                        }
+                        case 1: {
+                          option6.is_some = true;
+                          option6.val = (uint32_t) (*((int32_t*) (ptr + (36+4*sizeof(void*)))));
+                          break;
+                        }
+                      }
+
+                      option7.val = (wasi_http_types_field_size_payload_t) {
+                        (plugin_option_string_t) option5,
+                        (plugin_option_u32_t) option6,
+                      };
+                      break;
+                    }
+                  }
+                  variant.val.http_request_header_size = option7;
+                  break;
+                }
+                case 23: {
+                  plugin_option_u32_t option8;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option8.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option8.is_some = true;
+                      option8.val = (uint32_t) (*((int32_t*) (ptr + 36)));
+                      break;
+                    }
+                  }
+                  variant.val.http_request_trailer_section_size = option8;
+                  break;
+                }
+                case 24: {
+                  plugin_option_string_t option9;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option9.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option9.is_some = true;
+                      option9.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  plugin_option_u32_t option10;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+3*sizeof(void*))))) {
+                    case 0: {
+                      option10.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option10.is_some = true;
+                      option10.val = (uint32_t) (*((int32_t*) (ptr + (36+3*sizeof(void*)))));
+                      break;
+                    }
+                  }
+                  variant.val.http_request_trailer_size = (wasi_http_types_field_size_payload_t) {
+                    (plugin_option_string_t) option9,
+                    (plugin_option_u32_t) option10,
+                  };
+                  break;
+                }
+                case 25: {
+                  break;
+                }
+                case 26: {
+                  plugin_option_u32_t option11;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option11.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option11.is_some = true;
+                      option11.val = (uint32_t) (*((int32_t*) (ptr + 36)));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_header_section_size = option11;
+                  break;
+                }
+                case 27: {
+                  plugin_option_string_t option12;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option12.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option12.is_some = true;
+                      option12.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  plugin_option_u32_t option13;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+3*sizeof(void*))))) {
+                    case 0: {
+                      option13.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option13.is_some = true;
+                      option13.val = (uint32_t) (*((int32_t*) (ptr + (36+3*sizeof(void*)))));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_header_size = (wasi_http_types_field_size_payload_t) {
+                    (plugin_option_string_t) option12,
+                    (plugin_option_u32_t) option13,
+                  };
+                  break;
+                }
+                case 28: {
+                  plugin_option_u64_t option14;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option14.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option14.is_some = true;
+                      option14.val = (uint64_t) (*((int64_t*) (ptr + 40)));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_body_size = option14;
+                  break;
+                }
+                case 29: {
+                  plugin_option_u32_t option15;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option15.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option15.is_some = true;
+                      option15.val = (uint32_t) (*((int32_t*) (ptr + 36)));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_trailer_section_size = option15;
+                  break;
+                }
+                case 30: {
+                  plugin_option_string_t option16;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option16.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option16.is_some = true;
+                      option16.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  plugin_option_u32_t option17;
+                  switch ((int32_t) *((uint8_t*) (ptr + (32+3*sizeof(void*))))) {
+                    case 0: {
+                      option17.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option17.is_some = true;
+                      option17.val = (uint32_t) (*((int32_t*) (ptr + (36+3*sizeof(void*)))));
+                      break;
+                    }
+                  }
+                  variant.val.http_response_trailer_size = (wasi_http_types_field_size_payload_t) {
+                    (plugin_option_string_t) option16,
+                    (plugin_option_u32_t) option17,
+                  };
+                  break;
+                }
+                case 31: {
+                  plugin_option_string_t option18;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option18.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option18.is_some = true;
+                      option18.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  variant.val.http_response_transfer_coding = option18;
+                  break;
+                }
+                case 32: {
+                  plugin_option_string_t option19;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option19.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option19.is_some = true;
+                      option19.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  variant.val.http_response_content_coding = option19;
+                  break;
+                }
+                case 33: {
+                  break;
+                }
+                case 34: {
+                  break;
+                }
+                case 35: {
+                  break;
+                }
+                case 36: {
+                  break;
+                }
+                case 37: {
+                  break;
+                }
+                case 38: {
+                  plugin_option_string_t option20;
+                  switch ((int32_t) *((uint8_t*) (ptr + 32))) {
+                    case 0: {
+                      option20.is_some = false;
+                      break;
+                    }
+                    case 1: {
+                      option20.is_some = true;
+                      option20.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (32+1*sizeof(void*))))), (*((size_t*) (ptr + (32+2*sizeof(void*))))) };
+                      break;
+                    }
+                  }
+                  variant.val.internal_error = option20;
+                  break;
+                }
+              }
+
+              result.val.err = variant;
+              break;
+            }
+          }
+
+          result21.val.ok = result;
+          break;
+        }
+        case 1: {
+          result21.is_err = true;
+          break;
+        }
+      }
+
+      option22.val = result21;
+      break;
+    }
+  }
+  *ret = option22.val;
+  return option22.is_some;
+}
+
+bool wasi_http_outgoing_handler_handle(wasi_http_outgoing_handler_own_outgoing_request_t request, wasi_http_outgoing_handler_own_request_options_t *maybe_options, wasi_http_outgoing_handler_own_future_incoming_response_t *ret, wasi_http_outgoing_handler_error_code_t *err) {
+  __attribute__((__aligned__(8)))
+  uint8_t ret_area[(24+4*sizeof(void*))];
+  wasi_http_outgoing_handler_option_own_request_options_t options;
+  options.is_some = maybe_options != NULL;if (maybe_options) {
+    options.val = *maybe_options;
+  }
+  int32_t option;
+  int32_t option1;
+  if ((options).is_some) {
+    const wasi_http_outgoing_handler_own_request_options_t *payload0 = &(options).val;
+    option = 1;
+    option1 = (*payload0).__handle;
+  } else {
+    option = 0;
+    option1 = 0;
+  }
+  uint8_t *ptr = (uint8_t *) &ret_area;
+  __wasm_import_wasi_http_outgoing_handler_handle((request).__handle, option, option1, ptr);
+  wasi_http_outgoing_handler_result_own_future_incoming_response_error_code_t result;
+  switch ((int32_t) *((uint8_t*) (ptr + 0))) {
+    case 0: {
+      result.is_err = false;
+      result.val.ok = (wasi_http_outgoing_handler_own_future_incoming_response_t) { *((int32_t*) (ptr + 8)) };
+      break;
+    }
+    case 1: {
+      result.is_err = true;
+      wasi_http_types_error_code_t variant;
+      variant.tag = (int32_t) *((uint8_t*) (ptr + 8));
+      switch ((int32_t) variant.tag) {
+        case 0: {
+          break;
+        }
+        case 1: {
+          plugin_option_string_t option2;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option2.is_some = false;
+              break;
+            }
+            case 1: {
+              option2.is_some = true;
+              option2.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u16_t option3;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option3.is_some = false;
+              break;
+            }
+            case 1: {
+              option3.is_some = true;
+              option3.val = (uint16_t) ((int32_t) *((uint16_t*) (ptr + (18+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.dns_error = (wasi_http_types_dns_error_payload_t) {
+            (plugin_option_string_t) option2,
+            (plugin_option_u16_t) option3,
+          };
+          break;
+        }
+        case 2: {
+          break;
+        }
+        case 3: {
+          break;
+        }
+        case 4: {
+          break;
+        }
+        case 5: {
+          break;
+        }
+        case 6: {
+          break;
+        }
+        case 7: {
+          break;
+        }
+        case 8: {
+          break;
+        }
+        case 9: {
+          break;
+        }
+        case 10: {
+          break;
+        }
+        case 11: {
+          break;
+        }
+        case 12: {
+          break;
+        }
+        case 13: {
+          break;
+        }
+        case 14: {
+          plugin_option_u8_t option4;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option4.is_some = false;
+              break;
+            }
+            case 1: {
+              option4.is_some = true;
+              option4.val = (uint8_t) ((int32_t) *((uint8_t*) (ptr + 17)));
+              break;
+            }
+          }
+          plugin_option_string_t option5;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+1*sizeof(void*))))) {
+            case 0: {
+              option5.is_some = false;
+              break;
+            }
+            case 1: {
+              option5.is_some = true;
+              option5.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+2*sizeof(void*))))), (*((size_t*) (ptr + (16+3*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.tls_alert_received = (wasi_http_types_tls_alert_received_payload_t) {
+            (plugin_option_u8_t) option4,
+            (plugin_option_string_t) option5,
+          };
+          break;
+        }
+        case 15: {
+          break;
+        }
+        case 16: {
+          break;
+        }
+        case 17: {
+          plugin_option_u64_t option6;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option6.is_some = false;
+              break;
+            }
+            case 1: {
+              option6.is_some = true;
+              option6.val = (uint64_t) (*((int64_t*) (ptr + 24)));
+              break;
+            }
+          }
+          variant.val.http_request_body_size = option6;
+          break;
+        }
+        case 18: {
+          break;
+        }
+        case 19: {
+          break;
+        }
+        case 20: {
+          break;
+        }
+        case 21: {
+          plugin_option_u32_t option7;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option7.is_some = false;
+              break;
+            }
+            case 1: {
+              option7.is_some = true;
+              option7.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_request_header_section_size = option7;
+          break;
+        }
+        case 22: {
+          wasi_http_types_option_field_size_payload_t option10;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option10.is_some = false;
+              break;
+            }
+            case 1: {
+              option10.is_some = true;
+              plugin_option_string_t option8;
+              switch ((int32_t) *((uint8_t*) (ptr + (16+1*sizeof(void*))))) {
+                case 0: {
+                  option8.is_some = false;
+                  break;
+                }
+                case 1: {
+                  option8.is_some = true;
+                  option8.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+2*sizeof(void*))))), (*((size_t*) (ptr + (16+3*sizeof(void*))))) };
+                  break;
+                }
+              }
+              plugin_option_u32_t option9;
+              switch ((int32_t) *((uint8_t*) (ptr + (16+4*sizeof(void*))))) {
+                case 0: {
+                  option9.is_some = false;
+                  break;
+                }
+                case 1: {
+                  option9.is_some = true;
+                  option9.val = (uint32_t) (*((int32_t*) (ptr + (20+4*sizeof(void*)))));
+                  break;
+                }
+              }
+
+              option10.val = (wasi_http_types_field_size_payload_t) {
+                (plugin_option_string_t) option8,
+                (plugin_option_u32_t) option9,
+              };
+              break;
+            }
+          }
+          variant.val.http_request_header_size = option10;
+          break;
+        }
+        case 23: {
+          plugin_option_u32_t option11;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option11.is_some = false;
+              break;
+            }
+            case 1: {
+              option11.is_some = true;
+              option11.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_request_trailer_section_size = option11;
+          break;
+        }
+        case 24: {
+          plugin_option_string_t option12;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option12.is_some = false;
+              break;
+            }
+            case 1: {
+              option12.is_some = true;
+              option12.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u32_t option13;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option13.is_some = false;
+              break;
+            }
+            case 1: {
+              option13.is_some = true;
+              option13.val = (uint32_t) (*((int32_t*) (ptr + (20+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.http_request_trailer_size = (wasi_http_types_field_size_payload_t) {
+            (plugin_option_string_t) option12,
+            (plugin_option_u32_t) option13,
+          };
+          break;
+        }
+        case 25: {
+          break;
+        }
+        case 26: {
+          plugin_option_u32_t option14;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option14.is_some = false;
+              break;
+            }
+            case 1: {
+              option14.is_some = true;
+              option14.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_response_header_section_size = option14;
+          break;
+        }
+        case 27: {
+          plugin_option_string_t option15;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option15.is_some = false;
+              break;
+            }
+            case 1: {
+              option15.is_some = true;
+              option15.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u32_t option16;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option16.is_some = false;
+              break;
+            }
+            case 1: {
+              option16.is_some = true;
+              option16.val = (uint32_t) (*((int32_t*) (ptr + (20+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.http_response_header_size = (wasi_http_types_field_size_payload_t) {
+            (plugin_option_string_t) option15,
+            (plugin_option_u32_t) option16,
+          };
+          break;
+        }
+        case 28: {
+          plugin_option_u64_t option17;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option17.is_some = false;
+              break;
+            }
+            case 1: {
+              option17.is_some = true;
+              option17.val = (uint64_t) (*((int64_t*) (ptr + 24)));
+              break;
+            }
+          }
+          variant.val.http_response_body_size = option17;
+          break;
+        }
+        case 29: {
+          plugin_option_u32_t option18;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option18.is_some = false;
+              break;
+            }
+            case 1: {
+              option18.is_some = true;
+              option18.val = (uint32_t) (*((int32_t*) (ptr + 20)));
+              break;
+            }
+          }
+          variant.val.http_response_trailer_section_size = option18;
+          break;
+        }
+        case 30: {
+          plugin_option_string_t option19;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option19.is_some = false;
+              break;
+            }
+            case 1: {
+              option19.is_some = true;
+              option19.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          plugin_option_u32_t option20;
+          switch ((int32_t) *((uint8_t*) (ptr + (16+3*sizeof(void*))))) {
+            case 0: {
+              option20.is_some = false;
+              break;
+            }
+            case 1: {
+              option20.is_some = true;
+              option20.val = (uint32_t) (*((int32_t*) (ptr + (20+3*sizeof(void*)))));
+              break;
+            }
+          }
+          variant.val.http_response_trailer_size = (wasi_http_types_field_size_payload_t) {
+            (plugin_option_string_t) option19,
+            (plugin_option_u32_t) option20,
+          };
+          break;
+        }
+        case 31: {
+          plugin_option_string_t option21;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option21.is_some = false;
+              break;
+            }
+            case 1: {
+              option21.is_some = true;
+              option21.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.http_response_transfer_coding = option21;
+          break;
+        }
+        case 32: {
+          plugin_option_string_t option22;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option22.is_some = false;
+              break;
+            }
+            case 1: {
+              option22.is_some = true;
+              option22.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.http_response_content_coding = option22;
+          break;
+        }
+        case 33: {
+          break;
+        }
+        case 34: {
+          break;
+        }
+        case 35: {
+          break;
+        }
+        case 36: {
+          break;
+        }
+        case 37: {
+          break;
+        }
+        case 38: {
+          plugin_option_string_t option23;
+          switch ((int32_t) *((uint8_t*) (ptr + 16))) {
+            case 0: {
+              option23.is_some = false;
+              break;
+            }
+            case 1: {
+              option23.is_some = true;
+              option23.val = (plugin_string_t) { (uint8_t*)(*((uint8_t **) (ptr + (16+1*sizeof(void*))))), (*((size_t*) (ptr + (16+2*sizeof(void*))))) };
+              break;
+            }
+          }
+          variant.val.internal_error = option23;
+          break;
+        }
+      }
+
+      result.val.err = variant;
+      break;
+    }
+  }
+  if (!result.is_err) {
+    *ret = result.val.ok;
+    return 1;
+  } else {
+    *err = result.val.err;
+    return 0;
+  }
+}
 
 void airlock_host_log_log(airlock_host_log_level_t level, plugin_string_t *message) {
   __wasm_import_airlock_host_log_log((int32_t) level, (uint8_t *) (*message).ptr, (*message).len);

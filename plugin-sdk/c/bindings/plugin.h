@@ -14,6 +14,510 @@ typedef struct plugin_string_t {
   size_t len;
 } plugin_string_t;
 
+typedef struct wasi_io_poll_own_pollable_t {
+  int32_t __handle;
+} wasi_io_poll_own_pollable_t;
+
+typedef struct wasi_io_poll_borrow_pollable_t {
+  int32_t __handle;
+} wasi_io_poll_borrow_pollable_t;
+
+typedef struct {
+  wasi_io_poll_borrow_pollable_t *ptr;
+  size_t len;
+} wasi_io_poll_list_borrow_pollable_t;
+
+typedef struct {
+  uint32_t *ptr;
+  size_t len;
+} plugin_list_u32_t;
+
+typedef uint64_t wasi_clocks_monotonic_clock_instant_t;
+
+typedef uint64_t wasi_clocks_monotonic_clock_duration_t;
+
+typedef wasi_io_poll_own_pollable_t wasi_clocks_monotonic_clock_own_pollable_t;
+
+typedef struct wasi_io_error_own_error_t {
+  int32_t __handle;
+} wasi_io_error_own_error_t;
+
+typedef struct wasi_io_error_borrow_error_t {
+  int32_t __handle;
+} wasi_io_error_borrow_error_t;
+
+typedef wasi_io_error_own_error_t wasi_io_streams_own_error_t;
+
+typedef struct wasi_io_streams_stream_error_t {
+  uint8_t tag;
+  union {
+    wasi_io_streams_own_error_t     last_operation_failed;
+  } val;
+} wasi_io_streams_stream_error_t;
+
+#define WASI_IO_STREAMS_STREAM_ERROR_LAST_OPERATION_FAILED 0
+#define WASI_IO_STREAMS_STREAM_ERROR_CLOSED 1
+
+typedef struct wasi_io_streams_own_input_stream_t {
+  int32_t __handle;
+} wasi_io_streams_own_input_stream_t;
+
+typedef struct wasi_io_streams_borrow_input_stream_t {
+  int32_t __handle;
+} wasi_io_streams_borrow_input_stream_t;
+
+typedef struct wasi_io_streams_own_output_stream_t {
+  int32_t __handle;
+} wasi_io_streams_own_output_stream_t;
+
+typedef struct wasi_io_streams_borrow_output_stream_t {
+  int32_t __handle;
+} wasi_io_streams_borrow_output_stream_t;
+
+typedef struct {
+  uint8_t *ptr;
+  size_t len;
+} plugin_list_u8_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    plugin_list_u8_t ok;
+    wasi_io_streams_stream_error_t err;
+  } val;
+} wasi_io_streams_result_list_u8_stream_error_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    uint64_t ok;
+    wasi_io_streams_stream_error_t err;
+  } val;
+} wasi_io_streams_result_u64_stream_error_t;
+
+typedef wasi_io_poll_own_pollable_t wasi_io_streams_own_pollable_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_io_streams_stream_error_t err;
+  } val;
+} wasi_io_streams_result_void_stream_error_t;
+
+typedef wasi_clocks_monotonic_clock_duration_t wasi_http_types_duration_t;
+
+typedef struct wasi_http_types_method_t {
+  uint8_t tag;
+  union {
+    plugin_string_t     other;
+  } val;
+} wasi_http_types_method_t;
+
+#define WASI_HTTP_TYPES_METHOD_GET 0
+#define WASI_HTTP_TYPES_METHOD_HEAD 1
+#define WASI_HTTP_TYPES_METHOD_POST 2
+#define WASI_HTTP_TYPES_METHOD_PUT 3
+#define WASI_HTTP_TYPES_METHOD_DELETE 4
+#define WASI_HTTP_TYPES_METHOD_CONNECT 5
+#define WASI_HTTP_TYPES_METHOD_OPTIONS 6
+#define WASI_HTTP_TYPES_METHOD_TRACE 7
+#define WASI_HTTP_TYPES_METHOD_PATCH 8
+#define WASI_HTTP_TYPES_METHOD_OTHER 9
+
+typedef struct wasi_http_types_scheme_t {
+  uint8_t tag;
+  union {
+    plugin_string_t     other;
+  } val;
+} wasi_http_types_scheme_t;
+
+#define WASI_HTTP_TYPES_SCHEME_HTTP 0
+#define WASI_HTTP_TYPES_SCHEME_HTTPS 1
+#define WASI_HTTP_TYPES_SCHEME_OTHER 2
+
+typedef struct {
+  bool is_some;
+  plugin_string_t val;
+} plugin_option_string_t;
+
+typedef struct {
+  bool is_some;
+  uint16_t val;
+} plugin_option_u16_t;
+
+typedef struct wasi_http_types_dns_error_payload_t {
+  plugin_option_string_t   rcode;
+  plugin_option_u16_t   info_code;
+} wasi_http_types_dns_error_payload_t;
+
+typedef struct {
+  bool is_some;
+  uint8_t val;
+} plugin_option_u8_t;
+
+typedef struct wasi_http_types_tls_alert_received_payload_t {
+  plugin_option_u8_t   alert_id;
+  plugin_option_string_t   alert_message;
+} wasi_http_types_tls_alert_received_payload_t;
+
+typedef struct {
+  bool is_some;
+  uint32_t val;
+} plugin_option_u32_t;
+
+typedef struct wasi_http_types_field_size_payload_t {
+  plugin_option_string_t   field_name;
+  plugin_option_u32_t   field_size;
+} wasi_http_types_field_size_payload_t;
+
+typedef struct {
+  bool is_some;
+  uint64_t val;
+} plugin_option_u64_t;
+
+typedef struct {
+  bool is_some;
+  wasi_http_types_field_size_payload_t val;
+} wasi_http_types_option_field_size_payload_t;
+
+typedef struct wasi_http_types_error_code_t {
+  uint8_t tag;
+  union {
+    wasi_http_types_dns_error_payload_t     dns_error;
+    wasi_http_types_tls_alert_received_payload_t     tls_alert_received;
+    plugin_option_u64_t     http_request_body_size;
+    plugin_option_u32_t     http_request_header_section_size;
+    wasi_http_types_option_field_size_payload_t     http_request_header_size;
+    plugin_option_u32_t     http_request_trailer_section_size;
+    wasi_http_types_field_size_payload_t     http_request_trailer_size;
+    plugin_option_u32_t     http_response_header_section_size;
+    wasi_http_types_field_size_payload_t     http_response_header_size;
+    plugin_option_u64_t     http_response_body_size;
+    plugin_option_u32_t     http_response_trailer_section_size;
+    wasi_http_types_field_size_payload_t     http_response_trailer_size;
+    plugin_option_string_t     http_response_transfer_coding;
+    plugin_option_string_t     http_response_content_coding;
+    plugin_option_string_t     internal_error;
+  } val;
+} wasi_http_types_error_code_t;
+
+#define WASI_HTTP_TYPES_ERROR_CODE_DNS_TIMEOUT 0
+#define WASI_HTTP_TYPES_ERROR_CODE_DNS_ERROR 1
+#define WASI_HTTP_TYPES_ERROR_CODE_DESTINATION_NOT_FOUND 2
+#define WASI_HTTP_TYPES_ERROR_CODE_DESTINATION_UNAVAILABLE 3
+#define WASI_HTTP_TYPES_ERROR_CODE_DESTINATION_IP_PROHIBITED 4
+#define WASI_HTTP_TYPES_ERROR_CODE_DESTINATION_IP_UNROUTABLE 5
+#define WASI_HTTP_TYPES_ERROR_CODE_CONNECTION_REFUSED 6
+#define WASI_HTTP_TYPES_ERROR_CODE_CONNECTION_TERMINATED 7
+#define WASI_HTTP_TYPES_ERROR_CODE_CONNECTION_TIMEOUT 8
+#define WASI_HTTP_TYPES_ERROR_CODE_CONNECTION_READ_TIMEOUT 9
+#define WASI_HTTP_TYPES_ERROR_CODE_CONNECTION_WRITE_TIMEOUT 10
+#define WASI_HTTP_TYPES_ERROR_CODE_CONNECTION_LIMIT_REACHED 11
+#define WASI_HTTP_TYPES_ERROR_CODE_TLS_PROTOCOL_ERROR 12
+#define WASI_HTTP_TYPES_ERROR_CODE_TLS_CERTIFICATE_ERROR 13
+#define WASI_HTTP_TYPES_ERROR_CODE_TLS_ALERT_RECEIVED 14
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_DENIED 15
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_LENGTH_REQUIRED 16
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_BODY_SIZE 17
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_METHOD_INVALID 18
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_URI_INVALID 19
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_URI_TOO_LONG 20
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_HEADER_SECTION_SIZE 21
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_HEADER_SIZE 22
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_TRAILER_SECTION_SIZE 23
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_REQUEST_TRAILER_SIZE 24
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_RESPONSE_INCOMPLETE 25
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_RESPONSE_HEADER_SECTION_SIZE 26
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_RESPONSE_HEADER_SIZE 27
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_RESPONSE_BODY_SIZE 28
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_RESPONSE_TRAILER_SECTION_SIZE 29
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_RESPONSE_TRAILER_SIZE 30
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_RESPONSE_TRANSFER_CODING 31
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_RESPONSE_CONTENT_CODING 32
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_RESPONSE_TIMEOUT 33
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_UPGRADE_FAILED 34
+#define WASI_HTTP_TYPES_ERROR_CODE_HTTP_PROTOCOL_ERROR 35
+#define WASI_HTTP_TYPES_ERROR_CODE_LOOP_DETECTED 36
+#define WASI_HTTP_TYPES_ERROR_CODE_CONFIGURATION_ERROR 37
+#define WASI_HTTP_TYPES_ERROR_CODE_INTERNAL_ERROR 38
+
+typedef struct wasi_http_types_header_error_t {
+  uint8_t tag;
+} wasi_http_types_header_error_t;
+
+#define WASI_HTTP_TYPES_HEADER_ERROR_INVALID_SYNTAX 0
+#define WASI_HTTP_TYPES_HEADER_ERROR_FORBIDDEN 1
+#define WASI_HTTP_TYPES_HEADER_ERROR_IMMUTABLE 2
+
+typedef plugin_string_t wasi_http_types_field_key_t;
+
+typedef wasi_http_types_field_key_t wasi_http_types_field_name_t;
+
+typedef struct wasi_http_types_field_value_t {
+  uint8_t   *ptr;
+  size_t len;
+} wasi_http_types_field_value_t;
+
+typedef struct wasi_http_types_own_fields_t {
+  int32_t __handle;
+} wasi_http_types_own_fields_t;
+
+typedef struct wasi_http_types_borrow_fields_t {
+  int32_t __handle;
+} wasi_http_types_borrow_fields_t;
+
+typedef struct wasi_http_types_own_incoming_request_t {
+  int32_t __handle;
+} wasi_http_types_own_incoming_request_t;
+
+typedef struct wasi_http_types_borrow_incoming_request_t {
+  int32_t __handle;
+} wasi_http_types_borrow_incoming_request_t;
+
+typedef struct wasi_http_types_own_outgoing_request_t {
+  int32_t __handle;
+} wasi_http_types_own_outgoing_request_t;
+
+typedef struct wasi_http_types_borrow_outgoing_request_t {
+  int32_t __handle;
+} wasi_http_types_borrow_outgoing_request_t;
+
+typedef struct wasi_http_types_own_request_options_t {
+  int32_t __handle;
+} wasi_http_types_own_request_options_t;
+
+typedef struct wasi_http_types_borrow_request_options_t {
+  int32_t __handle;
+} wasi_http_types_borrow_request_options_t;
+
+typedef struct wasi_http_types_own_response_outparam_t {
+  int32_t __handle;
+} wasi_http_types_own_response_outparam_t;
+
+typedef struct wasi_http_types_borrow_response_outparam_t {
+  int32_t __handle;
+} wasi_http_types_borrow_response_outparam_t;
+
+typedef uint16_t wasi_http_types_status_code_t;
+
+typedef struct wasi_http_types_own_incoming_response_t {
+  int32_t __handle;
+} wasi_http_types_own_incoming_response_t;
+
+typedef struct wasi_http_types_borrow_incoming_response_t {
+  int32_t __handle;
+} wasi_http_types_borrow_incoming_response_t;
+
+typedef struct wasi_http_types_own_incoming_body_t {
+  int32_t __handle;
+} wasi_http_types_own_incoming_body_t;
+
+typedef struct wasi_http_types_borrow_incoming_body_t {
+  int32_t __handle;
+} wasi_http_types_borrow_incoming_body_t;
+
+typedef struct wasi_http_types_own_future_trailers_t {
+  int32_t __handle;
+} wasi_http_types_own_future_trailers_t;
+
+typedef struct wasi_http_types_borrow_future_trailers_t {
+  int32_t __handle;
+} wasi_http_types_borrow_future_trailers_t;
+
+typedef struct wasi_http_types_own_outgoing_response_t {
+  int32_t __handle;
+} wasi_http_types_own_outgoing_response_t;
+
+typedef struct wasi_http_types_borrow_outgoing_response_t {
+  int32_t __handle;
+} wasi_http_types_borrow_outgoing_response_t;
+
+typedef struct wasi_http_types_own_outgoing_body_t {
+  int32_t __handle;
+} wasi_http_types_own_outgoing_body_t;
+
+typedef struct wasi_http_types_borrow_outgoing_body_t {
+  int32_t __handle;
+} wasi_http_types_borrow_outgoing_body_t;
+
+typedef struct wasi_http_types_own_future_incoming_response_t {
+  int32_t __handle;
+} wasi_http_types_own_future_incoming_response_t;
+
+typedef struct wasi_http_types_borrow_future_incoming_response_t {
+  int32_t __handle;
+} wasi_http_types_borrow_future_incoming_response_t;
+
+typedef wasi_io_error_borrow_error_t wasi_http_types_borrow_io_error_t;
+
+typedef struct {
+  bool is_some;
+  wasi_http_types_error_code_t val;
+} wasi_http_types_option_error_code_t;
+
+typedef struct {
+  wasi_http_types_field_name_t f0;
+  wasi_http_types_field_value_t f1;
+} wasi_http_types_tuple2_field_name_field_value_t;
+
+typedef struct {
+  wasi_http_types_tuple2_field_name_field_value_t *ptr;
+  size_t len;
+} wasi_http_types_list_tuple2_field_name_field_value_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_own_fields_t ok;
+    wasi_http_types_header_error_t err;
+  } val;
+} wasi_http_types_result_own_fields_header_error_t;
+
+typedef struct {
+  wasi_http_types_field_value_t *ptr;
+  size_t len;
+} wasi_http_types_list_field_value_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_header_error_t err;
+  } val;
+} wasi_http_types_result_void_header_error_t;
+
+typedef struct {
+  bool is_some;
+  wasi_http_types_scheme_t val;
+} wasi_http_types_option_scheme_t;
+
+typedef wasi_http_types_own_fields_t wasi_http_types_own_headers_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_own_incoming_body_t ok;
+  } val;
+} wasi_http_types_result_own_incoming_body_void_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_own_outgoing_body_t ok;
+  } val;
+} wasi_http_types_result_own_outgoing_body_void_t;
+
+typedef struct {
+  bool is_err;
+} wasi_http_types_result_void_void_t;
+
+typedef struct {
+  bool is_some;
+  wasi_http_types_duration_t val;
+} wasi_http_types_option_duration_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_own_outgoing_response_t ok;
+    wasi_http_types_error_code_t err;
+  } val;
+} wasi_http_types_result_own_outgoing_response_error_code_t;
+
+typedef wasi_io_streams_own_input_stream_t wasi_http_types_own_input_stream_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_own_input_stream_t ok;
+  } val;
+} wasi_http_types_result_own_input_stream_void_t;
+
+typedef wasi_io_poll_own_pollable_t wasi_http_types_own_pollable_t;
+
+typedef wasi_http_types_own_fields_t wasi_http_types_own_trailers_t;
+
+typedef struct {
+  bool is_some;
+  wasi_http_types_own_trailers_t val;
+} wasi_http_types_option_own_trailers_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_option_own_trailers_t ok;
+    wasi_http_types_error_code_t err;
+  } val;
+} wasi_http_types_result_option_own_trailers_error_code_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_result_option_own_trailers_error_code_t ok;
+  } val;
+} wasi_http_types_result_result_option_own_trailers_error_code_void_t;
+
+typedef struct {
+  bool is_some;
+  wasi_http_types_result_result_option_own_trailers_error_code_void_t val;
+} wasi_http_types_option_result_result_option_own_trailers_error_code_void_t;
+
+typedef wasi_io_streams_own_output_stream_t wasi_http_types_own_output_stream_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_own_output_stream_t ok;
+  } val;
+} wasi_http_types_result_own_output_stream_void_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_error_code_t err;
+  } val;
+} wasi_http_types_result_void_error_code_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_own_incoming_response_t ok;
+    wasi_http_types_error_code_t err;
+  } val;
+} wasi_http_types_result_own_incoming_response_error_code_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_types_result_own_incoming_response_error_code_t ok;
+  } val;
+} wasi_http_types_result_result_own_incoming_response_error_code_void_t;
+
+typedef struct {
+  bool is_some;
+  wasi_http_types_result_result_own_incoming_response_error_code_void_t val;
+} wasi_http_types_option_result_result_own_incoming_response_error_code_void_t;
+
+typedef wasi_http_types_error_code_t wasi_http_outgoing_handler_error_code_t;
+
+typedef wasi_http_types_own_outgoing_request_t wasi_http_outgoing_handler_own_outgoing_request_t;
+
+typedef wasi_http_types_own_request_options_t wasi_http_outgoing_handler_own_request_options_t;
+
+typedef struct {
+  bool is_some;
+  wasi_http_outgoing_handler_own_request_options_t val;
+} wasi_http_outgoing_handler_option_own_request_options_t;
+
+typedef wasi_http_types_own_future_incoming_response_t wasi_http_outgoing_handler_own_future_incoming_response_t;
+
+typedef struct {
+  bool is_err;
+  union {
+    wasi_http_outgoing_handler_own_future_incoming_response_t ok;
+    wasi_http_outgoing_handler_error_code_t err;
+  } val;
+} wasi_http_outgoing_handler_result_own_future_incoming_response_error_code_t;
+
 // How important a log line is.
 typedef uint8_t airlock_host_log_level_t;
 
@@ -39,11 +543,6 @@ typedef struct airlock_host_process_command_t {
 #define AIRLOCK_HOST_PROCESS_COMMAND_ARGV 0
 // A command line run by `bash -c`.
 #define AIRLOCK_HOST_PROCESS_COMMAND_SHELL 1
-
-typedef struct {
-  uint8_t *ptr;
-  size_t len;
-} plugin_list_u8_t;
 
 typedef struct {
   bool is_some;
@@ -136,11 +635,6 @@ typedef struct airlock_host_process_own_child_t {
 typedef struct airlock_host_process_borrow_child_t {
   int32_t __handle;
 } airlock_host_process_borrow_child_t;
-
-typedef struct {
-  bool is_some;
-  plugin_string_t val;
-} plugin_option_string_t;
 
 typedef struct {
   bool is_err;
@@ -455,6 +949,93 @@ typedef struct {
   } val;
 } exports_airlock_tool_tool_result_tool_output_tool_error_t;
 
+// Imported Functions from `wasi:io/poll@0.2.12`
+extern bool wasi_io_poll_method_pollable_ready(wasi_io_poll_borrow_pollable_t self);
+extern void wasi_io_poll_method_pollable_block(wasi_io_poll_borrow_pollable_t self);
+extern void wasi_io_poll_poll(wasi_io_poll_list_borrow_pollable_t *in, plugin_list_u32_t *ret);
+
+// Imported Functions from `wasi:clocks/monotonic-clock@0.2.12`
+extern wasi_clocks_monotonic_clock_instant_t wasi_clocks_monotonic_clock_now(void);
+extern wasi_clocks_monotonic_clock_duration_t wasi_clocks_monotonic_clock_resolution(void);
+extern wasi_clocks_monotonic_clock_own_pollable_t wasi_clocks_monotonic_clock_subscribe_instant(wasi_clocks_monotonic_clock_instant_t when);
+extern wasi_clocks_monotonic_clock_own_pollable_t wasi_clocks_monotonic_clock_subscribe_duration(wasi_clocks_monotonic_clock_duration_t when);
+
+// Imported Functions from `wasi:io/error@0.2.12`
+extern void wasi_io_error_method_error_to_debug_string(wasi_io_error_borrow_error_t self, plugin_string_t *ret);
+
+// Imported Functions from `wasi:io/streams@0.2.12`
+extern bool wasi_io_streams_method_input_stream_read(wasi_io_streams_borrow_input_stream_t self, uint64_t len, plugin_list_u8_t *ret, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_input_stream_blocking_read(wasi_io_streams_borrow_input_stream_t self, uint64_t len, plugin_list_u8_t *ret, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_input_stream_skip(wasi_io_streams_borrow_input_stream_t self, uint64_t len, uint64_t *ret, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_input_stream_blocking_skip(wasi_io_streams_borrow_input_stream_t self, uint64_t len, uint64_t *ret, wasi_io_streams_stream_error_t *err);
+extern wasi_io_streams_own_pollable_t wasi_io_streams_method_input_stream_subscribe(wasi_io_streams_borrow_input_stream_t self);
+extern bool wasi_io_streams_method_output_stream_check_write(wasi_io_streams_borrow_output_stream_t self, uint64_t *ret, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_output_stream_write(wasi_io_streams_borrow_output_stream_t self, plugin_list_u8_t *contents, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_output_stream_blocking_write_and_flush(wasi_io_streams_borrow_output_stream_t self, plugin_list_u8_t *contents, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_output_stream_flush(wasi_io_streams_borrow_output_stream_t self, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_output_stream_blocking_flush(wasi_io_streams_borrow_output_stream_t self, wasi_io_streams_stream_error_t *err);
+extern wasi_io_streams_own_pollable_t wasi_io_streams_method_output_stream_subscribe(wasi_io_streams_borrow_output_stream_t self);
+extern bool wasi_io_streams_method_output_stream_write_zeroes(wasi_io_streams_borrow_output_stream_t self, uint64_t len, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_output_stream_blocking_write_zeroes_and_flush(wasi_io_streams_borrow_output_stream_t self, uint64_t len, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_output_stream_splice(wasi_io_streams_borrow_output_stream_t self, wasi_io_streams_borrow_input_stream_t src, uint64_t len, uint64_t *ret, wasi_io_streams_stream_error_t *err);
+extern bool wasi_io_streams_method_output_stream_blocking_splice(wasi_io_streams_borrow_output_stream_t self, wasi_io_streams_borrow_input_stream_t src, uint64_t len, uint64_t *ret, wasi_io_streams_stream_error_t *err);
+
+// Imported Functions from `wasi:http/types@0.2.12`
+extern bool wasi_http_types_http_error_code(wasi_http_types_borrow_io_error_t err_, wasi_http_types_error_code_t *ret);
+extern wasi_http_types_own_fields_t wasi_http_types_constructor_fields(void);
+extern bool wasi_http_types_static_fields_from_list(wasi_http_types_list_tuple2_field_name_field_value_t *entries, wasi_http_types_own_fields_t *ret, wasi_http_types_header_error_t *err);
+extern void wasi_http_types_method_fields_get(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name, wasi_http_types_list_field_value_t *ret);
+extern bool wasi_http_types_method_fields_has(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name);
+extern bool wasi_http_types_method_fields_set(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name, wasi_http_types_list_field_value_t *value, wasi_http_types_header_error_t *err);
+extern bool wasi_http_types_method_fields_delete(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name, wasi_http_types_header_error_t *err);
+extern bool wasi_http_types_method_fields_append(wasi_http_types_borrow_fields_t self, wasi_http_types_field_name_t *name, wasi_http_types_field_value_t *value, wasi_http_types_header_error_t *err);
+extern void wasi_http_types_method_fields_entries(wasi_http_types_borrow_fields_t self, wasi_http_types_list_tuple2_field_name_field_value_t *ret);
+extern wasi_http_types_own_fields_t wasi_http_types_method_fields_clone(wasi_http_types_borrow_fields_t self);
+extern void wasi_http_types_method_incoming_request_method(wasi_http_types_borrow_incoming_request_t self, wasi_http_types_method_t *ret);
+extern bool wasi_http_types_method_incoming_request_path_with_query(wasi_http_types_borrow_incoming_request_t self, plugin_string_t *ret);
+extern bool wasi_http_types_method_incoming_request_scheme(wasi_http_types_borrow_incoming_request_t self, wasi_http_types_scheme_t *ret);
+extern bool wasi_http_types_method_incoming_request_authority(wasi_http_types_borrow_incoming_request_t self, plugin_string_t *ret);
+extern wasi_http_types_own_headers_t wasi_http_types_method_incoming_request_headers(wasi_http_types_borrow_incoming_request_t self);
+extern bool wasi_http_types_method_incoming_request_consume(wasi_http_types_borrow_incoming_request_t self, wasi_http_types_own_incoming_body_t *ret);
+extern wasi_http_types_own_outgoing_request_t wasi_http_types_constructor_outgoing_request(wasi_http_types_own_headers_t headers);
+extern bool wasi_http_types_method_outgoing_request_body(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_own_outgoing_body_t *ret);
+extern void wasi_http_types_method_outgoing_request_method(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_method_t *ret);
+extern bool wasi_http_types_method_outgoing_request_set_method(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_method_t *method);
+extern bool wasi_http_types_method_outgoing_request_path_with_query(wasi_http_types_borrow_outgoing_request_t self, plugin_string_t *ret);
+extern bool wasi_http_types_method_outgoing_request_set_path_with_query(wasi_http_types_borrow_outgoing_request_t self, plugin_string_t *maybe_path_with_query);
+extern bool wasi_http_types_method_outgoing_request_scheme(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_scheme_t *ret);
+extern bool wasi_http_types_method_outgoing_request_set_scheme(wasi_http_types_borrow_outgoing_request_t self, wasi_http_types_scheme_t *maybe_scheme);
+extern bool wasi_http_types_method_outgoing_request_authority(wasi_http_types_borrow_outgoing_request_t self, plugin_string_t *ret);
+extern bool wasi_http_types_method_outgoing_request_set_authority(wasi_http_types_borrow_outgoing_request_t self, plugin_string_t *maybe_authority);
+extern wasi_http_types_own_headers_t wasi_http_types_method_outgoing_request_headers(wasi_http_types_borrow_outgoing_request_t self);
+extern wasi_http_types_own_request_options_t wasi_http_types_constructor_request_options(void);
+extern bool wasi_http_types_method_request_options_connect_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *ret);
+extern bool wasi_http_types_method_request_options_set_connect_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *maybe_duration);
+extern bool wasi_http_types_method_request_options_first_byte_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *ret);
+extern bool wasi_http_types_method_request_options_set_first_byte_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *maybe_duration);
+extern bool wasi_http_types_method_request_options_between_bytes_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *ret);
+extern bool wasi_http_types_method_request_options_set_between_bytes_timeout(wasi_http_types_borrow_request_options_t self, wasi_http_types_duration_t *maybe_duration);
+extern void wasi_http_types_static_response_outparam_set(wasi_http_types_own_response_outparam_t param, wasi_http_types_result_own_outgoing_response_error_code_t *response);
+extern wasi_http_types_status_code_t wasi_http_types_method_incoming_response_status(wasi_http_types_borrow_incoming_response_t self);
+extern wasi_http_types_own_headers_t wasi_http_types_method_incoming_response_headers(wasi_http_types_borrow_incoming_response_t self);
+extern bool wasi_http_types_method_incoming_response_consume(wasi_http_types_borrow_incoming_response_t self, wasi_http_types_own_incoming_body_t *ret);
+extern bool wasi_http_types_method_incoming_body_stream(wasi_http_types_borrow_incoming_body_t self, wasi_http_types_own_input_stream_t *ret);
+extern wasi_http_types_own_future_trailers_t wasi_http_types_static_incoming_body_finish(wasi_http_types_own_incoming_body_t this_);
+extern wasi_http_types_own_pollable_t wasi_http_types_method_future_trailers_subscribe(wasi_http_types_borrow_future_trailers_t self);
+extern bool wasi_http_types_method_future_trailers_get(wasi_http_types_borrow_future_trailers_t self, wasi_http_types_result_result_option_own_trailers_error_code_void_t *ret);
+extern wasi_http_types_own_outgoing_response_t wasi_http_types_constructor_outgoing_response(wasi_http_types_own_headers_t headers);
+extern wasi_http_types_status_code_t wasi_http_types_method_outgoing_response_status_code(wasi_http_types_borrow_outgoing_response_t self);
+extern bool wasi_http_types_method_outgoing_response_set_status_code(wasi_http_types_borrow_outgoing_response_t self, wasi_http_types_status_code_t status_code);
+extern wasi_http_types_own_headers_t wasi_http_types_method_outgoing_response_headers(wasi_http_types_borrow_outgoing_response_t self);
+extern bool wasi_http_types_method_outgoing_response_body(wasi_http_types_borrow_outgoing_response_t self, wasi_http_types_own_outgoing_body_t *ret);
+extern bool wasi_http_types_method_outgoing_body_write(wasi_http_types_borrow_outgoing_body_t self, wasi_http_types_own_output_stream_t *ret);
+extern bool wasi_http_types_static_outgoing_body_finish(wasi_http_types_own_outgoing_body_t this_, wasi_http_types_own_trailers_t *maybe_trailers, wasi_http_types_error_code_t *err);
+extern wasi_http_types_own_pollable_t wasi_http_types_method_future_incoming_response_subscribe(wasi_http_types_borrow_future_incoming_response_t self);
+extern bool wasi_http_types_method_future_incoming_response_get(wasi_http_types_borrow_future_incoming_response_t self, wasi_http_types_result_result_own_incoming_response_error_code_void_t *ret);
+
+// Imported Functions from `wasi:http/outgoing-handler@0.2.12`
+extern bool wasi_http_outgoing_handler_handle(wasi_http_outgoing_handler_own_outgoing_request_t request, wasi_http_outgoing_handler_own_request_options_t *maybe_options, wasi_http_outgoing_handler_own_future_incoming_response_t *ret, wasi_http_outgoing_handler_error_code_t *err);
+
 // Imported Functions from `airlock:host/log@0.2.0`
 // Writes one line to the host's log, tagged with the plugin and tool. Lines past the
 // host's per-call log cap are dropped.
@@ -499,9 +1080,193 @@ bool exports_airlock_tool_tool_execute(plugin_string_t *tool, plugin_string_t *a
 
 // Helper Functions
 
-void airlock_host_process_command_free(airlock_host_process_command_t *ptr);
+extern void wasi_io_poll_pollable_drop_own(wasi_io_poll_own_pollable_t handle);
+
+extern void wasi_io_poll_pollable_drop_borrow(wasi_io_poll_borrow_pollable_t handle);
+
+extern wasi_io_poll_borrow_pollable_t wasi_io_poll_borrow_pollable(wasi_io_poll_own_pollable_t handle);
+
+void wasi_io_poll_list_borrow_pollable_free(wasi_io_poll_list_borrow_pollable_t *ptr);
+
+void plugin_list_u32_free(plugin_list_u32_t *ptr);
+
+extern void wasi_io_error_error_drop_own(wasi_io_error_own_error_t handle);
+
+extern void wasi_io_error_error_drop_borrow(wasi_io_error_borrow_error_t handle);
+
+extern wasi_io_error_borrow_error_t wasi_io_error_borrow_error(wasi_io_error_own_error_t handle);
+
+void wasi_io_streams_stream_error_free(wasi_io_streams_stream_error_t *ptr);
+
+extern void wasi_io_streams_input_stream_drop_own(wasi_io_streams_own_input_stream_t handle);
+
+extern void wasi_io_streams_input_stream_drop_borrow(wasi_io_streams_borrow_input_stream_t handle);
+
+extern wasi_io_streams_borrow_input_stream_t wasi_io_streams_borrow_input_stream(wasi_io_streams_own_input_stream_t handle);
+
+extern void wasi_io_streams_output_stream_drop_own(wasi_io_streams_own_output_stream_t handle);
+
+extern void wasi_io_streams_output_stream_drop_borrow(wasi_io_streams_borrow_output_stream_t handle);
+
+extern wasi_io_streams_borrow_output_stream_t wasi_io_streams_borrow_output_stream(wasi_io_streams_own_output_stream_t handle);
 
 void plugin_list_u8_free(plugin_list_u8_t *ptr);
+
+void wasi_io_streams_result_list_u8_stream_error_free(wasi_io_streams_result_list_u8_stream_error_t *ptr);
+
+void wasi_io_streams_result_u64_stream_error_free(wasi_io_streams_result_u64_stream_error_t *ptr);
+
+void wasi_io_streams_result_void_stream_error_free(wasi_io_streams_result_void_stream_error_t *ptr);
+
+void wasi_http_types_method_free(wasi_http_types_method_t *ptr);
+
+void wasi_http_types_scheme_free(wasi_http_types_scheme_t *ptr);
+
+void plugin_option_string_free(plugin_option_string_t *ptr);
+
+void plugin_option_u16_free(plugin_option_u16_t *ptr);
+
+void wasi_http_types_dns_error_payload_free(wasi_http_types_dns_error_payload_t *ptr);
+
+void plugin_option_u8_free(plugin_option_u8_t *ptr);
+
+void wasi_http_types_tls_alert_received_payload_free(wasi_http_types_tls_alert_received_payload_t *ptr);
+
+void plugin_option_u32_free(plugin_option_u32_t *ptr);
+
+void wasi_http_types_field_size_payload_free(wasi_http_types_field_size_payload_t *ptr);
+
+void plugin_option_u64_free(plugin_option_u64_t *ptr);
+
+void wasi_http_types_option_field_size_payload_free(wasi_http_types_option_field_size_payload_t *ptr);
+
+void wasi_http_types_error_code_free(wasi_http_types_error_code_t *ptr);
+
+void wasi_http_types_header_error_free(wasi_http_types_header_error_t *ptr);
+
+void wasi_http_types_field_key_free(wasi_http_types_field_key_t *ptr);
+
+void wasi_http_types_field_name_free(wasi_http_types_field_name_t *ptr);
+
+void wasi_http_types_field_value_free(wasi_http_types_field_value_t *ptr);
+
+extern void wasi_http_types_fields_drop_own(wasi_http_types_own_fields_t handle);
+
+extern void wasi_http_types_fields_drop_borrow(wasi_http_types_borrow_fields_t handle);
+
+extern wasi_http_types_borrow_fields_t wasi_http_types_borrow_fields(wasi_http_types_own_fields_t handle);
+
+extern void wasi_http_types_incoming_request_drop_own(wasi_http_types_own_incoming_request_t handle);
+
+extern void wasi_http_types_incoming_request_drop_borrow(wasi_http_types_borrow_incoming_request_t handle);
+
+extern wasi_http_types_borrow_incoming_request_t wasi_http_types_borrow_incoming_request(wasi_http_types_own_incoming_request_t handle);
+
+extern void wasi_http_types_outgoing_request_drop_own(wasi_http_types_own_outgoing_request_t handle);
+
+extern void wasi_http_types_outgoing_request_drop_borrow(wasi_http_types_borrow_outgoing_request_t handle);
+
+extern wasi_http_types_borrow_outgoing_request_t wasi_http_types_borrow_outgoing_request(wasi_http_types_own_outgoing_request_t handle);
+
+extern void wasi_http_types_request_options_drop_own(wasi_http_types_own_request_options_t handle);
+
+extern void wasi_http_types_request_options_drop_borrow(wasi_http_types_borrow_request_options_t handle);
+
+extern wasi_http_types_borrow_request_options_t wasi_http_types_borrow_request_options(wasi_http_types_own_request_options_t handle);
+
+extern void wasi_http_types_response_outparam_drop_own(wasi_http_types_own_response_outparam_t handle);
+
+extern void wasi_http_types_response_outparam_drop_borrow(wasi_http_types_borrow_response_outparam_t handle);
+
+extern wasi_http_types_borrow_response_outparam_t wasi_http_types_borrow_response_outparam(wasi_http_types_own_response_outparam_t handle);
+
+extern void wasi_http_types_incoming_response_drop_own(wasi_http_types_own_incoming_response_t handle);
+
+extern void wasi_http_types_incoming_response_drop_borrow(wasi_http_types_borrow_incoming_response_t handle);
+
+extern wasi_http_types_borrow_incoming_response_t wasi_http_types_borrow_incoming_response(wasi_http_types_own_incoming_response_t handle);
+
+extern void wasi_http_types_incoming_body_drop_own(wasi_http_types_own_incoming_body_t handle);
+
+extern void wasi_http_types_incoming_body_drop_borrow(wasi_http_types_borrow_incoming_body_t handle);
+
+extern wasi_http_types_borrow_incoming_body_t wasi_http_types_borrow_incoming_body(wasi_http_types_own_incoming_body_t handle);
+
+extern void wasi_http_types_future_trailers_drop_own(wasi_http_types_own_future_trailers_t handle);
+
+extern void wasi_http_types_future_trailers_drop_borrow(wasi_http_types_borrow_future_trailers_t handle);
+
+extern wasi_http_types_borrow_future_trailers_t wasi_http_types_borrow_future_trailers(wasi_http_types_own_future_trailers_t handle);
+
+extern void wasi_http_types_outgoing_response_drop_own(wasi_http_types_own_outgoing_response_t handle);
+
+extern void wasi_http_types_outgoing_response_drop_borrow(wasi_http_types_borrow_outgoing_response_t handle);
+
+extern wasi_http_types_borrow_outgoing_response_t wasi_http_types_borrow_outgoing_response(wasi_http_types_own_outgoing_response_t handle);
+
+extern void wasi_http_types_outgoing_body_drop_own(wasi_http_types_own_outgoing_body_t handle);
+
+extern void wasi_http_types_outgoing_body_drop_borrow(wasi_http_types_borrow_outgoing_body_t handle);
+
+extern wasi_http_types_borrow_outgoing_body_t wasi_http_types_borrow_outgoing_body(wasi_http_types_own_outgoing_body_t handle);
+
+extern void wasi_http_types_future_incoming_response_drop_own(wasi_http_types_own_future_incoming_response_t handle);
+
+extern void wasi_http_types_future_incoming_response_drop_borrow(wasi_http_types_borrow_future_incoming_response_t handle);
+
+extern wasi_http_types_borrow_future_incoming_response_t wasi_http_types_borrow_future_incoming_response(wasi_http_types_own_future_incoming_response_t handle);
+
+void wasi_http_types_option_error_code_free(wasi_http_types_option_error_code_t *ptr);
+
+void wasi_http_types_tuple2_field_name_field_value_free(wasi_http_types_tuple2_field_name_field_value_t *ptr);
+
+void wasi_http_types_list_tuple2_field_name_field_value_free(wasi_http_types_list_tuple2_field_name_field_value_t *ptr);
+
+void wasi_http_types_result_own_fields_header_error_free(wasi_http_types_result_own_fields_header_error_t *ptr);
+
+void wasi_http_types_list_field_value_free(wasi_http_types_list_field_value_t *ptr);
+
+void wasi_http_types_result_void_header_error_free(wasi_http_types_result_void_header_error_t *ptr);
+
+void wasi_http_types_option_scheme_free(wasi_http_types_option_scheme_t *ptr);
+
+void wasi_http_types_result_own_incoming_body_void_free(wasi_http_types_result_own_incoming_body_void_t *ptr);
+
+void wasi_http_types_result_own_outgoing_body_void_free(wasi_http_types_result_own_outgoing_body_void_t *ptr);
+
+void wasi_http_types_result_void_void_free(wasi_http_types_result_void_void_t *ptr);
+
+void wasi_http_types_option_duration_free(wasi_http_types_option_duration_t *ptr);
+
+void wasi_http_types_result_own_outgoing_response_error_code_free(wasi_http_types_result_own_outgoing_response_error_code_t *ptr);
+
+void wasi_http_types_result_own_input_stream_void_free(wasi_http_types_result_own_input_stream_void_t *ptr);
+
+void wasi_http_types_option_own_trailers_free(wasi_http_types_option_own_trailers_t *ptr);
+
+void wasi_http_types_result_option_own_trailers_error_code_free(wasi_http_types_result_option_own_trailers_error_code_t *ptr);
+
+void wasi_http_types_result_result_option_own_trailers_error_code_void_free(wasi_http_types_result_result_option_own_trailers_error_code_void_t *ptr);
+
+void wasi_http_types_option_result_result_option_own_trailers_error_code_void_free(wasi_http_types_option_result_result_option_own_trailers_error_code_void_t *ptr);
+
+void wasi_http_types_result_own_output_stream_void_free(wasi_http_types_result_own_output_stream_void_t *ptr);
+
+void wasi_http_types_result_void_error_code_free(wasi_http_types_result_void_error_code_t *ptr);
+
+void wasi_http_types_result_own_incoming_response_error_code_free(wasi_http_types_result_own_incoming_response_error_code_t *ptr);
+
+void wasi_http_types_result_result_own_incoming_response_error_code_void_free(wasi_http_types_result_result_own_incoming_response_error_code_void_t *ptr);
+
+void wasi_http_types_option_result_result_own_incoming_response_error_code_void_free(wasi_http_types_option_result_result_own_incoming_response_error_code_void_t *ptr);
+
+void wasi_http_outgoing_handler_error_code_free(wasi_http_outgoing_handler_error_code_t *ptr);
+
+void wasi_http_outgoing_handler_option_own_request_options_free(wasi_http_outgoing_handler_option_own_request_options_t *ptr);
+
+void wasi_http_outgoing_handler_result_own_future_incoming_response_error_code_free(wasi_http_outgoing_handler_result_own_future_incoming_response_error_code_t *ptr);
+
+void airlock_host_process_command_free(airlock_host_process_command_t *ptr);
 
 void plugin_option_list_u8_free(plugin_option_list_u8_t *ptr);
 
@@ -520,8 +1285,6 @@ extern void airlock_host_process_child_drop_own(airlock_host_process_own_child_t
 extern void airlock_host_process_child_drop_borrow(airlock_host_process_borrow_child_t handle);
 
 extern airlock_host_process_borrow_child_t airlock_host_process_borrow_child(airlock_host_process_own_child_t handle);
-
-void plugin_option_string_free(plugin_option_string_t *ptr);
 
 void airlock_host_process_result_own_child_spawn_error_free(airlock_host_process_result_own_child_spawn_error_t *ptr);
 

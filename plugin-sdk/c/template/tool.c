@@ -7,8 +7,10 @@
 #include "airlock_tool.h"
 
 /* Running a program: airlock_run(argv, &out) (request it with .processes = AIRLOCK_LIST("git"));
- * a refusal comes back as the error result for the model. Shown in the kit's
- * examples/run_echo. The C kit has no HTTP helper yet (README.md, "Running programs"). */
+ * an HTTP request: airlock_http_get(url, max_body, &resp) (request the destination with
+ * .network = AIRLOCK_LIST("https://api.example.com")). A refusal comes back as the error
+ * result for the model. Both are shown in the kit's examples/http_and_process (README.md,
+ * "Running programs", "Reaching the network"). */
 
 #define MAX_TEXT (1024 * 1024)
 

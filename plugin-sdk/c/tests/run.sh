@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Native tests of the C kit: the helper layer, the checksum example and the template.
+# Native tests of the C kit: the helper layer, the examples and the template.
 # Needs only a host C compiler (HOSTCC, default cc); no wasm toolchain.
 set -euo pipefail
 KIT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,7 +18,7 @@ cc_test helper "$KIT/tests/helper_test.c"
 E="$KIT/examples/checksum"
 cc_test checksum -I "$E" "$E/test.c" "$E/checksum.c" "$E/hashes.c"
 "$BIN/checksum"
-E="$KIT/examples/run_echo"
-cc_test run_echo "$E/test.c" "$E/run_echo.c"
-"$BIN/run_echo"
+E="$KIT/examples/http_and_process"
+cc_test http_and_process "$E/test.c" "$E/http_and_process.c"
+"$BIN/http_and_process"
 "$KIT/template/test.sh"

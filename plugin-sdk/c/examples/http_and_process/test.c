@@ -1,6 +1,6 @@
-/* Native unit test of the run_echo example (run by ../../tests/run.sh): natively nothing
- * runs (there is no host), so the test checks the confirmation and that a call fails
- * saying why instead of running anything. */
+/* Native unit test of the http_and_process example (run by ../../tests/run.sh): natively
+ * nothing is sent and nothing runs (there is no host), so the test checks the confirmation,
+ * the url checks, and that a call fails saying why instead of reaching anything. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +40,33 @@ int main(void) {
     CHECK(r.status == AIRLOCK_ERR_INVALID_PARAMS);
     airlock_result_free(&r);
 
+    const char *get = "{\"url\":\"http://127.0.0.1:8080/hello?x=1\"}";
+    described = airlock_call_describe_call("http_get", get);
+    CHECK(described && strcmp(described, "GET http://127.0.0.1:8080/hello?x=1") == 0);
+    free(described);
+
+    r = airlock_call_execute("http_get", get);
+    CHECK(r.status == AIRLOCK_ERR_EXECUTION);
+    CHECK(r.text && strstr(r.text, "wasi:http"));
+    airlock_result_free(&r);
+
+    const char *bad[] = {"{\"url\":\"ftp://example.com/\"}", "{\"url\":\"http://\"}",
+                         "{\"url\":\"http://user@example.com/\"}", "{\"url\":\"http://a b/\"}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = airlock_call_execute("http_get", bad[i]);
+        CHECK(r.status == AIRLOCK_ERR_INVALID_PARAMS);
+        CHECK(r.text && strstr(r.text, "is not an http:// or https:// URL"));
+        airlock_result_free(&r);
+    }
+
+    r = airlock_call_validate("http_get", "{}");
+    CHECK(r.status == AIRLOCK_ERR_INVALID_PARAMS);
+    airlock_result_free(&r);
+
     if (failures) {
-        fprintf(stderr, "run_echo: %d check(s) failed\n", failures);
+        fprintf(stderr, "http_and_process: %d check(s) failed\n", failures);
         return 1;
     }
-    printf("run_echo: all checks passed\n");
+    printf("http_and_process: all checks passed\n");
     return 0;
 }

@@ -1,19 +1,49 @@
-/* run_echo: the C kit's example of running a program through airlock:host/process (contract
- * 0.2.0). It requests the command prefix `echo` and read access to the workspace, where the
- * program runs, and asks the user first with an exec confirmation. Without the grant the
- * host refuses the start, and the refusal (permission-denied, with the host's reason) goes
- * back to the model as is.
+/* http_and_process: the C kit's example of reaching outside the sandbox, each through what
+ * the user grants.
  *
- * The C kit has no HTTP example: its bindings cover the airlock contract, not wasi:http
- * (plugin-sdk/c/README.md, "Reaching the network").
+ * - http_get GETs a URL through wasi:http (airlock_http_get). It requests http://127.0.0.1:*
+ *   (any port on this machine's loopback address) so the kit's tests can play the web with
+ *   a local server; a real tool requests its API's host instead
+ *   (.network = AIRLOCK_LIST("https://api.github.com")).
+ * - run_echo runs `echo` through airlock:host/process (contract 0.2.0, airlock_run), asking
+ *   the user first with an exec confirmation. It requests the command prefix `echo` and read
+ *   access to the workspace, where the program runs.
  *
- * Build: ../../build.sh . run-echo.wasm    Test: ../../tests/run.sh (natively) */
+ * Without the grant neither reaches anything: the host's refusal comes back as a
+ * permission-denied result with the reason, which goes to the model as is.
+ *
+ * Build: ../../build.sh . http-and-process.wasm    Test: ../../tests/run.sh (natively) */
 #include <stdlib.h>
 #include <string.h>
 
 #include "airlock_tool.h"
 
 #define MAX_WORDS 64
+/* Bytes of a body the model is shown. */
+#define MAX_BODY (64 * 1024)
+
+static airlock_result http_get_validate(airlock_args *args) {
+    const char *url;
+    return airlock_args_string(args, "url", &url) ? airlock_ok() : airlock_args_error(args);
+}
+
+static char *http_get_describe_call(airlock_args *args) {
+    const char *url;
+    return airlock_args_string(args, "url", &url) ? airlock_sprintf("GET %s", url) : NULL;
+}
+
+static airlock_result http_get_execute(airlock_args *args) {
+    const char *url;
+    if (!airlock_args_string(args, "url", &url)) return airlock_args_error(args);
+    airlock_http_response response;
+    airlock_result r = airlock_http_get(url, MAX_BODY, &response);
+    if (!airlock_is_ok(&r)) return r; /* the host's refusal, for the model */
+    airlock_result_free(&r);
+    r = airlock_ok_textf("HTTP %u\n\n%s%s", (unsigned)response.status, response.body,
+                         response.truncated ? "\n[body cut at 64 KiB]" : "");
+    airlock_http_response_free(&response);
+    return r;
+}
 
 /* The command line a call runs, as the user is shown it (malloc'd), or NULL for bad args. */
 static char *run_echo_line(airlock_args *args) {
@@ -75,6 +105,17 @@ static airlock_result run_echo_execute(airlock_args *args) {
 }
 
 static const airlock_tool_def TOOLS[] = {{
+    .name = "http_get",
+    .display_name = "HttpGet",
+    .description = "GETs a URL and returns the status line and the body (at most 64 KiB).",
+    .parameters_json = "{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\","
+                       "\"description\":\"The http:// or https:// URL to GET.\"}},\"required\":[\"url\"],\"additionalProperties\":false}",
+    .kind = AIRLOCK_KIND_FETCH,
+    .network = AIRLOCK_LIST("http://127.0.0.1:*"),
+    .validate = http_get_validate,
+    .describe_call = http_get_describe_call,
+    .execute = http_get_execute,
+}, {
     .name = "run_echo",
     .display_name = "RunEcho",
     .description = "Runs `echo` with the given words and returns what it printed.",
@@ -89,4 +130,4 @@ static const airlock_tool_def TOOLS[] = {{
     .execute = run_echo_execute,
 }};
 
-AIRLOCK_EXPORT_TOOLS("run-echo", "0.1.0", TOOLS);
+AIRLOCK_EXPORT_TOOLS("http-and-process", "0.1.0", TOOLS);
