@@ -66,6 +66,7 @@ mod sessions;
 #[path = "settings/main.rs"]
 mod settings;
 mod signing;
+mod signing_oci;
 mod startup_budget;
 mod telemetry;
 mod terminal;
