@@ -205,6 +205,19 @@ mod tests {
     }
 
     #[test]
+    fn a_private_keys_fingerprint_is_its_public_halfs_and_an_encrypted_key_needs_its_password() {
+        let (private, public) = generate_key_pem().unwrap();
+        let expected = PublicKey::from_pem(&public).unwrap().fingerprint().to_string();
+        assert_eq!(private_key_fingerprint(&private, b"").unwrap(), expected);
+        let encrypted = key_pair(&private, b"").unwrap().private_key_to_encrypted_pem(b"hunter2").unwrap();
+        assert!(encrypted.contains("ENCRYPTED SIGSTORE PRIVATE KEY"), "{}", encrypted.as_str());
+        assert_eq!(private_key_fingerprint(&encrypted, b"hunter2").unwrap(), expected);
+        assert!(matches!(private_key_fingerprint(&encrypted, b"wrong"), Err(SignError::Key(_))));
+        let signature = sign_payload(b"payload", &encrypted, b"hunter2").unwrap();
+        assert!(verify_blob(b"payload", &signature, &trust_of(&public)).is_ok());
+    }
+
+    #[test]
     fn other_bytes_another_key_and_garbage_are_refused() {
         let (private, public) = generate_key_pem().unwrap();
         let (other_private, _) = generate_key_pem().unwrap();

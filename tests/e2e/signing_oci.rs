@@ -82,6 +82,32 @@ fn a_plugin_published_with_a_key_installs_under_require_signed_and_show_names_th
     assert_eq!(shown.code, Some(0), "{}", shown.stderr);
     assert!(shown.stdout.contains(&format!("signed by: key keys/acme.pub ({fingerprint})")), "{}", shown.stdout);
     assert!(shown.stdout.contains(&format!("naming manifest {manifest}")), "{}", shown.stdout);
+
+    // Without require_signed, a verifying signature in the registry is still recorded.
+    let relaxed = session();
+    write(&relaxed.airlock_home().join("keys/acme.pub"), &public);
+    write(&relaxed.airlock_home().join("policy.toml"), "[signatures]\nkeys = [\"keys/acme.pub\"]\n");
+    assert_eq!(plugins(&relaxed, &["install", &tagged]).code, Some(0));
+    let shown = plugins(&relaxed, &["show", "echo_tools"]);
+    assert!(shown.stdout.contains(&format!("signed by: key keys/acme.pub ({fingerprint})")), "{}", shown.stdout);
+}
+
+#[test]
+fn publish_with_a_key_it_cannot_read_pushes_nothing() {
+    let Some(registry) = Registry::start() else { return };
+    let s = session();
+    let key_path = s.airlock_home().join("publisher/cosign.key");
+    write(&key_path, "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n");
+    let tagged = format!("oci://{}/tools/echo:v1", registry.host());
+    let refused = plugins(&s, &["publish", fixtures::ECHO_TOOLS, &tagged, "--key", &key_path.display().to_string()]);
+    assert_ne!(refused.code, Some(0));
+    assert!(
+        refused.stderr.contains("cannot read the private key") && refused.stderr.contains("nothing was published"),
+        "{}",
+        refused.stderr
+    );
+    let tags = registry.request("GET", "/v2/tools/echo/tags/list", &[], &[]).unwrap();
+    assert_eq!(tags.status, 404, "something was pushed: {}", tags.body_text());
 }
 
 #[test]
