@@ -141,14 +141,18 @@ pub fn cosign_payload(reference: &str, manifest_digest: &str) -> Vec<u8> {
 
 /// Reads a private key: PKCS#8 PEM, or cosign's `ENCRYPTED SIGSTORE PRIVATE KEY` with
 /// `password` (`COSIGN_PASSWORD`).
-fn signer(key_pem: &str, password: &[u8]) -> Result<sigstore::crypto::SigStoreSigner, SignError> {
-    let pair = if key_pem.contains("ENCRYPTED") {
+fn key_pair(key_pem: &str, password: &[u8]) -> Result<SigStoreKeyPair, SignError> {
+    if key_pem.contains("ENCRYPTED") {
         SigStoreKeyPair::from_encrypted_pem(key_pem.as_bytes(), password)
     } else {
         SigStoreKeyPair::from_pem(key_pem.as_bytes())
     }
-    .map_err(|e| SignError::Key(format!("cannot read the private key: {e}")))?;
-    pair.to_sigstore_signer(&SigningScheme::ECDSA_P256_SHA256_ASN1)
+    .map_err(|e| SignError::Key(format!("cannot read the private key: {e}")))
+}
+
+fn signer(key_pem: &str, password: &[u8]) -> Result<sigstore::crypto::SigStoreSigner, SignError> {
+    key_pair(key_pem, password)?
+        .to_sigstore_signer(&SigningScheme::ECDSA_P256_SHA256_ASN1)
         .map_err(|e| SignError::Key(format!("airlock signs with ECDSA P-256 keys: {e}")))
 }
 
@@ -156,6 +160,14 @@ fn signer(key_pem: &str, password: &[u8]) -> Result<sigstore::crypto::SigStoreSi
 pub fn sign_blob(bytes: &[u8], key_pem: &str, password: &[u8]) -> Result<String, SignError> {
     let signature = signer(key_pem, password)?.sign(bytes).map_err(|e| SignError::Key(e.to_string()))?;
     Ok(STANDARD.encode(signature))
+}
+
+/// The fingerprint (`sha256:…` of the public key) of the private key `key_pem`, as a policy
+/// trusting its public half names it; reading it also checks the key and `password` before
+/// anything is published.
+pub fn private_key_fingerprint(key_pem: &str, password: &[u8]) -> Result<String, SignError> {
+    let public = key_pair(key_pem, password)?.public_key_to_pem().map_err(|e| SignError::Key(e.to_string()))?;
+    Ok(PublicKey::from_pem(&public)?.fingerprint)
 }
 
 /// A cosign signature (base64) of a simple-signing payload, made as [`sign_blob`] does.
@@ -190,6 +202,19 @@ mod tests {
         let verified = verify_blob(b"component bytes", &signature, &trust).unwrap();
         assert!(verified.signer.starts_with("key acme.pub (sha256:"), "{verified:?}");
         assert!(verified.verified.contains(&sha256_hex(b"component bytes")), "{verified:?}");
+    }
+
+    #[test]
+    fn a_private_keys_fingerprint_is_its_public_halfs_and_an_encrypted_key_needs_its_password() {
+        let (private, public) = generate_key_pem().unwrap();
+        let expected = PublicKey::from_pem(&public).unwrap().fingerprint().to_string();
+        assert_eq!(private_key_fingerprint(&private, b"").unwrap(), expected);
+        let encrypted = key_pair(&private, b"").unwrap().private_key_to_encrypted_pem(b"hunter2").unwrap();
+        assert!(encrypted.contains("ENCRYPTED SIGSTORE PRIVATE KEY"), "{}", encrypted.as_str());
+        assert_eq!(private_key_fingerprint(&encrypted, b"hunter2").unwrap(), expected);
+        assert!(matches!(private_key_fingerprint(&encrypted, b"wrong"), Err(SignError::Key(_))));
+        let signature = sign_payload(b"payload", &encrypted, b"hunter2").unwrap();
+        assert!(verify_blob(b"payload", &signature, &trust_of(&public)).is_ok());
     }
 
     #[test]

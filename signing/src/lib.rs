@@ -24,7 +24,8 @@ use sha2::{Digest, Sha256};
 
 pub use bundle::verify_bundle;
 pub use key::{
-    PublicKey, cosign_payload, generate_key_pem, sign_blob, sign_payload, verify_blob, verify_cosign_payload,
+    PublicKey, cosign_payload, generate_key_pem, private_key_fingerprint, sign_blob, sign_payload, verify_blob,
+    verify_cosign_payload,
 };
 pub use root::TrustedRoot;
 

@@ -67,6 +67,7 @@ mod sessions;
 #[path = "settings/main.rs"]
 mod settings;
 mod signing;
+mod signing_oci;
 mod startup_budget;
 mod telemetry;
 mod terminal;

@@ -6,16 +6,26 @@
 //! one is refused (the user asked for it to be checked). What verified goes into the lock
 //! entry ([`SignatureRecord`]), which `plugins show` prints and the load-time check of a
 //! folder that requires signatures reads.
+//!
+//! An OCI artifact installed without `--signature` or `--bundle` is checked against the cosign
+//! signatures stored beside it in the registry (the `sha256-<manifest>.sig` tag): the first
+//! whose simple-signing payload names the artifact's manifest and verifies with a trusted key
+//! is taken. Under `require_signed`, none verifying is a refusal naming what failed for each.
+//! Without it, a verifying one is recorded and the rest are ignored: the user asked for no
+//! check, and a registry holding signatures nobody here trusts (or one that cannot be read) is
+//! no reason to refuse what would install unsigned. Nothing is asked of the registry when the
+//! policy trusts no keys and does not require signatures, since nothing could verify.
 
 use std::path::Path;
 
 use super::Context;
 use super::fetch::Fetched;
 use crate::commands::CommandError;
-use airlock_engine::registry::lock::SignatureRecord;
+use airlock_engine::registry::lock::{OciPin, SignatureRecord};
 use airlock_engine::sanitize::line;
 use airlock_files as files;
-use airlock_signing::{SignError, Verified};
+use airlock_oci::Reference;
+use airlock_signing::{SignError, Trust, Verified};
 
 /// Largest signature or bundle file read.
 const MAX_SIGNATURE_BYTES: u64 = 1 << 20;
@@ -46,7 +56,16 @@ pub(super) async fn check(
             let text = read(path)?;
             Some(airlock_signing::verify_bundle(&text, &fetched.bytes, &policy.trust))
         }
-        (None, None) => None,
+        (None, None) => match &fetched.oci {
+            Some(pin) if policy.require_signed || !policy.trust.keys.is_empty() => {
+                match registry_signature(&fetched.recorded_source, pin, &policy.trust).await {
+                    Ok(verified) => Some(Ok(verified)),
+                    Err(why) if policy.require_signed => return Err(refused(why)),
+                    Err(_) => None,
+                }
+            }
+            _ => None,
+        },
     };
     match verified {
         Some(Ok(verified)) => Ok(Some(SignatureRecord { signer: verified.signer, verified: verified.verified })),
@@ -58,6 +77,39 @@ pub(super) async fn check(
         ))),
         None => Ok(None),
     }
+}
+
+/// The first cosign signature stored beside the OCI artifact `source` (pinned at `pin`) that
+/// verifies with `trust`, or why there is none: each signature's failure, in order.
+async fn registry_signature(source: &str, pin: &OciPin, trust: &Trust) -> Result<Verified, String> {
+    let reference = Reference::parse(source).map_err(|e| e.to_string())?;
+    let manifest = &pin.manifest_digest;
+    let signatures = async {
+        let client = airlock_oci::Client::new(&reference)?;
+        client.cosign_signatures(&reference, manifest).await
+    }
+    .await
+    .map_err(|e| format!("cannot read its signatures from the registry: {e}"))?;
+    if signatures.is_empty() {
+        return Err(format!(
+            "no signature: the registry holds no cosign signature for manifest {manifest} (tag {}); sign it \
+             with `airlock plugins publish --key` or `cosign sign --key`",
+            airlock_oci::signature_tag(manifest)
+        ));
+    }
+    let mut failures = Vec::new();
+    for (n, found) in signatures.iter().enumerate() {
+        match airlock_signing::verify_cosign_payload(&found.payload, &found.signature, manifest, trust) {
+            Ok(verified) => return Ok(verified),
+            Err(error) if found.certificate.is_some() => failures.push(format!(
+                "signature {}: a keyless signature (certificate), which is checked only from a Sigstore bundle \
+                 given with --bundle ({error})",
+                n + 1
+            )),
+            Err(error) => failures.push(format!("signature {}: {error}", n + 1)),
+        }
+    }
+    Err(format!("no signature in the registry for manifest {manifest} verifies: {}", line(&failures.join("; "))))
 }
 
 /// The text of a signature or bundle file.
