@@ -11,7 +11,8 @@
 #   AIRLOCK_RELEASE_URL  the releases page (default: https://github.com/airlock-dev/airlock/releases);
 #                        archives are read from $AIRLOCK_RELEASE_URL/download/vVERSION/, and
 #                        the latest version from where $AIRLOCK_RELEASE_URL/latest redirects
-#                        (.../tag/vVERSION)
+#                        (.../tag/vVERSION). It must be https; plain http is taken only
+#                        from this machine (127.0.0.1, localhost, [::1]), for tests
 set -eu
 
 release_url=${AIRLOCK_RELEASE_URL:-https://github.com/airlock-dev/airlock/releases}
@@ -24,6 +25,29 @@ fail() {
     exit 1
 }
 
+# Only https, and no redirect away from it: the digest comes over the same channel as the
+# archive, so one plain-http hop would let whoever sits on it replace both. Plain http stays
+# possible for a releases page on this machine (a test's server), which no one sits between.
+case "$release_url" in
+https://*) loopback=false ;;
+http://*)
+    hostport=${release_url#http://}
+    hostport=${hostport%%/*}
+    case "$hostport" in
+    *@*) loopback=false ;;
+    127.0.0.1 | 127.0.0.1:* | localhost | localhost:* | '[::1]' | '[::1]:'*) loopback=true ;;
+    *) loopback=false ;;
+    esac
+    [ "$loopback" = true ] || fail "AIRLOCK_RELEASE_URL must be https (plain http is only taken from 127.0.0.1, localhost or [::1]): $release_url; nothing was downloaded"
+    ;;
+*) fail "AIRLOCK_RELEASE_URL must be an https address: $release_url; nothing was downloaded" ;;
+esac
+if [ "$loopback" = true ]; then
+    protocols='=http,https'
+else
+    protocols='=https'
+fi
+
 # The one release target: a static binary, which runs on any x86_64 Linux.
 case "$(uname -s)/$(uname -m)" in
 Linux/x86_64 | Linux/amd64) target=x86_64-unknown-linux-musl ;;
@@ -31,11 +55,19 @@ Linux/x86_64 | Linux/amd64) target=x86_64-unknown-linux-musl ;;
 esac
 
 if command -v curl >/dev/null 2>&1; then
-    download() { curl --proto '=https,http' -fsSL -o "$2" "$1"; }
-    final_url() { curl --proto '=https,http' -fsSLI -o /dev/null -w '%{url_effective}' "$1"; }
+    download() { curl --proto "$protocols" --proto-redir "$protocols" -fsSL -o "$2" "$1"; }
+    final_url() { curl --proto "$protocols" --proto-redir "$protocols" -fsSLI -o /dev/null -w '%{url_effective}' "$1"; }
 elif command -v wget >/dev/null 2>&1; then
-    download() { wget -q -O "$2" "$1"; }
-    final_url() { wget -q -O /dev/null --server-response "$1" 2>&1 | sed -n 's/^ *[Ll]ocation: *//p' | tail -n 1 | tr -d '\r'; }
+    if [ "$loopback" = true ]; then
+        wget_https=''
+    else
+        wget_https='--https-only'
+    fi
+    # $wget_https is left unquoted on purpose: empty, it must be no argument at all.
+    # shellcheck disable=SC2086
+    download() { wget -q $wget_https -O "$2" "$1"; }
+    # shellcheck disable=SC2086
+    final_url() { wget -q $wget_https -O /dev/null --server-response "$1" 2>&1 | sed -n 's/^ *[Ll]ocation: *//p' | tail -n 1 | tr -d '\r'; }
 else
     fail "neither curl nor wget is installed"
 fi

@@ -11,7 +11,7 @@
 use serde_json::json;
 
 use crate::layout::{Descriptor, MANIFEST_MEDIA_TYPE, Manifest};
-use crate::{BLOB_TIMEOUT, Client, OciError, REQUEST_TIMEOUT, Reference, is_sha256_digest, registry_error};
+use crate::{BLOB_TIMEOUT, Client, OciError, REQUEST_TIMEOUT, Reference, is_sha256_digest};
 
 /// The media type of a cosign simple-signing payload layer.
 pub const SIMPLE_SIGNING_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
@@ -23,6 +23,10 @@ const BUNDLE_ANNOTATION: &str = "dev.sigstore.cosign/bundle";
 const IMAGE_CONFIG_MEDIA_TYPE: &str = "application/vnd.oci.image.config.v1+json";
 /// Most bytes of one payload read (cosign's are a few hundred).
 const MAX_PAYLOAD_BYTES: u64 = 1 << 20;
+/// The most layers (signatures) a `.sig` manifest may list: each is a request, so a registry
+/// listing thousands would hold an install for hours. More is refused, on reading and on
+/// adding one.
+pub const MAX_SIGNATURES: usize = 16;
 
 /// One signature found beside an artifact.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +119,7 @@ impl Client {
         if !layers.iter().any(duplicate) {
             layers.push(layer);
         }
+        check_signature_count(&reference.with_tag(&signature_tag(manifest_digest)), layers.len())?;
         let diff_ids: Vec<&str> = layers.iter().map(|l| l.digest.as_str()).collect();
         let config_bytes = json!({
             "architecture": "", "os": "", "config": {},
@@ -156,21 +161,32 @@ impl Client {
         let tagged = reference.with_tag(&signature_tag(manifest_digest));
         let accepted = [MANIFEST_MEDIA_TYPE, "application/vnd.docker.distribution.manifest.v2+json"];
         let fetched = Self::timed(&tagged, "fetching the signatures", REQUEST_TIMEOUT, async {
-            self.inner
-                .pull_manifest_raw(&tagged.to_client(), &self.auth, &accepted)
-                .await
-                .map_err(|e| registry_error(&tagged, e))
+            self.manifest_raw(&tagged, &accepted).await
         })
         .await;
         let bytes = match fetched {
-            Ok((bytes, _)) => bytes,
+            Ok(bytes) => bytes,
             Err(OciError::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let manifest = serde_json::from_slice(&bytes).map_err(|e| OciError::Registry {
+        let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| OciError::Registry {
             reference: tagged.to_string(),
             message: format!("its signature manifest is not an image manifest: {e}"),
         })?;
+        check_signature_count(&tagged, manifest.layers.len())?;
         Ok(Some(manifest))
     }
+}
+
+/// Refuses a `.sig` manifest of more than [`MAX_SIGNATURES`] layers.
+fn check_signature_count(tagged: &Reference, layers: usize) -> Result<(), OciError> {
+    if layers > MAX_SIGNATURES {
+        return Err(OciError::Registry {
+            reference: tagged.to_string(),
+            message: format!(
+                "its signature manifest lists {layers} layers, more than the {MAX_SIGNATURES} signatures airlock reads; refused"
+            ),
+        });
+    }
+    Ok(())
 }

@@ -25,7 +25,7 @@ use std::time::Duration;
 use oci_client::client::{ClientConfig, ClientProtocol};
 use oci_client::secrets::RegistryAuth;
 
-pub use cosign::{CosignSignature, SIMPLE_SIGNING_MEDIA_TYPE, signature_tag, simple_signing_payload};
+pub use cosign::{CosignSignature, MAX_SIGNATURES, SIMPLE_SIGNING_MEDIA_TYPE, signature_tag, simple_signing_payload};
 pub use layout::{MANIFEST_MEDIA_TYPE, WASM_CONFIG_MEDIA_TYPE, WASM_LAYER_MEDIA_TYPE};
 pub use pull::{Pulled, Resolved};
 pub use push::Published;
@@ -37,6 +37,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a request for a manifest, a tag or a small blob may take in all.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// The most a manifest may be (the OCI distribution spec's recommended limit): a larger one
+/// is refused. `oci-client` reads a manifest's body whole, so this bounds what is hashed and
+/// parsed, not what one answer may buffer (that stays bounded only by [`REQUEST_TIMEOUT`]).
+pub const MAX_MANIFEST_BYTES: u64 = 4 << 20;
 /// How long a component's blob may take to download or upload in all.
 const BLOB_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -57,6 +61,8 @@ pub enum OciError {
         "{reference}: its component is {size} bytes, more than the {max} a plugin may have; refused before downloading it"
     )]
     TooLarge { reference: String, size: u64, max: u64 },
+    #[error("{reference}: its manifest is {size} bytes, more than the {max} a manifest may have; refused")]
+    ManifestTooLarge { reference: String, size: u64, max: u64 },
     #[error("{reference}: the registry sent {sent} bytes for a component its manifest declares as {declared}")]
     SizeMismatch { reference: String, declared: u64, sent: u64 },
     #[error(
@@ -102,6 +108,18 @@ impl Client {
         Ok(Client { inner, auth: auth::for_registry(reference.registry()) })
     }
 
+    /// `reference`'s manifest, as the registry sent it, refused when it is over
+    /// [`MAX_MANIFEST_BYTES`].
+    async fn manifest_raw(&self, reference: &Reference, accepted: &[&str]) -> Result<Vec<u8>, OciError> {
+        let (bytes, _) = self
+            .inner
+            .pull_manifest_raw(&reference.to_client(), &self.auth, accepted)
+            .await
+            .map_err(|e| registry_error(reference, e))?;
+        check_manifest_size(reference, bytes.len())?;
+        Ok(bytes.to_vec())
+    }
+
     /// `future`, or [`OciError::Timeout`] after `limit`.
     async fn timed<T>(
         reference: &Reference,
@@ -113,6 +131,15 @@ impl Client {
             .await
             .unwrap_or_else(|_| Err(OciError::Timeout { reference: reference.to_string(), what, limit }))
     }
+}
+
+/// Refuses a manifest of `len` bytes over [`MAX_MANIFEST_BYTES`].
+fn check_manifest_size(reference: &Reference, len: usize) -> Result<(), OciError> {
+    let size = u64::try_from(len).unwrap_or(u64::MAX);
+    if size > MAX_MANIFEST_BYTES {
+        return Err(OciError::ManifestTooLarge { reference: reference.to_string(), size, max: MAX_MANIFEST_BYTES });
+    }
+    Ok(())
 }
 
 /// `error` and its causes, in one line (reqwest's own message hides its cause).

@@ -33,11 +33,7 @@ impl Client {
     /// equals a digest the reference pins, and it is a Wasm component artifact.
     pub async fn resolve(&self, reference: &Reference) -> Result<Resolved, OciError> {
         Self::timed(reference, "fetching the manifest", REQUEST_TIMEOUT, async {
-            let (bytes, _) = self
-                .inner
-                .pull_manifest_raw(&reference.to_client(), &self.auth, layout::ACCEPTED_MANIFESTS)
-                .await
-                .map_err(|e| registry_error(reference, e))?;
+            let bytes = self.manifest_raw(reference, layout::ACCEPTED_MANIFESTS).await?;
             let manifest_digest = sha256_digest(&bytes);
             if let Some(pinned) = reference.digest()
                 && pinned != manifest_digest
@@ -143,5 +139,60 @@ impl Client {
             });
         }
         Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpListener;
+
+    use super::*;
+    use crate::MAX_MANIFEST_BYTES;
+
+    /// A registry on 127.0.0.1 that answers every request with a manifest of `len` bytes
+    /// (a JSON object padded with spaces).
+    fn serve_manifest_of(len: usize) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream);
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                    line.clear();
+                }
+                let mut body = vec![b' '; len];
+                body[0] = b'{';
+                body[len - 1] = b'}';
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n",
+                    layout::MANIFEST_MEDIA_TYPE
+                );
+                let mut stream = reader.into_inner();
+                let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(&body));
+            }
+        });
+        format!("oci://{addr}/tools/big:v1")
+    }
+
+    #[tokio::test]
+    async fn a_manifest_over_the_cap_is_refused_naming_the_cap() {
+        let len = usize::try_from(MAX_MANIFEST_BYTES).unwrap() + 1;
+        let reference = Reference::parse(&serve_manifest_of(len)).unwrap();
+        let client = Client::new(&reference).unwrap();
+        let error = client.resolve(&reference).await.unwrap_err();
+        assert!(matches!(error, OciError::ManifestTooLarge { .. }), "{error}");
+        assert!(error.to_string().contains(&MAX_MANIFEST_BYTES.to_string()), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_manifest_at_the_cap_is_read() {
+        let len = usize::try_from(MAX_MANIFEST_BYTES).unwrap();
+        let reference = Reference::parse(&serve_manifest_of(len)).unwrap();
+        let client = Client::new(&reference).unwrap();
+        let error = client.resolve(&reference).await.unwrap_err();
+        // Read, then found not to be a component (an empty object has no layers).
+        assert!(matches!(error, OciError::NotWasm { .. }), "{error}");
     }
 }

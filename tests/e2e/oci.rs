@@ -2,7 +2,8 @@
 //! started on 127.0.0.1 by [`airlock_tests::registry`]; skipped with a message where it is not
 //! installed): `plugins publish` then `install` by tag and by digest, a tag moved after the
 //! lock, a blob whose bytes do not match its digest, an artifact over the size cap (refused
-//! before its blob is requested), bad references, an unreachable registry, a container image.
+//! before its blob is requested), a `.sig` manifest over the signature cap, bad references, an
+//! unreachable registry, a container image.
 
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -310,4 +311,40 @@ fn cosign_signatures_are_stored_under_the_sig_tag_and_read_back() {
     assert!(stored.body_text().contains(airlock_oci::SIMPLE_SIGNING_MEDIA_TYPE));
     // The plugin still installs by its tag (the .sig tag is beside it, not over it).
     assert_eq!(plugins(&s, &["install", &tagged]).code, Some(0));
+}
+
+#[test]
+fn a_signature_manifest_of_more_than_the_cap_is_refused() {
+    let Some(registry) = Registry::start() else { return };
+    let s = session();
+    let tagged = format!("oci://{}/tools/echo:v1", registry.host());
+    let manifest = publish(&s, fixtures::ECHO_TOOLS, &tagged);
+    let reference = airlock_oci::Reference::parse(&tagged).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client = airlock_oci::Client::new(&reference).unwrap();
+    let payload = airlock_oci::simple_signing_payload(&reference, &manifest);
+    runtime.block_on(client.push_cosign_signature(&reference, &manifest, &payload, "c2lnbmF0dXJl")).unwrap();
+    // The registry's .sig manifest, its one layer listed once more than the cap allows.
+    let path = format!("/v2/tools/echo/manifests/{}", airlock_oci::signature_tag(&manifest));
+    let accept = [("Accept", airlock_oci::MANIFEST_MEDIA_TYPE)];
+    let stored = registry.request("GET", &path, &accept, &[]).unwrap();
+    assert_eq!(stored.status, 200, "{}", stored.body_text());
+    let mut sig: serde_json::Value = serde_json::from_str(&stored.body_text()).unwrap();
+    let layer = sig["layers"][0].clone();
+    let layers: Vec<serde_json::Value> = (0..=airlock_oci::MAX_SIGNATURES)
+        .map(|i| {
+            let mut layer = layer.clone();
+            layer["annotations"]["dev.cosignproject.cosign/signature"] = format!("c2ln{i:04}").into();
+            layer
+        })
+        .collect();
+    sig["layers"] = layers.into();
+    let body = serde_json::to_vec(&sig).unwrap();
+    let put = registry.request("PUT", &path, &[("Content-Type", airlock_oci::MANIFEST_MEDIA_TYPE)], &body).unwrap();
+    assert_eq!(put.status, 201, "{}", put.body_text());
+    let refused = runtime.block_on(client.cosign_signatures(&reference, &manifest)).unwrap_err().to_string();
+    assert!(refused.contains(&format!("more than the {} signatures", airlock_oci::MAX_SIGNATURES)), "{refused}");
+    // Nor is one more added to it.
+    let adding = runtime.block_on(client.push_cosign_signature(&reference, &manifest, &payload, "bW9yZQ=="));
+    assert!(adding.is_err(), "a signature was added past the cap");
 }

@@ -1,6 +1,6 @@
 //! Getting airlock itself: `dist/install.sh` against release files served on 127.0.0.1 (a
 //! good archive installs and runs; a tampered one, or one without its digest, is refused
-//! and nothing is installed), and the `cargo binstall` metadata of `host/Cargo.toml`
+//! and nothing is installed; a plain-http page elsewhere is refused before any download), and the `cargo binstall` metadata of `host/Cargo.toml`
 //! naming the archive `dist/release.sh` builds. The archive here is a small fake (a shell
 //! script named `airlock`), so no musl build runs in the suite; `dist/release.sh` and
 //! `dist/check-static.sh` build and try the real one (BENCHMARKS.md, "Issue 30: release").
@@ -215,6 +215,31 @@ fn install_script_refuses_an_archive_without_its_digest() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "an archive without a digest was installed: {stderr}");
     assert!(stderr.contains(".sha256") && stderr.contains("nothing was installed"), "{stderr}");
+    assert!(installed_files(&home.path().join(".local/bin")).is_empty(), "something was installed");
+}
+
+#[test]
+fn install_script_refuses_a_plain_http_releases_page_before_any_download() {
+    // Plain http is taken from this machine only (the servers above); anywhere else one
+    // downgraded hop could replace both the archive and its digest.
+    let home = tempfile::tempdir().unwrap();
+    let output = Command::new("sh")
+        .arg(root().join("dist/install.sh"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("TMPDIR", home.path())
+        .env("AIRLOCK_VERSION", "1.0.0")
+        .env("AIRLOCK_RELEASE_URL", "http://example.invalid/releases")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "a plain-http releases page was taken: {stderr}");
+    assert!(
+        stderr.contains("AIRLOCK_RELEASE_URL must be https") && stderr.contains("http://example.invalid/releases"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("downloading"), "it downloaded before refusing: {stderr}");
     assert!(installed_files(&home.path().join(".local/bin")).is_empty(), "something was installed");
 }
 
