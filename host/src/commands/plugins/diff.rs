@@ -130,7 +130,7 @@ pub(super) fn after_install(
     let unapproved = now.beyond(&record);
     let path = policy_path(context, plugin);
     let mut editor = editor(context, plugin, &path)?;
-    editor.set_approved(&table.key, &record);
+    editor.set_approved(&table.key, &record)?;
     editor.save(source(plugin))?;
     let shown = line(&path.display().to_string());
     if unapproved.is_empty() {
@@ -243,7 +243,7 @@ pub(super) fn approve(context: &Context<'_>, name: &str, out: &mut impl Write) -
     }
     let path = policy_path(context, plugin);
     let mut editor = editor(context, plugin, &path)?;
-    editor.set_approved(&table.key, &now);
+    editor.set_approved(&table.key, &now)?;
     editor.save(source(plugin))?;
     if unapproved.is_empty() {
         writeln!(

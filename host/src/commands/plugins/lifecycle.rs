@@ -390,7 +390,7 @@ fn remove_unloaded(context: &Context<'_>, name: &str, out: &mut impl Write) -> R
             // A later plugin of the same name must not inherit this one's grant.
             let path = context.paths.policy_file();
             let mut editor = airlock_engine::policy::edit::Editor::open(&path)?;
-            editor.remove_grant(&plugin);
+            editor.remove_grant(&plugin)?;
             editor.save(airlock_engine::policy::rules::RuleSource::User)?;
         }
         return Ok(Some(()));
