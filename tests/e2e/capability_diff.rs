@@ -182,6 +182,55 @@ fn install_over_with_approve_approves_and_a_table_without_a_record_approves_only
 }
 
 #[test]
+fn an_inline_grant_gets_its_record_and_a_new_host_stays_unapproved() {
+    let Setup { s, _dist, file, old, new } = setup();
+    // The same grant written inline, without a record (as a person might write it by hand).
+    std::fs::write(
+        s.airlock_home().join("policy.toml"),
+        "[grants]\nnet_probe = { network = [\"http://127.0.0.1:*\"] }\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    write_version(&file, "2.0.0", &[&old, &new]);
+    let updated = ok("update to v2", plugins(&s, &["update", "net_probe"]));
+    assert!(updated.stdout.contains("not approved:"), "{}", updated.stdout);
+    assert_eq!(approved_network(&s), [format!("http://127.0.0.1:{}", old.port())]);
+    let (answers, _) = fetch(&s, &[old.url("/old"), new.url("/before")]);
+    assert!(answers[0].starts_with("status="), "{answers:?}");
+    assert!(answers[1].contains("HttpRequestDenied"), "{answers:?}");
+    assert!(new.requests().is_empty(), "the unapproved host was reached");
+}
+
+#[test]
+fn a_fresh_install_under_a_table_without_a_record_approves_nothing_until_approved() {
+    let s = session();
+    let (host, dist) = (WebServer::start(), tempfile::tempdir().unwrap_or_else(|e| panic!("{e}")));
+    // A grant written before the plugin was ever installed (by hand, or left over from
+    // before records existed): it records nothing.
+    std::fs::write(s.airlock_home().join("policy.toml"), "[grants.net_probe]\nnetwork = [\"http://127.0.0.1:*\"]\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let file = dist.path().join("net_probe.wasm");
+    write_version(&file, "1.0.0", &[&host]);
+    let installed = ok("install", plugins(&s, &["install", &file.display().to_string()]));
+    let rule = format!("http://127.0.0.1:{}", host.port());
+    assert!(
+        installed.stdout.contains("not approved: net ")
+            && installed.stdout.contains("airlock plugins approve net_probe"),
+        "{}",
+        installed.stdout
+    );
+    assert!(approved_network(&s).is_empty(), "{}", policy(&s));
+    let (answers, _) = fetch(&s, &[host.url("/before")]);
+    assert!(answers[0].contains("HttpRequestDenied"), "{answers:?}");
+    assert!(host.requests().is_empty(), "a request no one approved was let through");
+
+    let approved = ok("approve", plugins(&s, &["approve", "net_probe"]));
+    assert!(approved.stdout.contains(&format!("+ net {rule}")), "{}", approved.stdout);
+    let (answers, _) = fetch(&s, &[host.url("/after")]);
+    assert!(answers[0].starts_with("status="), "{answers:?}");
+    assert_eq!(host.requests(), ["/after"]);
+}
+
+#[test]
 fn a_changed_workspace_plugin_shows_its_diff_when_trusted_again_and_gets_nothing_before() {
     let s = session();
     let (old, new) = (WebServer::start(), WebServer::start());

@@ -238,6 +238,26 @@ fn without_require_signed_a_given_signature_is_still_verified_and_recorded() {
 }
 
 #[test]
+fn replacing_a_signed_plugin_with_an_unsigned_one_warns_naming_the_signer() {
+    let s = session();
+    let key = trusting_a_key(&s, false);
+    let bytes = std::fs::read(fixtures::FS_PROBE).unwrap();
+    let good = signature_file(&s, "good.sig", &bytes, &key);
+    let signed = plugins(&s, &["install", fixtures::FS_PROBE, "--signature", &good]);
+    assert_eq!(signed.code, Some(0), "{}", signed.stderr);
+    assert!(!signed.stdout.contains("WARNING"), "{}", signed.stdout);
+
+    let unsigned = plugins(&s, &["install", fixtures::FS_PROBE]);
+    assert_eq!(unsigned.code, Some(0), "{}", unsigned.stderr);
+    assert!(
+        unsigned.stdout.contains("WARNING: fs_probe was signed by key keys/acme.pub")
+            && unsigned.stdout.contains("the signer is gone"),
+        "{}",
+        unsigned.stdout
+    );
+}
+
+#[test]
 fn a_bad_key_in_the_policy_is_an_error_at_its_line() {
     let s = session();
     write(

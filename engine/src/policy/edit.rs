@@ -72,22 +72,27 @@ impl Editor {
     }
 
     /// The `[grants.NAME]` table, created when missing.
-    fn grant_table(&mut self, plugin: &str) -> Option<&mut toml_edit::Table> {
+    fn grant_table(&mut self, plugin: &str) -> Result<&mut toml_edit::Table, PolicyError> {
         self.table_in("grants", plugin)
     }
 
-    /// The `[SECTION.NAME]` table, created when missing.
-    fn table_in(&mut self, section: &str, name: &str) -> Option<&mut toml_edit::Table> {
+    /// The `[SECTION.NAME]` table, created when missing. A table written inline
+    /// (`grants = { … }`, `NAME = { … }`) is turned into a standard one first, so an edit
+    /// reaches it; anything else under the name is an error, never a skipped edit.
+    fn table_in(&mut self, section: &str, name: &str) -> Result<&mut toml_edit::Table, PolicyError> {
+        let not_table = |what: String| PolicyError::Write {
+            path: self.path.clone(),
+            reason: format!("`{what}` is not a table, so it cannot be edited"),
+        };
+        let (section_error, name_error) = (not_table(section.to_string()), not_table(format!("{section}.{name}")));
         let grants = self.document.entry(section).or_insert_with(|| {
             let mut table = toml_edit::Table::new();
             table.set_implicit(true);
             toml_edit::Item::Table(table)
         });
-        grants
-            .as_table_mut()?
-            .entry(name)
-            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
-            .as_table_mut()
+        let grants = as_standard_table(grants).ok_or(section_error)?;
+        let table = grants.entry(name).or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+        as_standard_table(table).ok_or(name_error)
     }
 
     /// Adds `values` to the list `key` (`read`, `write`, `env`) of an MCP server's grant
@@ -96,7 +101,7 @@ impl Editor {
         if values.is_empty() {
             return;
         }
-        let Some(table) = self.table_in("mcp_servers", server) else { return };
+        let Ok(table) = self.table_in("mcp_servers", server) else { return };
         let item = table.entry(key).or_insert_with(|| toml_edit::value(toml_edit::Array::new()));
         if let Some(array) = item.as_array_mut() {
             for value in values {
@@ -109,7 +114,7 @@ impl Editor {
 
     /// Removes `values` from the list `key` of an MCP server's grant.
     pub fn mcp_remove(&mut self, server: &str, key: &str, values: &[String]) {
-        let Some(table) = self.table_in("mcp_servers", server) else { return };
+        let Ok(table) = self.table_in("mcp_servers", server) else { return };
         if let Some(array) = table.get_mut(key).and_then(|i| i.as_array_mut()) {
             array.retain(|v| !values.iter().any(|value| v.as_str() == Some(value)));
         }
@@ -118,7 +123,7 @@ impl Editor {
     /// Sets whether an MCP server may reach the network (`false` removes the key: the
     /// default).
     pub fn mcp_set_network(&mut self, server: &str, network: bool) {
-        let Some(table) = self.table_in("mcp_servers", server) else { return };
+        let Ok(table) = self.table_in("mcp_servers", server) else { return };
         if network {
             table.insert("network", toml_edit::value(true));
         } else {
@@ -128,7 +133,7 @@ impl Editor {
 
     /// Removes an MCP server's whole grant.
     pub fn mcp_remove_grant(&mut self, server: &str) {
-        if let Some(servers) = self.document.get_mut("mcp_servers").and_then(|g| g.as_table_mut()) {
+        if let Some(servers) = self.document.get_mut("mcp_servers").and_then(|g| g.as_table_like_mut()) {
             servers.remove(server);
         }
     }
@@ -138,7 +143,7 @@ impl Editor {
         if values.is_empty() {
             return;
         }
-        let Some(table) = self.grant_table(plugin) else { return };
+        let Ok(table) = self.grant_table(plugin) else { return };
         let item = table.entry(key).or_insert_with(|| toml_edit::value(toml_edit::Array::new()));
         if let Some(array) = item.as_array_mut() {
             for value in values {
@@ -151,7 +156,7 @@ impl Editor {
 
     /// Removes `values` from the list `key` of a plugin's grant.
     pub fn remove_from_list(&mut self, plugin: &str, key: &str, values: &[String]) {
-        let Some(table) = self.grant_table(plugin) else { return };
+        let Ok(table) = self.grant_table(plugin) else { return };
         if let Some(array) = table.get_mut(key).and_then(|i| i.as_array_mut()) {
             array.retain(|v| !values.iter().any(|value| v.as_str() == Some(value)));
         }
@@ -159,7 +164,7 @@ impl Editor {
 
     /// Sets (or with `None` removes) a number of a plugin's grant.
     pub fn set_number(&mut self, plugin: &str, key: &str, value: Option<u64>) {
-        let Some(table) = self.grant_table(plugin) else { return };
+        let Ok(table) = self.grant_table(plugin) else { return };
         match value.and_then(|v| i64::try_from(v).ok()) {
             Some(v) => {
                 table.insert(key, toml_edit::value(v));
@@ -173,8 +178,15 @@ impl Editor {
     /// Sets the record of the requests a plugin's grant was given for
     /// (`[grants.NAME.approved]`), replacing what it held; every list is written, an empty
     /// one too (an empty record approves nothing, a missing one what the plugin requests).
-    pub fn set_approved(&mut self, plugin: &str, record: &crate::capability::diff::Requests) {
-        let Some(table) = self.grant_table(plugin) else { return };
+    ///
+    /// An error when the grant cannot hold a record: a missing record approves everything,
+    /// so the edit must never be skipped quietly.
+    pub fn set_approved(
+        &mut self,
+        plugin: &str,
+        record: &crate::capability::diff::Requests,
+    ) -> Result<(), PolicyError> {
+        let table = self.grant_table(plugin)?;
         let mut approved = toml_edit::Table::new();
         for key in super::file::Parts::KEYS {
             let mut array = toml_edit::Array::new();
@@ -184,13 +196,19 @@ impl Editor {
             approved.insert(key, toml_edit::value(array));
         }
         table.insert("approved", toml_edit::Item::Table(approved));
+        Ok(())
     }
 
-    /// Removes a plugin's whole grant.
-    pub fn remove_grant(&mut self, plugin: &str) {
-        if let Some(grants) = self.document.get_mut("grants").and_then(|g| g.as_table_mut()) {
-            grants.remove(plugin);
-        }
+    /// Removes a plugin's whole grant, written as a table or inline; an error when `grants`
+    /// is something else (the grant would outlive its plugin).
+    pub fn remove_grant(&mut self, plugin: &str) -> Result<(), PolicyError> {
+        let Some(grants) = self.document.get_mut("grants") else { return Ok(()) };
+        let grants = grants.as_table_like_mut().ok_or_else(|| PolicyError::Write {
+            path: self.path.clone(),
+            reason: "`grants` is not a table, so it cannot be edited".into(),
+        })?;
+        grants.remove(plugin);
+        Ok(())
     }
 
     /// Appends a `[[rule]]`.
@@ -234,4 +252,16 @@ impl Editor {
         written.map_err(|e| PolicyError::Write { path: self.path.clone(), reason: e.to_string() })?;
         parse(&self.path, text.into_bytes(), source)
     }
+}
+
+/// The item as a standard table: an inline table is turned into one (its entries kept).
+fn as_standard_table(item: &mut toml_edit::Item) -> Option<&mut toml_edit::Table> {
+    if item.is_inline_table() {
+        let inline = std::mem::take(item);
+        *item = match inline.into_table() {
+            Ok(table) => toml_edit::Item::Table(table),
+            Err(other) => other,
+        };
+    }
+    item.as_table_mut()
 }

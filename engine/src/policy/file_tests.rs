@@ -94,7 +94,7 @@ fn edits_keep_comments_and_round_trip() {
     assert_eq!(policy.rules.len(), 1);
     let mut editor = Editor::open(&path).unwrap();
     editor.remove_from_list("weather", "env", &["A".into()]);
-    editor.remove_grant("other");
+    editor.remove_grant("other").unwrap();
     let policy = editor.save(RuleSource::User).unwrap();
     assert_eq!(policy.grants["weather"].grant.env, ["B"]);
     assert!(!policy.grants.contains_key("other"));
@@ -131,4 +131,36 @@ fn reads_the_record_of_approved_requests_and_refuses_a_bad_entry_at_its_line() {
     let (_dir, path) = write("[grants.weather]\n\n[grants.weather.approved]\nnetwork = [\"ftp://a.com\"]\n");
     let error = load(&path, RuleSource::User).unwrap_err().to_string();
     assert!(error.contains(":4:") && error.contains("ftp"), "{error}");
+}
+
+#[test]
+fn an_inline_grant_gets_its_record_and_is_removed() {
+    let record = crate::capability::diff::Requests {
+        network: vec![NetRule::parse("https://a.com").unwrap()],
+        ..Default::default()
+    };
+    for text in [
+        "[grants]\nweather = { network = [\"https://*\"] }\n",
+        "grants = { weather = { network = [\"https://*\"] } }\n",
+    ] {
+        let (_dir, path) = write(text);
+        let mut editor = Editor::open(&path).unwrap();
+        editor.set_approved("weather", &record).unwrap();
+        let policy = editor.save(RuleSource::User).unwrap();
+        let grant = &policy.grants["weather"];
+        assert_eq!(grant.approved.as_ref(), Some(&record), "{text}");
+        assert_eq!(grant.grant.network, [NetRule::parse("https://*").unwrap()], "{text}");
+        let (_dir, path) = write(text);
+        let mut editor = Editor::open(&path).unwrap();
+        editor.remove_grant("weather").unwrap();
+        assert!(!editor.save(RuleSource::User).unwrap().grants.contains_key("weather"), "{text}");
+    }
+}
+
+#[test]
+fn an_edit_that_cannot_reach_the_grant_is_an_error() {
+    let (_dir, path) = write("grants = 3\n");
+    let mut editor = Editor::open(&path).unwrap();
+    assert!(editor.set_approved("weather", &Default::default()).is_err());
+    assert!(editor.remove_grant("weather").is_err());
 }

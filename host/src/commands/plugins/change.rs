@@ -72,7 +72,7 @@ pub(super) fn change(context: &Context<'_>, name: &str, flags: &GrantFlags, revo
         }
     }
     if !revoke && plugin.source.origin == Origin::User {
-        editor.set_approved(&key, &approved_after_grant(context, plugin, flags)?);
+        editor.set_approved(&key, &approved_after_grant(context, plugin, flags)?)?;
     }
     let edited = editor.read_hash().to_string();
     let written = editor.save(source(plugin))?;
@@ -96,7 +96,7 @@ pub(super) fn revoke_all(context: &Context<'_>, name: &str) -> Result<(), Comman
     let path = policy_path(context, plugin);
     let key = context.policy.table_of(plugin).map_or_else(|| plugin.info.name.clone(), |t| t.key.clone());
     let mut editor = editor(context, plugin, &path)?;
-    editor.remove_grant(&key);
+    editor.remove_grant(&key)?;
     let edited = editor.read_hash().to_string();
     let written = editor.save(source(plugin))?;
     repin(context, plugin, &edited, &written.hash)?;

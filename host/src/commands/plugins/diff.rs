@@ -6,7 +6,9 @@
 //!
 //! Invariants: the diff is printed before the file is replaced; after an install over a
 //! plugin whose table has no record yet, the record first holds the *old* version's
-//! requests (so the new ones are not approved by a table written before records existed);
+//! requests (so the new ones are not approved by a table written before records existed),
+//! and after a fresh install under such a table it holds nothing (no request is approved
+//! by a table that never saw this plugin);
 //! the record never holds a request the installed version does not make (it shrinks to the
 //! intersection, so a later version asking again asks anew); only the person's command —
 //! `--approve`, `approve`, `grant` — adds to it. Built-ins have no record (their defaults
@@ -120,22 +122,32 @@ pub(super) fn after_install(
         return Ok(());
     };
     let now = Requests::of(&plugin.info.tools);
-    // A table written before records existed approved what the old version requested.
+    // A table written before records existed approved what the old version requested; with
+    // no old version either (a table written by hand before the install, or left over), it
+    // approved nothing this file requests: each request is shown and waits for approval.
+    let unrecorded = table.approved.is_none() && old.is_none();
     let record = match (&table.approved, old) {
         (Some(record), _) => record.clone(),
         (None, Some(old)) => Requests::of(&old.info.tools),
-        (None, None) => now.clone(),
+        (None, None) => Requests::default(),
     };
     let record = if approve { now.clone() } else { now.intersection(&record) };
     let unapproved = now.beyond(&record);
     let path = policy_path(context, plugin);
     let mut editor = editor(context, plugin, &path)?;
-    editor.set_approved(&table.key, &record);
+    editor.set_approved(&table.key, &record)?;
     editor.save(source(plugin))?;
     let shown = line(&path.display().to_string());
     if unapproved.is_empty() {
         writeln!(out, "  approved: its grant applies to all it requests (recorded in {shown})")?;
     } else {
+        if unrecorded {
+            writeln!(
+                out,
+                "  its grant in {shown} records no requests it was given for, and no earlier version was \
+                 installed: none of what this version requests is approved yet"
+            )?;
+        }
         writeln!(
             out,
             "  not approved: {}; they get nothing until `airlock plugins approve {}` (its grant's record is in {shown})",
@@ -243,7 +255,7 @@ pub(super) fn approve(context: &Context<'_>, name: &str, out: &mut impl Write) -
     }
     let path = policy_path(context, plugin);
     let mut editor = editor(context, plugin, &path)?;
-    editor.set_approved(&table.key, &now);
+    editor.set_approved(&table.key, &now)?;
     editor.save(source(plugin))?;
     if unapproved.is_empty() {
         writeln!(

@@ -18,7 +18,7 @@ use super::{Context, InstallArgs, diff, fetch, find, show, signed, write_request
 use crate::commands::CommandError;
 use airlock_engine::capability::kinds;
 use airlock_engine::paths::{WORKSPACE_DIR, open_workspace_dir};
-use airlock_engine::registry::lock::{self, Entry, Lock};
+use airlock_engine::registry::lock::{self, Entry, Lock, SignatureRecord};
 use airlock_engine::registry::{Origin, Plugin, Registry, is_reserved};
 use airlock_engine::sanitize::line;
 use airlock_files::{self as files, DirHandle, FileError, Replace, Staged};
@@ -239,6 +239,10 @@ pub(super) async fn install_fetched(
     }
     let lock_path = lock::path_in(&folder.path);
     let mut lock = Lock::read_in(&folder.dir, &folder.path).map_err(CommandError::Unloadable)?;
+    if present.is_some() {
+        let before = lock.plugins.get(&file_name).and_then(|e| e.signature.as_ref());
+        warn_signer_change(&name, before, signature.as_ref(), out)?;
+    }
     staged
         .commit(OsStr::new(&file_name), Replace::Always)
         .map_err(|e| CommandError::Unloadable(format!("cannot move the plugin to {}: {e}", target.display())))?;
@@ -293,6 +297,34 @@ pub(super) async fn install_fetched(
         write_request_hint(&plugin, REQUEST_LEAD, out)?;
     }
     Ok(())
+}
+
+/// Warns, loudly, when the version replaced was signed and this one is not, or by another
+/// signer: nothing requires a signature here, so it installs, but the person should know.
+fn warn_signer_change(
+    name: &str,
+    before: Option<&SignatureRecord>,
+    now: Option<&SignatureRecord>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let Some(before) = before else { return Ok(()) };
+    match now {
+        None => writeln!(
+            out,
+            "WARNING: {} was signed by {}; this version has no signature that verifies, so it installs unsigned \
+             (the signer is gone)",
+            line(name),
+            line(&before.signer)
+        ),
+        Some(now) if now.signer != before.signer => writeln!(
+            out,
+            "WARNING: the signer of {} changed: it was signed by {}, this version by {}",
+            line(name),
+            line(&before.signer),
+            line(&now.signer)
+        ),
+        Some(_) => Ok(()),
+    }
 }
 
 pub(super) fn remove(
@@ -390,7 +422,7 @@ fn remove_unloaded(context: &Context<'_>, name: &str, out: &mut impl Write) -> R
             // A later plugin of the same name must not inherit this one's grant.
             let path = context.paths.policy_file();
             let mut editor = airlock_engine::policy::edit::Editor::open(&path)?;
-            editor.remove_grant(&plugin);
+            editor.remove_grant(&plugin)?;
             editor.save(airlock_engine::policy::rules::RuleSource::User)?;
         }
         return Ok(Some(()));
