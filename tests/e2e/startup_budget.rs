@@ -96,6 +96,12 @@ fn spinning_describes_delay_the_first_request_by_one_budget_once() {
             let faulted =
                 lines.iter().filter(|l| l.contains("ran past its deadline") && !l.contains("earlier")).count();
             let waiting = lines.iter().filter(|l| l.contains("not described")).count();
+            if trusted && starts == 1 {
+                // `airlock trust` describes the workspace's plugins to record what each requests
+                // (capability diffs, issue 30): the ones it saw spin are remembered already.
+                assert!(earlier < count, "{count}: trust remembered every plugin:\n{}", done.stderr);
+                remembered = earlier;
+            }
             assert_eq!(earlier, remembered, "{count}, start {starts}:\n{}", done.stderr);
             assert_eq!(earlier + faulted + waiting, count, "{count}, start {starts}:\n{}", done.stderr);
             assert!(faulted > 0 && faulted <= LIVE_INSTANCES, "{count}, start {starts}: {faulted} at once");
