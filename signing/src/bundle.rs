@@ -78,7 +78,6 @@ struct KeyHint {
 struct TlogEntry {
     log_index: String,
     log_id: LogId,
-    kind_version: KindVersion,
     integrated_time: String,
     inclusion_promise: Option<Promise>,
     canonicalized_body: String,
@@ -88,11 +87,6 @@ struct TlogEntry {
 #[serde(rename_all = "camelCase")]
 struct LogId {
     key_id: String,
-}
-
-#[derive(Deserialize)]
-struct KindVersion {
-    kind: String,
 }
 
 #[derive(Deserialize)]
@@ -259,8 +253,9 @@ pub fn verify_bundle(bundle_json: &str, bytes: &[u8], trust: &Trust) -> Result<V
     })
 }
 
-/// Verifies the entry's inclusion promise with a log key of `root`, and that a `hashedrekord`
-/// body is about this digest and signature; returns its integrated time.
+/// Verifies the entry's inclusion promise with a log key of `root`, and that its body (signed
+/// by the promise) is a `hashedrekord` about this digest, signature and certificate; returns
+/// its integrated time.
 fn check_entry(
     entry: &TlogEntry,
     root: &TrustedRoot,
@@ -295,9 +290,19 @@ fn check_entry(
             "its log entry's signed entry timestamp does not verify with the log's key".into(),
         ));
     }
-    if entry.kind_version.kind == "hashedrekord" {
-        let body: serde_json::Value = serde_json::from_slice(&b64(&entry.canonicalized_body, "the log entry")?)
-            .map_err(|e| SignError::BadBundle(format!("its log entry is not JSON: {e}")))?;
+    // The kind is read from the body the timestamp signs, never from the bundle's unsigned
+    // `kindVersion`: an entry of another kind would skip the comparison below.
+    let body: serde_json::Value = serde_json::from_slice(&b64(&entry.canonicalized_body, "the log entry")?)
+        .map_err(|e| SignError::BadBundle(format!("its log entry is not JSON: {e}")))?;
+    let kind = body.get("kind").and_then(|v| v.as_str()).unwrap_or_default();
+    if kind != "hashedrekord" {
+        return Err(SignError::BadBundle(format!(
+            "its log entry is of kind `{}`; only `hashedrekord` entries (message signatures) are accepted, \
+             DSSE bundles are not",
+            kind.escape_default()
+        )));
+    }
+    {
         let logged_digest = body.pointer("/spec/data/hash/value").and_then(|v| v.as_str()).unwrap_or_default();
         let logged_signature = body.pointer("/spec/signature/content").and_then(|v| v.as_str()).unwrap_or_default();
         let logged_cert =
@@ -419,6 +424,13 @@ mod tests {
         value["messageSignature"]["signature"] = crate::sign_blob(b"component", &private, b"").unwrap().into();
         let error = verify_bundle(&value.to_string(), b"component", &trust(&sigstore)).unwrap_err();
         assert!(matches!(error, SignError::BadBundle(_)), "{error}");
+
+        // The unsigned kindVersion relabelled: the signed body's kind still decides.
+        let mut value: serde_json::Value = serde_json::from_str(&bundle).unwrap();
+        value["verificationMaterial"]["tlogEntries"][0]["kindVersion"]["kind"] = "intoto".into();
+        value["messageSignature"]["signature"] = crate::sign_blob(b"component", &private, b"").unwrap().into();
+        let error = verify_bundle(&value.to_string(), b"component", &trust(&sigstore)).unwrap_err();
+        assert!(error.to_string().contains("another digest or signature"), "{error}");
 
         // The integrated time moved: the promise no longer verifies.
         let mut value: serde_json::Value = serde_json::from_str(&bundle).unwrap();

@@ -272,3 +272,49 @@ fn a_bad_key_in_the_policy_is_an_error_at_its_line() {
         listed.stderr
     );
 }
+
+#[test]
+fn a_signature_written_in_a_workspace_lock_is_never_taken_as_proof() {
+    let s = session();
+    trusting_a_key(&s, true);
+    // A repository commits an unsigned plugin and a lock entry with a made-up signature record.
+    let bytes = std::fs::read(fixtures::ECHO_TOOLS).unwrap();
+    std::fs::create_dir_all(s.workspace.join(".airlock/plugins")).unwrap();
+    std::fs::write(s.workspace.join(".airlock/plugins/echo_tools.wasm"), &bytes).unwrap();
+    s.write(
+        ".airlock/plugins/plugins.lock",
+        &format!(
+            "[plugins.\"echo_tools.wasm\"]\nname = \"echo_tools\"\nversion = \"0.1.0\"\nsource = \"x\"\n\
+             sha256 = \"{}\"\ninstalled_at = 0\n\n[plugins.\"echo_tools.wasm\".signature]\n\
+             signer = \"key keys/acme.pub (sha256:00)\"\nverified = \"cosign signature by key sha256:00\"\n",
+            airlock_signing::sha256_hex(&bytes)
+        ),
+    );
+    let listed = plugins(&s, &["list"]);
+    assert!(!listed.stdout.contains("echo_tools 0.1.0"), "{}", listed.stdout);
+    assert!(listed.stdout.contains("requires signed plugins"), "{}", listed.stdout);
+    assert!(listed.stdout.contains("plugins.lock proves nothing"), "{}", listed.stdout);
+    // Trusting the workspace pins its files, but does not make the plugin signed.
+    let mut trust = s.bare_command();
+    trust.arg("trust");
+    let trusted = Session::run(trust);
+    assert_eq!(trusted.code, Some(0), "{}", trusted.stderr);
+    assert!(!plugins(&s, &["list"]).stdout.contains("echo_tools 0.1.0"));
+
+    // Without require_signed it loads, and `show` does not repeat the workspace's claim.
+    trusting_a_key(&s, false);
+    let shown = plugins(&s, &["show", "echo_tools"]);
+    assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+    assert!(!shown.stdout.contains("signed by") && shown.stdout.contains("signed: no"), "{}", shown.stdout);
+    assert!(!plugins(&s, &["list"]).stdout.contains("signed by"));
+
+    // Installed into the workspace with a signature the user verified, it loads and is shown signed.
+    let key = trusting_a_key(&s, true);
+    std::fs::remove_dir_all(s.workspace.join(".airlock/plugins")).unwrap();
+    let signature = signature_file(&s, "echo.sig", &bytes, &key);
+    let done = plugins(&s, &["install", fixtures::ECHO_TOOLS, "--in-workspace", "--signature", &signature]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let shown = plugins(&s, &["show", "echo_tools"]);
+    assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+    assert!(shown.stdout.contains("signed by: key keys/acme.pub"), "{}", shown.stdout);
+}

@@ -92,6 +92,7 @@ impl Tools {
             workspace: workspace.join(".airlock").join("plugins"),
             user_requires_signed: required(false),
             workspace_requires_signed: required(true),
+            home: Some(paths.home.clone()),
         };
         let registry = Arc::new(Registry::load(&runtime, &dirs).await);
         // The policy's names (grant tables, rule tools) mean plugins and tools: resolved now.

@@ -244,7 +244,8 @@ pub fn parse(path: &Path, bytes: Vec<u8>, source: RuleSource) -> Result<PolicyFi
         Some(table) => {
             let line =
                 line_of(&text, text[..(table.span().start + 12).min(text.len())].rfind("[signatures]").unwrap_or(0));
-            Some(super::signatures::parse(table.into_inner(), path, line, &invalid)?)
+            let workspace = source == RuleSource::Workspace;
+            Some(super::signatures::parse(table.into_inner(), path, line, workspace, &invalid)?)
         }
         None => None,
     };

@@ -54,11 +54,14 @@ struct RawIdentity {
 }
 
 /// Parses the `[signatures]` table of the policy file `path`, which starts at `line`;
-/// `invalid` turns an offset in the file's text into an error at its line.
+/// `invalid` turns an offset in the file's text into an error at its line. A workspace's
+/// file (`workspace`) may name keys only inline, so that trusting it pins them, and may not
+/// set `trusted_root`: the user's root stays the one every identity is checked against.
 pub(super) fn parse(
     raw: RawSignatures,
     path: &Path,
     line: usize,
+    workspace: bool,
     invalid: &dyn Fn(usize, String) -> PolicyError,
 ) -> Result<Signatures, PolicyError> {
     let folder = path.parent().unwrap_or(Path::new("."));
@@ -68,6 +71,14 @@ pub(super) fn parse(
         let text = entry.get_ref().trim();
         let (name, pem) = if text.starts_with("-----BEGIN") {
             (format!("inline key {}", index + 1), text.to_string())
+        } else if workspace {
+            return Err(invalid(
+                at,
+                format!(
+                    "keys[{index}]: a workspace policy names keys only inline (the PEM in this file, which \
+                     `airlock trust` pins), not as a file"
+                ),
+            ));
         } else {
             let file = folder.join(text);
             let bytes = airlock_files::read_user_file(&file, MAX_KEY_BYTES)
@@ -88,6 +99,14 @@ pub(super) fn parse(
     }
     if let Some(root) = &raw.trusted_root {
         let at = root.span().start;
+        if workspace {
+            return Err(invalid(
+                at,
+                "trusted_root: a workspace policy cannot set the Sigstore root (the user's stays the one \
+                 identities are checked against)"
+                    .into(),
+            ));
+        }
         let file = folder.join(root.get_ref());
         let bytes = airlock_files::read_user_file(&file, MAX_KEY_BYTES)
             .map_err(|e| invalid(at, format!("cannot read the trusted root {}: {e}", file.display())))?;
@@ -117,9 +136,6 @@ pub(super) fn combine(user: Option<&Signatures>, workspace: Option<&Signatures>)
         combined.require_signed |= workspace.require_signed;
         combined.trust.keys.extend(workspace.trust.keys.iter().cloned());
         combined.trust.identities.extend(workspace.trust.identities.iter().cloned());
-        if workspace.trust.root.is_some() {
-            combined.trust.root.clone_from(&workspace.trust.root);
-        }
         combined.origin = match user {
             Some(user) => format!("{} and {}", user.origin, workspace.origin),
             None => workspace.origin.clone(),

@@ -67,3 +67,22 @@ fn a_workspace_adds_to_what_the_user_requires_and_cannot_turn_it_off() {
     assert!(combine(None, Some(&Signatures { require_signed: true, ..workspace.clone() })).require_signed);
     assert!(!combine(None, None).require_signed);
 }
+
+#[test]
+fn a_workspace_policy_names_keys_only_inline_and_sets_no_trusted_root() {
+    let (_, public) = airlock_signing::generate_key_pem().unwrap();
+    for (text, line, needle) in [
+        ("[signatures]\nkeys = [\n  \"keys/acme.pub\"]\n", 3, "only inline"),
+        (
+            "[signatures]\nidentities = [{ issuer = \"i\", subject = \"s\" }]\ntrusted_root = \"root.json\"\n",
+            3,
+            "trusted_root",
+        ),
+    ] {
+        let (_dir, path) = write(text, &public);
+        let error = file::load(&path, RuleSource::Workspace).unwrap_err().to_string();
+        assert!(error.contains(&format!("policy.toml:{line}:")) && error.contains(needle), "{text}: {error}");
+    }
+    let (_dir, path) = write(&format!("[signatures]\nkeys = ['''{public}''']\n"), &public);
+    assert_eq!(file::load(&path, RuleSource::Workspace).unwrap().signatures.unwrap().trust.keys.len(), 1);
+}

@@ -139,13 +139,97 @@ pub fn check_signed(lock: &Lock, path: &Path, origin: &str) -> Option<String> {
     let name = path.file_name()?.to_string_lossy();
     let why = match lock.entry(&name) {
         Some(entry) if entry.signature.is_some() => return None,
-        Some(_) => "it was installed without a signature",
+        Some(_) => {
+            "it was installed without a signature (a workspace plugin counts as signed only when \
+                     `airlock plugins install --in-workspace` verified it for you: a signature written in the \
+                     workspace's plugins.lock proves nothing)"
+        }
         None => "it was not installed with `airlock plugins install` (it has no entry in plugins.lock)",
     };
     Some(format!(
         "not loaded: this folder requires signed plugins (require_signed in {origin}) and {why}; install it \
          with `airlock plugins install FILE --signature SIG` (or `--bundle BUNDLE`)"
     ))
+}
+
+/// The user's own record (in `$AIRLOCK_HOME`) of the signatures verified when plugins were
+/// installed into a workspace's folder. A workspace's `plugins.lock` is repository content, so
+/// a signature it records proves nothing: under `require_signed` a workspace plugin loads only
+/// when this file, which only `airlock plugins install --in-workspace` writes, vouches for its
+/// folder, file name and sha-256.
+pub const WORKSPACE_RECORDS: &str = "workspace-signatures.toml";
+
+/// The signatures the user verified for workspace plugins: by canonical plugin folder, then
+/// file name.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct WorkspaceRecords {
+    #[serde(default)]
+    pub folders: BTreeMap<String, BTreeMap<String, Witnessed>>,
+}
+
+/// One file's verified signature, for the bytes of `sha256` only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Witnessed {
+    pub sha256: String,
+    pub signature: SignatureRecord,
+}
+
+impl WorkspaceRecords {
+    /// The records in the user's home `home`; a missing file holds none.
+    pub fn read(home: &Path) -> Result<Self, String> {
+        let path = home.join(WORKSPACE_RECORDS);
+        let bytes = match files::read_user_file(&path, MAX_BYTES) {
+            Ok(bytes) => bytes,
+            Err(files::FileError::NotFound) => return Ok(Self::default()),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))?;
+        toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))
+    }
+
+    /// Writes the records into `home`, atomically.
+    pub fn write(&self, home: &Path) -> std::io::Result<()> {
+        let body = toml::to_string_pretty(self).map_err(std::io::Error::other)?;
+        let header = "# Written by `airlock plugins install --in-workspace`: the signatures verified for \
+                      workspace plugins.\n\n";
+        files::write_atomically(&home.join(WORKSPACE_RECORDS), format!("{header}{body}").as_bytes())
+    }
+
+    /// Records (or, with `None`, forgets) the signature of the file `name` in the workspace
+    /// plugin folder `dir`.
+    pub fn set(&mut self, dir: &Path, name: &str, witnessed: Option<Witnessed>) {
+        let key = dir.to_string_lossy().into_owned();
+        match witnessed {
+            Some(witnessed) => {
+                self.folders.entry(key).or_default().insert(name.to_owned(), witnessed);
+            }
+            None => {
+                if let Some(folder) = self.folders.get_mut(&key) {
+                    folder.remove(name);
+                    if folder.is_empty() {
+                        self.folders.remove(&key);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The signature verified for the file `name` of `dir` with the content `sha256`.
+    pub fn get(&self, dir: &Path, name: &str, sha256: &str) -> Option<&SignatureRecord> {
+        let witnessed = self.folders.get(dir.to_string_lossy().as_ref())?.get(name)?;
+        witnessed.sha256.eq_ignore_ascii_case(sha256).then_some(&witnessed.signature)
+    }
+}
+
+impl Lock {
+    /// This workspace lock (of the folder `dir`) with each entry's signature replaced by the
+    /// user's record of it, or dropped when the user has none for that entry's digest.
+    pub fn vouched(mut self, dir: &Path, records: Option<&WorkspaceRecords>) -> Self {
+        for (name, entry) in &mut self.plugins {
+            entry.signature = records.and_then(|r| r.get(dir, name, &entry.sha256)).cloned();
+        }
+        self
+    }
 }
 
 /// The lock file of a plugin folder, for messages.

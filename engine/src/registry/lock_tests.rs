@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use super::{Entry, FILE_NAME, Lock, check};
+use super::{Entry, FILE_NAME, Lock, SignatureRecord, Witnessed, WorkspaceRecords, check};
 
 fn entry(sha256: &str) -> Entry {
     Entry {
@@ -51,4 +51,26 @@ fn a_damaged_lock_is_an_error_that_names_it() {
     std::fs::write(dir.path().join(FILE_NAME), "[plugins.\"x.wasm\"]\nname = 3\n").unwrap_or_else(|e| panic!("{e}"));
     let error = Lock::read(dir.path()).err().unwrap_or_default();
     assert!(error.contains(FILE_NAME), "{error}");
+}
+
+#[test]
+fn a_workspace_locks_signatures_count_only_as_the_users_records_vouch() {
+    let record = SignatureRecord { signer: "key a".into(), verified: "cosign".into() };
+    let entry = |sha256: &str| Entry {
+        name: "p".into(),
+        version: "1".into(),
+        source: "x".into(),
+        sha256: sha256.into(),
+        installed_at: 0,
+        oci: None,
+        signature: Some(record.clone()),
+    };
+    let dir = Path::new("/w/.airlock/plugins");
+    let lock = |sha256: &str| Lock { plugins: [("p.wasm".to_owned(), entry(sha256))].into() };
+    assert!(lock("aa").vouched(dir, None).plugins["p.wasm"].signature.is_none());
+    let mut records = WorkspaceRecords::default();
+    records.set(dir, "p.wasm", Some(Witnessed { sha256: "aa".into(), signature: record.clone() }));
+    assert_eq!(lock("aa").vouched(dir, Some(&records)).plugins["p.wasm"].signature, Some(record.clone()));
+    assert!(lock("bb").vouched(dir, Some(&records)).plugins["p.wasm"].signature.is_none());
+    assert!(lock("aa").vouched(Path::new("/other"), Some(&records)).plugins["p.wasm"].signature.is_none());
 }

@@ -181,12 +181,15 @@ pub struct PluginDirs {
     /// only files installed with a verified signature load from it.
     pub user_requires_signed: Option<String>,
     pub workspace_requires_signed: Option<String>,
+    /// The user's home (`$AIRLOCK_HOME`), where the signatures verified for workspace plugins
+    /// are recorded ([`lock::WorkspaceRecords`]); none means no workspace plugin is signed.
+    pub home: Option<PathBuf>,
 }
 
 /// The sha-256 of every plugin file in a workspace's plugin folder (canonical), by file
 /// name, each file hashed now; and the files that are not plugins (links, FIFOs, …).
 pub fn workspace_digests(dir: &Path) -> (BTreeMap<String, String>, Vec<LoadProblem>) {
-    let (sources, problems) = source::scan(dir, Origin::Workspace, None, None);
+    let (sources, problems) = source::scan(dir, Origin::Workspace, None, None, None);
     (sources.into_iter().map(|s| (s.file_name(), s.content_hash)).collect(), problems)
 }
 
@@ -209,7 +212,8 @@ impl Registry {
             (&dirs.user, Origin::User, &dirs.user_requires_signed),
             (&dirs.workspace, Origin::Workspace, &dirs.workspace_requires_signed),
         ] {
-            let (found, problems) = source::scan(dir, origin, Some(runtime.cache()), signed.as_deref());
+            let (found, problems) =
+                source::scan(dir, origin, Some(runtime.cache()), signed.as_deref(), dirs.home.as_deref());
             sources.extend(found);
             registry.problems.extend(problems);
         }

@@ -134,12 +134,14 @@ type Opened = Result<(File, rustix::fs::Stat), FileError>;
 /// following links, from `dir` (canonical) down; the user's folder follows them.
 /// Without a `cache`, every file is hashed (as `airlock trust` does). With `require_signed`
 /// (the folder's policy requires signed plugins), only files whose lock entry records a
-/// verified signature load ([`lock::check_signed`]).
+/// verified signature load ([`lock::check_signed`]); in a workspace folder, only a signature
+/// the user's own records in `home` vouch for counts ([`lock::WorkspaceRecords`]).
 pub fn scan(
     dir: &Path,
     origin: Origin,
     cache: Option<&CompileCache>,
     require_signed: Option<&str>,
+    home: Option<&Path>,
 ) -> (Vec<PluginSource>, Vec<LoadProblem>) {
     let mut problems = Vec::new();
     let (names, lock): (Vec<(PathBuf, Opened)>, _) = if origin == Origin::Workspace {
@@ -163,7 +165,18 @@ pub fn scan(
         names.truncate(MAX_WORKSPACE_PLUGINS);
         let opened = names.into_iter().map(|name| (dir.join(&name), handle.open_regular(OsStr::new(&name)))).collect();
         // The lock of the folder listed, read through the same handle.
-        (opened, Lock::read_in(&handle, dir))
+        // Its signature records are the repository's word: replaced by the user's own.
+        let records = match (require_signed, home) {
+            (Some(_), Some(home)) => match lock::WorkspaceRecords::read(home) {
+                Ok(records) => Some(records),
+                Err(e) => {
+                    problems.push(problem(&home.join(lock::WORKSPACE_RECORDS), format!("{e}; not read")));
+                    None
+                }
+            },
+            _ => None,
+        };
+        (opened, Lock::read_in(&handle, dir).map(|lock| lock.vouched(dir, records.as_ref())))
     } else {
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,

@@ -18,7 +18,7 @@ use super::{Context, InstallArgs, diff, fetch, find, show, signed, write_request
 use crate::commands::CommandError;
 use airlock_engine::capability::kinds;
 use airlock_engine::paths::{WORKSPACE_DIR, open_workspace_dir};
-use airlock_engine::registry::lock::{self, Entry, Lock, SignatureRecord};
+use airlock_engine::registry::lock::{self, Entry, Lock, SignatureRecord, Witnessed, WorkspaceRecords};
 use airlock_engine::registry::{Origin, Plugin, Registry, is_reserved};
 use airlock_engine::sanitize::line;
 use airlock_files::{self as files, DirHandle, FileError, Replace, Staged};
@@ -248,6 +248,19 @@ pub(super) async fn install_fetched(
         .map_err(|e| CommandError::Unloadable(format!("cannot move the plugin to {}: {e}", target.display())))?;
     drop(staged);
     let installed_at = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    if in_workspace {
+        // The workspace's lock is the repository's: the signature counts only from the
+        // user's own record of it.
+        let mut records = WorkspaceRecords::read(&context.paths.home).map_err(CommandError::Unloadable)?;
+        let witnessed = signature.clone().map(|signature| Witnessed { sha256: digest.clone(), signature });
+        records.set(&folder.path, &file_name, witnessed);
+        records.write(&context.paths.home).map_err(|e| {
+            CommandError::Unloadable(format!(
+                "installed, but cannot record its signature in {}: {e}",
+                context.paths.home.join(lock::WORKSPACE_RECORDS).display()
+            ))
+        })?;
+    }
     lock.plugins.insert(
         file_name,
         Entry {

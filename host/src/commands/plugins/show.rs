@@ -10,9 +10,10 @@ use crate::commands::json;
 use airlock_engine::capability::diff::Requests;
 use airlock_engine::capability::{Grant, kinds};
 use airlock_engine::contract::Access;
+use airlock_engine::paths::Paths;
 use airlock_engine::policy::Granted;
 use airlock_engine::policy::file::Parts;
-use airlock_engine::registry::lock::{Entry, Lock};
+use airlock_engine::registry::lock::{Entry, Lock, WorkspaceRecords};
 use airlock_engine::registry::{Origin, Plugin};
 use airlock_engine::sanitize::line;
 
@@ -137,7 +138,7 @@ pub(super) fn list(context: &Context<'_>, json: bool, out: &mut impl Write) -> R
         let tools: Vec<&str> = plugin.info.tools.iter().map(|t| t.name.as_str()).collect();
         writeln!(out, "  tools: {}", line(&tools.join(", ")))?;
         writeln!(out, "  granted: {}", describe_granted(&context.policy.grant(plugin)))?;
-        if let Some(signature) = lock_entry(plugin).and_then(|e| e.signature) {
+        if let Some(signature) = lock_entry(plugin, context.paths).and_then(|e| e.signature) {
             writeln!(out, "  signed by: {}", line(&signature.signer))?;
         }
     }
@@ -203,7 +204,7 @@ pub(super) fn show(context: &Context<'_>, name: &str, json: bool, out: &mut impl
         writeln!(out, "from {}", super::fetch::describe_pin(&pin))?;
     }
     writeln!(out, "granted ({}): {}", line(&granted_by(plugin, &granted)), describe_granted(&granted))?;
-    write_signature(plugin, out)?;
+    write_signature(plugin, context.paths, out)?;
     write_tools(plugin, false, out)?;
     write_gets(context, plugin, None, out)?;
     Ok(())
@@ -248,25 +249,37 @@ pub(super) fn write_gets(
 }
 
 /// The `plugins.lock` entry of an installed plugin's file, if it has one.
-fn lock_entry(plugin: &Plugin) -> Option<Entry> {
+fn lock_entry(plugin: &Plugin, paths: &Paths) -> Option<Entry> {
     if plugin.source.origin == Origin::Builtin {
         return None;
     }
-    let lock = Lock::read(plugin.source.path.parent()?).ok()?;
+    let dir = plugin.source.path.parent()?;
+    let lock = Lock::read(dir).ok()?;
+    let lock = if plugin.source.origin == Origin::Workspace {
+        // A workspace lock's signatures are the repository's word: only the user's records count.
+        lock.vouched(dir, WorkspaceRecords::read(&paths.home).ok().as_ref())
+    } else {
+        lock
+    };
     lock.entry(&plugin.source.file_name()).cloned()
 }
 
 /// Who signed the plugin and what was verified when it was installed (its lock entry). A
 /// signature says who published it, not that it is safe: the grants above decide what it does.
-fn write_signature(plugin: &Plugin, out: &mut impl Write) -> std::io::Result<()> {
+fn write_signature(plugin: &Plugin, paths: &Paths, out: &mut impl Write) -> std::io::Result<()> {
     if plugin.source.origin == Origin::Builtin {
         return Ok(());
     }
-    match lock_entry(plugin) {
+    match lock_entry(plugin, paths) {
         Some(Entry { signature: Some(signature), .. }) => {
             writeln!(out, "signed by: {}", line(&signature.signer))?;
             writeln!(out, "verified: {} (when it was installed)", line(&signature.verified))
         }
+        Some(_) if plugin.source.origin == Origin::Workspace => writeln!(
+            out,
+            "signed: no (no signature verified for you by `airlock plugins install --in-workspace`; \
+             the workspace's own plugins.lock is not taken as proof)"
+        ),
         Some(_) => writeln!(out, "signed: no (installed without a signature)"),
         None => writeln!(out, "signed: no (not installed with `airlock plugins install`)"),
     }
