@@ -196,20 +196,22 @@ impl WorkspaceRecords {
     }
 
     /// Records (or, with `None`, forgets) the signature of the file `name` in the workspace
-    /// plugin folder `dir`.
-    pub fn set(&mut self, dir: &Path, name: &str, witnessed: Option<Witnessed>) {
+    /// plugin folder `dir`; whether the records changed (an unsigned install with nothing to
+    /// forget writes nothing under the user's home).
+    pub fn set(&mut self, dir: &Path, name: &str, witnessed: Option<Witnessed>) -> bool {
         let key = dir.to_string_lossy().into_owned();
         match witnessed {
             Some(witnessed) => {
                 self.folders.entry(key).or_default().insert(name.to_owned(), witnessed);
+                true
             }
             None => {
-                if let Some(folder) = self.folders.get_mut(&key) {
-                    folder.remove(name);
-                    if folder.is_empty() {
-                        self.folders.remove(&key);
-                    }
+                let Some(folder) = self.folders.get_mut(&key) else { return false };
+                let removed = folder.remove(name).is_some();
+                if folder.is_empty() {
+                    self.folders.remove(&key);
                 }
+                removed
             }
         }
     }

@@ -253,13 +253,14 @@ pub(super) async fn install_fetched(
         // user's own record of it.
         let mut records = WorkspaceRecords::read(&context.paths.home).map_err(CommandError::Unloadable)?;
         let witnessed = signature.clone().map(|signature| Witnessed { sha256: digest.clone(), signature });
-        records.set(&folder.path, &file_name, witnessed);
-        records.write(&context.paths.home).map_err(|e| {
-            CommandError::Unloadable(format!(
-                "installed, but cannot record its signature in {}: {e}",
-                context.paths.home.join(lock::WORKSPACE_RECORDS).display()
-            ))
-        })?;
+        if records.set(&folder.path, &file_name, witnessed) {
+            records.write(&context.paths.home).map_err(|e| {
+                CommandError::Unloadable(format!(
+                    "installed, but cannot record its signature in {}: {e}",
+                    context.paths.home.join(lock::WORKSPACE_RECORDS).display()
+                ))
+            })?;
+        }
     }
     lock.plugins.insert(
         file_name,
