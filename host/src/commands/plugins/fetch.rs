@@ -162,8 +162,33 @@ async fn download(url: &str) -> Result<(Vec<u8>, String), CommandError> {
             "{url}: plain http is accepted only from this machine (localhost); use https"
         )));
     }
-    // Checked before each hop is requested: a refused hop sends nothing to its host.
-    let redirects = reqwest::redirect::Policy::custom(|attempt| {
+    let failed = |e: String| CommandError::Unloadable(format!("{url}: {e}"));
+    let limit = Limit { timeout: DOWNLOAD_TIMEOUT, max_bytes: MAX_PLUGIN_BYTES, what: "a plugin" };
+    let (bytes, fetched) =
+        get_capped(&parsed, &limit, "; nothing was installed", " (localhost)").await.map_err(failed)?;
+    Ok((bytes, fetched.to_string()))
+}
+
+/// What one capped download may take.
+pub(super) struct Limit {
+    pub timeout: Duration,
+    pub max_bytes: u64,
+    /// What the bytes are, for the message when there are too many ("a plugin").
+    pub what: &'static str,
+}
+
+/// The bytes at `url`, at most `limit.max_bytes` within `limit.timeout`, and the URL they
+/// were fetched from. The request and every redirect it follows must be `https`, or `http`
+/// to this machine only (checked before each hop is requested: a refused hop sends nothing
+/// to its host), so a local or https address cannot hand the download to a plain-http host.
+/// `refused_tail` ends the message of a refused redirect, `http_note` follows "this machine".
+pub(super) async fn get_capped(
+    url: &reqwest::Url,
+    limit: &Limit,
+    refused_tail: &'static str,
+    http_note: &'static str,
+) -> Result<(Vec<u8>, reqwest::Url), String> {
+    let redirects = reqwest::redirect::Policy::custom(move |attempt| {
         if attempt.previous().len() > MAX_REDIRECTS {
             attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
         } else if fetchable(attempt.url()) {
@@ -171,11 +196,10 @@ async fn download(url: &str) -> Result<(Vec<u8>, String), CommandError> {
         } else {
             let to = attempt.url().to_string();
             attempt.error(format!(
-                "it redirects to {to}: plain http is accepted only from this machine (localhost); nothing was installed"
+                "it redirects to {to}: plain http is accepted only from this machine{http_note}{refused_tail}"
             ))
         }
     });
-    let failed = |e: String| CommandError::Unloadable(format!("{url}: {e}"));
     // reqwest's own message hides its cause ("error sending request"): say the whole chain.
     let chain = |e: reqwest::Error| {
         let mut text = e.to_string();
@@ -188,26 +212,26 @@ async fn download(url: &str) -> Result<(Vec<u8>, String), CommandError> {
     };
     let client = reqwest::Client::builder()
         .redirect(redirects)
-        .timeout(DOWNLOAD_TIMEOUT)
+        .timeout(limit.timeout)
         .user_agent(concat!("airlock/", env!("CARGO_PKG_VERSION")))
         .build()
-        .map_err(|e| failed(e.to_string()))?;
-    let mut response = client.get(parsed).send().await.map_err(|e| failed(chain(e)))?;
+        .map_err(|e| e.to_string())?;
+    let mut response = client.get(url.clone()).send().await.map_err(chain)?;
     let fetched = response.url().clone();
     // The policy above checked every hop; the last one is checked again before any byte
     // of it is used.
     if !fetchable(&fetched) {
-        return Err(failed(format!("it was fetched from {fetched}, which is not https or this machine")));
+        return Err(format!("it was fetched from {fetched}, which is not https or this machine"));
     }
     if !response.status().is_success() {
-        return Err(failed(format!("the server answered {}", response.status())));
+        return Err(format!("the server answered {}", response.status()));
     }
     let mut bytes = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| failed(chain(e)))? {
-        if (bytes.len() + chunk.len()) as u64 > MAX_PLUGIN_BYTES {
-            return Err(failed(format!("larger than {} MiB, the most a plugin may have", MAX_PLUGIN_BYTES >> 20)));
+    while let Some(chunk) = response.chunk().await.map_err(chain)? {
+        if (bytes.len() + chunk.len()) as u64 > limit.max_bytes {
+            return Err(format!("larger than {} MiB, the most {} may have", limit.max_bytes >> 20, limit.what));
         }
         bytes.extend_from_slice(&chunk);
     }
-    Ok((bytes, fetched.to_string()))
+    Ok((bytes, fetched))
 }

@@ -22,7 +22,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::fetch::fetchable;
+use super::fetch::{Limit, fetchable, get_capped};
 use crate::commands::CommandError;
 use airlock_engine::capability::net::NetRule;
 use airlock_engine::contract::FileRequest;
@@ -245,47 +245,8 @@ fn check_requests(requests: &Requests) -> Result<(), String> {
 /// every redirect it follows must be `https`, or `http` to this machine only.
 pub(super) async fn download(url: &reqwest::Url) -> Result<Vec<u8>, CommandError> {
     let failed = |why: String| CommandError::Config(format!("the plugin index {url}: {why}"));
-    let redirects = reqwest::redirect::Policy::custom(|attempt| {
-        if attempt.previous().len() > 10 {
-            attempt.error("more than 10 redirects")
-        } else if fetchable(attempt.url()) {
-            attempt.follow()
-        } else {
-            let to = attempt.url().to_string();
-            attempt.error(format!("it redirects to {to}: plain http is accepted only from this machine"))
-        }
-    });
-    // reqwest's own message hides its cause: say the whole chain.
-    let chain = |e: reqwest::Error| {
-        let mut text = e.to_string();
-        let mut source = std::error::Error::source(&e);
-        while let Some(cause) = source {
-            text.push_str(&format!(": {cause}"));
-            source = cause.source();
-        }
-        text
-    };
-    let client = reqwest::Client::builder()
-        .redirect(redirects)
-        .timeout(FETCH_TIMEOUT)
-        .user_agent(concat!("airlock/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| failed(e.to_string()))?;
-    let mut response = client.get(url.clone()).send().await.map_err(|e| failed(chain(e)))?;
-    if !fetchable(response.url()) {
-        return Err(failed(format!("it was fetched from {}, which is not https or this machine", response.url())));
-    }
-    if !response.status().is_success() {
-        return Err(failed(format!("the server answered {}", response.status())));
-    }
-    let mut bytes = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| failed(chain(e)))? {
-        if (bytes.len() + chunk.len()) as u64 > MAX_INDEX_BYTES {
-            return Err(failed(format!("larger than {} MiB, the most an index may have", MAX_INDEX_BYTES >> 20)));
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(bytes)
+    let limit = Limit { timeout: FETCH_TIMEOUT, max_bytes: MAX_INDEX_BYTES, what: "an index" };
+    get_capped(url, &limit, "", "").await.map(|(bytes, _)| bytes).map_err(failed)
 }
 
 #[cfg(test)]
